@@ -1,0 +1,3 @@
+module github.com/ragtriage/ragtriage
+
+go 1.26

@@ -1,0 +1,247 @@
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Diagnosis names why an answer failed, or that it passed.
+type Diagnosis string
+
+// The diagnoses, in precedence order (highest first).
+const (
+	ConflictingEvidence   Diagnosis = "CONFLICTING_EVIDENCE"
+	RetrievalMiss         Diagnosis = "RETRIEVAL_MISS"
+	RetrievalInsufficient Diagnosis = "RETRIEVAL_INSUFFICIENT"
+	AnswerIrrelevant      Diagnosis = "ANSWER_IRRELEVANT"
+	GeneratorUngrounded   Diagnosis = "GENERATOR_UNGROUNDED"
+	AnswerIncorrect       Diagnosis = "ANSWER_INCORRECT"
+	JudgeUncertain        Diagnosis = "JUDGE_UNCERTAIN"
+	PassDiagnosis         Diagnosis = "PASS"
+)
+
+// Diagnoses lists every diagnosis in precedence order.
+var Diagnoses = []Diagnosis{ConflictingEvidence, RetrievalMiss, RetrievalInsufficient, AnswerIrrelevant, GeneratorUngrounded, AnswerIncorrect, JudgeUncertain, PassDiagnosis}
+
+// Route says who decides: the guard on its own (Auto), or the fallback judge
+// or a human (Fallback). The zero Route is Fallback.
+type Route uint8
+
+const (
+	Fallback Route = iota
+	Auto
+)
+
+func (r Route) String() string {
+	if r == Auto {
+		return "auto"
+	}
+	return "fallback"
+}
+
+// MarshalJSON writes "auto" or "fallback".
+func (r Route) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+
+// UnmarshalJSON reads "auto" or "fallback".
+func (r *Route) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "auto":
+		*r = Auto
+	case "fallback":
+		*r = Fallback
+	default:
+		return fmt.Errorf("guard: unknown route %q", s)
+	}
+	return nil
+}
+
+// Outcome is what a Diagnoser concludes.
+type Outcome struct {
+	Diagnosis  Diagnosis
+	Confidence float64
+	Route      Route
+	Reason     string
+}
+
+// A Diagnoser turns a result's probabilities and verdicts into a diagnosis.
+// It must be deterministic and must not modify the result. Implementations
+// must be safe for concurrent use.
+type Diagnoser interface {
+	Diagnose(r *Result) Outcome
+	// Version names the rules; it is recorded in every result.
+	Version() string
+}
+
+// DefaultDiagnoser is the built-in rule set (see Diagnose).
+var DefaultDiagnoser Diagnoser = diagnoserV1{}
+
+// DiagnoseVersion is the version of the built-in rules.
+const DiagnoseVersion = "diagnose/1.0.0"
+
+type diagnoserV1 struct{}
+
+func (diagnoserV1) Version() string            { return DiagnoseVersion }
+func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
+
+// Diagnose is the built-in diagnosis (version DiagnoseVersion). It reads the
+// verdicts and probabilities of r, never the raw texts. A confident finding
+// is reported by precedence:
+//
+//	CONFLICTING_EVIDENCE    conflict passes (the contexts confidently disagree); confidence P(conflict)
+//	RETRIEVAL_MISS          no contexts, or every chunk's relevance fails; confidence min(1-P) over chunks
+//	RETRIEVAL_INSUFFICIENT  sufficiency fails; confidence 1-P
+//	ANSWER_IRRELEVANT       answer relevance fails; confidence 1-P
+//	GENERATOR_UNGROUNDED    groundedness fails (confidence 1-P) or contradiction passes (confidence P)
+//	ANSWER_INCORRECT        correctness fails (only with a reference); confidence 1-P
+//
+// each with route Auto: a confident failure needs no escalation, even when a
+// decision of lower or higher precedence is uncertain (Reason names those).
+// Without a confident failure, any uncertain decision gives JUDGE_UNCERTAIN
+// with route Fallback and the confidence of the least certain decision
+// (max(P, 1-P), 0 for an abstention). Otherwise the answer is PASS with route
+// Auto and the confidence of its least certain decision. "Uncertain" for chunk
+// relevance means no chunk passes and not all fail.
+func Diagnose(r *Result) Outcome {
+	v := &r.Verdicts
+	var uncertain []string
+	unsure := func(name string) { uncertain = append(uncertain, name) }
+	minConf := 1.0
+	take := func(c float64) {
+		if c < minConf {
+			minConf = c
+		}
+	}
+
+	// Conflict.
+	switch v.Retrieval.Conflict {
+	case Pass:
+		return found(ConflictingEvidence, r.Retrieval.Conflict.Value, "the contexts disagree on a fact the answer depends on", nil)
+	case Fail:
+		take(1 - r.Retrieval.Conflict.Value)
+	default:
+		unsure("context_conflict")
+	}
+
+	// Chunk relevance.
+	chunks := r.Retrieval.ChunkRelevance
+	if len(chunks) == 0 {
+		return found(RetrievalMiss, 1, "nothing was retrieved", uncertain)
+	}
+	allFail, best := true, -1.0
+	missConf := 1.0
+	for i, e := range v.Retrieval.ChunkRelevance {
+		p := chunks[i].Value
+		if e.Value != Fail {
+			allFail = false
+		} else if 1-p.Value < missConf {
+			missConf = 1 - p.Value
+		}
+		if e.Value == Pass && p.Value > best {
+			best = p.Value
+		}
+	}
+	switch {
+	case allFail:
+		return found(RetrievalMiss, missConf, "no retrieved context is relevant to the question", uncertain)
+	case best >= 0:
+		take(best)
+	default:
+		unsure("chunk_relevance")
+	}
+
+	type check struct {
+		d        Diagnosis
+		name     string
+		verdict  Verdict
+		p        Prob
+		badIsYes bool
+		why      string
+	}
+	checks := [...]check{
+		{RetrievalInsufficient, "context_sufficiency", v.Retrieval.Sufficiency, r.Retrieval.Sufficiency, false, "the contexts do not hold enough to answer the question"},
+		{AnswerIrrelevant, "answer_relevance", v.Generation.Relevance, r.Generation.Relevance, false, "the answer does not address the question"},
+		{GeneratorUngrounded, "groundedness", v.Generation.Groundedness, r.Generation.Groundedness, false, "the answer makes claims the contexts do not support"},
+		{GeneratorUngrounded, "contradiction", v.Generation.Contradiction, r.Generation.Contradiction, true, "the answer contradicts the contexts"},
+		{AnswerIncorrect, "correctness", Uncertain, r.Generation.Correctness, false, "the answer disagrees with the reference answer"},
+	}
+	if v.Generation.Correctness != nil {
+		checks[4].verdict = *v.Generation.Correctness
+	}
+	for _, c := range checks {
+		if c.name == "correctness" && !c.p.Asked {
+			continue
+		}
+		bad, good := Fail, Pass
+		if c.badIsYes {
+			bad, good = Pass, Fail
+		}
+		switch c.verdict {
+		case bad:
+			conf := 1 - c.p.Value
+			if c.badIsYes {
+				conf = c.p.Value
+			}
+			return found(c.d, conf, c.why, uncertain)
+		case good:
+			if c.badIsYes {
+				take(1 - c.p.Value)
+			} else {
+				take(c.p.Value)
+			}
+		default:
+			unsure(c.name)
+		}
+	}
+	if len(uncertain) > 0 {
+		return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
+			Reason: "uncertain: " + strings.Join(uncertain, ", ")}
+	}
+	return Outcome{Diagnosis: PassDiagnosis, Confidence: minConf, Route: Auto, Reason: "every decision passed"}
+}
+
+func found(d Diagnosis, conf float64, why string, uncertain []string) Outcome {
+	if len(uncertain) > 0 {
+		why += " (also uncertain: " + strings.Join(uncertain, ", ") + ")"
+	}
+	return Outcome{Diagnosis: d, Confidence: conf, Route: Auto, Reason: why}
+}
+
+// leastCertain is the smallest max(P, 1-P) over the uncertain decisions of r
+// (0 for an unknown probability).
+func leastCertain(r *Result) float64 {
+	c := 1.0
+	consider := func(p Prob, v Verdict) {
+		if v != Uncertain || !p.Asked {
+			return
+		}
+		x := 0.0
+		if p.Known {
+			x = max(p.Value, 1-p.Value)
+		}
+		c = min(c, x)
+	}
+	consider(r.Retrieval.Sufficiency, r.Verdicts.Retrieval.Sufficiency)
+	consider(r.Retrieval.Conflict, r.Verdicts.Retrieval.Conflict)
+	consider(r.Generation.Relevance, r.Verdicts.Generation.Relevance)
+	consider(r.Generation.Groundedness, r.Verdicts.Generation.Groundedness)
+	consider(r.Generation.Contradiction, r.Verdicts.Generation.Contradiction)
+	if v := r.Verdicts.Generation.Correctness; v != nil {
+		consider(r.Generation.Correctness, *v)
+	}
+	// Chunk relevance counts as uncertain only when no chunk passed.
+	anyPass := false
+	for _, e := range r.Verdicts.Retrieval.ChunkRelevance {
+		anyPass = anyPass || e.Value == Pass
+	}
+	if !anyPass {
+		for i, e := range r.Verdicts.Retrieval.ChunkRelevance {
+			consider(r.Retrieval.ChunkRelevance[i].Value, e.Value)
+		}
+	}
+	return c
+}

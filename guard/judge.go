@@ -1,0 +1,101 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Request is what a judge is asked: the decisions to estimate for one sample.
+// A judge must not modify the sample.
+type Request struct {
+	Sample *Sample
+	// Decisions lists what to estimate. ChunkRelevance, when listed, asks for
+	// one estimate per context. Correctness is only listed when the sample has
+	// a reference.
+	Decisions []Decision
+	// Definitions is the set the decisions belong to.
+	Definitions *DefinitionSet
+}
+
+// Wants reports whether d is among the requested decisions.
+func (r *Request) Wants(d Decision) bool {
+	for _, x := range r.Decisions {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// A Judge estimates decisions for a sample. It returns one Estimate per
+// requested decision (per context for ChunkRelevance); an estimate it cannot
+// give is returned with Abstained set, or simply left out, and the guard
+// treats it as an abstention. A returned error makes every requested decision
+// uncertain. Implementations must honour ctx and be safe for concurrent use.
+type Judge interface {
+	Judge(ctx context.Context, req Request) ([]Estimate, error)
+}
+
+// JudgeFunc adapts a function to the Judge interface.
+type JudgeFunc func(ctx context.Context, req Request) ([]Estimate, error)
+
+// Judge calls f(ctx, req).
+func (f JudgeFunc) Judge(ctx context.Context, req Request) ([]Estimate, error) { return f(ctx, req) }
+
+// JudgeInfo names a judge and its version in results. Judges may implement
+// Describer to provide it.
+type JudgeInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Describer is implemented by judges that can name themselves.
+type Describer interface {
+	Describe() JudgeInfo
+}
+
+// Inline is implemented by judges that do no I/O and return within a bounded
+// time (such as the embedded lexical judges). The guard calls them on the
+// caller's goroutine; other judges run on their own goroutine so that a judge
+// that ignores cancellation cannot hold the caller past its deadline.
+type Inline interface {
+	Inline() bool
+}
+
+// ErrJudge is wrapped by every JudgeError.
+var ErrJudge = errors.New("judge failed")
+
+// JudgeError reports that a judge failed (returned an error, panicked,
+// returned a malformed estimate, or ignored cancellation). The decisions it
+// was asked are uncertain in the result.
+type JudgeError struct {
+	Judge     string     `json:"judge"`
+	Decisions []Decision `json:"decisions"`
+	Err       error      `json:"-"`
+	Message   string     `json:"error"`
+}
+
+func newJudgeError(judge string, ds []Decision, err error) *JudgeError {
+	return &JudgeError{Judge: judge, Decisions: ds, Err: err, Message: err.Error()}
+}
+
+func (e *JudgeError) Error() string {
+	names := make([]string, len(e.Decisions))
+	for i, d := range e.Decisions {
+		names[i] = d.String()
+	}
+	return fmt.Sprintf("guard: judge %s (%s): %v", e.Judge, strings.Join(names, ","), e.Err)
+}
+
+// Unwrap returns the judge's error and ErrJudge, so that both errors.Is(err,
+// ErrJudge) and errors.Is(err, context.DeadlineExceeded) work.
+func (e *JudgeError) Unwrap() []error { return []error{ErrJudge, e.Err} }
+
+// PanicError is the error a panicking judge is reported with.
+type PanicError struct {
+	Value any
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("judge panicked: %v", e.Value) }

@@ -1,0 +1,305 @@
+package lexical
+
+import (
+	"math"
+	"sync"
+
+	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
+)
+
+// doc is one analyzed text: tokens, sentences and quantities.
+type doc struct {
+	s      string
+	toks   []token
+	sents  []span
+	sentAt []int32 // sentAt[k] is the index of sentence k's first token; len(sents)+1 entries
+	quants []quant.Quantity
+	ctx    int // context index, -1 for non-context texts
+}
+
+func (d *doc) sentToks(k int) []token { return d.toks[d.sentAt[k]:d.sentAt[k+1]] }
+
+// analysis holds every analyzed text of one sample and a term index over the
+// contexts. It is pooled: one analysis serves one evaluation at a time.
+type analysis struct {
+	tz       tokenizer
+	q, a, rf doc
+	hasRef   bool
+	ctxs     []doc
+	nsent    int     // context sentences in all
+	sentBase []int32 // global sentence index of each context's first sentence
+
+	// term index over context content tokens: open addressing on the hash,
+	// each slot the head of a linked list of occurrences.
+	slots []int32 // slot → 1+index into occ, 0 empty
+	keys  []uint64
+	occ   []occurrence
+
+	feat     featureSet
+	ctxTexts []string
+
+	// scratch
+	winScore []float64
+	winSeen  []int32
+	mark     []int32
+	markGen  int32
+}
+
+type occurrence struct {
+	next int32 // 1+index of the next occurrence of the same term, 0 at the end
+	ctx  int32
+	sent int32 // global sentence index
+	tok  int32 // token index within its context
+}
+
+var analysisPool = sync.Pool{New: func() any { return new(analysis) }}
+
+func (a *analysis) reset() {
+	a.q.reset()
+	a.a.reset()
+	a.rf.reset()
+	for i := range a.ctxs {
+		a.ctxs[i].reset()
+	}
+	a.ctxs = a.ctxs[:0]
+	a.occ = a.occ[:0]
+	a.hasRef = false
+}
+
+func (d *doc) reset() {
+	d.s = ""
+	d.toks = d.toks[:0]
+	d.sents = d.sents[:0]
+	d.sentAt = d.sentAt[:0]
+	d.quants = d.quants[:0]
+	d.ctx = -1
+}
+
+func (a *analysis) analyze(d *doc, s string, ctx int) {
+	d.s = s
+	d.ctx = ctx
+	d.toks, d.sents = a.tz.tokenize(d.toks[:0], s, d.sents[:0])
+	// sentence → first token
+	d.sentAt = d.sentAt[:0]
+	k := int32(-1)
+	for i := range d.toks {
+		for d.toks[i].sent > k {
+			d.sentAt = append(d.sentAt, int32(i))
+			k++
+		}
+	}
+	for int(k)+1 < len(d.sents) { // trailing empty sentences (should not happen)
+		d.sentAt = append(d.sentAt, int32(len(d.toks)))
+		k++
+	}
+	d.sentAt = append(d.sentAt, int32(len(d.toks)))
+	if len(d.sents) == 0 {
+		d.sentAt = d.sentAt[:1]
+		d.sentAt[0] = int32(len(d.toks))
+	}
+	d.quants = quant.Extract(d.quants[:0], s)
+}
+
+// load analyzes every text of the sample and builds the term index.
+func (a *analysis) load(question, answer string, ref *string, contexts []string) {
+	a.reset()
+	a.analyze(&a.q, question, -1)
+	a.analyze(&a.a, answer, -1)
+	if ref != nil {
+		a.hasRef = true
+		a.analyze(&a.rf, *ref, -1)
+	}
+	if cap(a.ctxs) < len(contexts) {
+		a.ctxs = append(a.ctxs[:cap(a.ctxs)], make([]doc, len(contexts)-cap(a.ctxs))...)
+	}
+	a.ctxs = a.ctxs[:len(contexts)]
+	a.sentBase = a.sentBase[:0]
+	a.nsent = 0
+	ntok := 0
+	for i, c := range contexts {
+		a.analyze(&a.ctxs[i], c, i)
+		a.sentBase = append(a.sentBase, int32(a.nsent))
+		a.nsent += len(a.ctxs[i].sents)
+		ntok += len(a.ctxs[i].toks)
+	}
+	// Index.
+	size := 64
+	for size < 2*ntok {
+		size <<= 1
+	}
+	if cap(a.slots) < size {
+		a.slots = make([]int32, size)
+		a.keys = make([]uint64, size)
+	} else {
+		a.slots = a.slots[:size]
+		a.keys = a.keys[:size]
+		clear(a.slots)
+	}
+	mask := uint64(size - 1)
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for ti := range d.toks {
+			t := &d.toks[ti]
+			if !t.content() {
+				continue
+			}
+			h := t.hash
+			j := h & mask
+			for a.slots[j] != 0 && a.keys[j] != h {
+				j = (j + 1) & mask
+			}
+			a.occ = append(a.occ, occurrence{next: a.slots[j], ctx: int32(ci), sent: a.sentBase[ci] + t.sent, tok: int32(ti)})
+			a.slots[j] = int32(len(a.occ))
+			a.keys[j] = h
+		}
+	}
+	if cap(a.winScore) < a.nsent {
+		a.winScore = make([]float64, a.nsent)
+		a.winSeen = make([]int32, a.nsent)
+	}
+	a.winScore = a.winScore[:a.nsent]
+	a.winSeen = a.winSeen[:a.nsent]
+}
+
+// head returns 1+index of the most recent occurrence of h in the contexts, 0
+// when none.
+func (a *analysis) head(h uint64) int32 {
+	if len(a.slots) == 0 {
+		return 0
+	}
+	mask := uint64(len(a.slots) - 1)
+	j := h & mask
+	for a.slots[j] != 0 {
+		if a.keys[j] == h {
+			return a.slots[j]
+		}
+		j = (j + 1) & mask
+	}
+	return 0
+}
+
+func (a *analysis) inContexts(h uint64) bool { return a.head(h) != 0 }
+
+// inContext reports whether h occurs in context ci.
+func (a *analysis) inContext(h uint64, ci int) bool {
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if int(a.occ[o-1].ctx) == ci {
+			return true
+		}
+	}
+	return false
+}
+
+// ctxDF counts the contexts that hold h.
+func (a *analysis) ctxDF(h uint64) int {
+	n, last := 0, int32(-1)
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if c := a.occ[o-1].ctx; c != last {
+			n++
+			last = c
+		}
+	}
+	return n
+}
+
+func inDoc(d *doc, h uint64) bool {
+	for i := range d.toks {
+		if d.toks[i].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// window describes the best-supporting context window of a token run.
+type window struct {
+	ctx      int     // context index, -1 if none
+	sent     int     // first sentence of the window within that context
+	nsent    int     // 1 or 2
+	coverage float64 // weighted fraction of the run found in the window
+}
+
+// bestWindow finds the context window (a sentence and the next one in the
+// same context) covering the largest weighted share of the content tokens
+// of run. Tokens for which skip returns true count as covered everywhere.
+func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip func(*token) bool) window {
+	best := window{ctx: -1}
+	if a.nsent == 0 {
+		return best
+	}
+	total, given := 0.0, 0.0
+	clear(a.winScore)
+	for i := range a.winSeen {
+		a.winSeen[i] = -1
+	}
+	for i := range run {
+		t := &run[i]
+		if !t.content() {
+			continue
+		}
+		w := weight(t)
+		total += w
+		if skip != nil && skip(t) {
+			given += w
+			continue
+		}
+		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
+			oc := &a.occ[o-1]
+			// Occurrence in sentence s counts for windows s and s-1 (same context).
+			for _, s := range [2]int32{oc.sent, oc.sent - 1} {
+				if s < a.sentBase[oc.ctx] || s < 0 {
+					continue
+				}
+				if a.winSeen[s] == int32(i) {
+					continue
+				}
+				a.winSeen[s] = int32(i)
+				a.winScore[s] += w
+			}
+		}
+	}
+	if total == 0 {
+		return window{ctx: -1, coverage: 1}
+	}
+	bi := -1
+	for s, v := range a.winScore {
+		if bi < 0 || v > a.winScore[bi] {
+			bi = s
+		}
+	}
+	best.coverage = math.Min(1, (a.winScore[bi]+given)/total)
+	// Map the global sentence back to its context.
+	ci := 0
+	for ci+1 < len(a.sentBase) && int(a.sentBase[ci+1]) <= bi {
+		ci++
+	}
+	best.ctx = ci
+	best.sent = bi - int(a.sentBase[ci])
+	best.nsent = 2
+	if best.sent+1 >= len(a.ctxs[ci].sents) {
+		best.nsent = 1
+	}
+	return best
+}
+
+// windowSpan returns the byte span of a window in its context.
+func (a *analysis) windowSpan(w window) span {
+	d := &a.ctxs[w.ctx]
+	return span{d.sents[w.sent].start, d.sents[w.sent+w.nsent-1].end}
+}
+
+// windowHas reports whether h occurs in window w.
+func (a *analysis) windowHas(w window, h uint64) bool {
+	if w.ctx < 0 {
+		return false
+	}
+	d := &a.ctxs[w.ctx]
+	for k := w.sent; k < w.sent+w.nsent; k++ {
+		for _, t := range d.sentToks(k) {
+			if t.hash == h {
+				return true
+			}
+		}
+	}
+	return false
+}

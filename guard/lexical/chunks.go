@@ -1,0 +1,285 @@
+package lexical
+
+import "math"
+
+const nChunk = 8
+
+// chunkFeatures computes the per-context relevance features.
+func (a *analysis) chunkFeatures(f *featureSet, w func(*token) float64) {
+	n := len(a.ctxs)
+	if n == 0 {
+		return
+	}
+	if cap(f.chunkBuf) < n*nChunk {
+		f.chunkBuf = make([]float64, n*nChunk)
+	}
+	f.chunkBuf = f.chunkBuf[:n*nChunk]
+	clear(f.chunkBuf)
+	for ci := 0; ci < n; ci++ {
+		f.chunks = append(f.chunks, f.chunkBuf[ci*nChunk:(ci+1)*nChunk:(ci+1)*nChunk])
+	}
+	// Question coverage per chunk, in one pass over the question's tokens.
+	qTotal, aTotal, entTotal := 0.0, 0.0, 0
+	for i := range a.q.toks {
+		t := &a.q.toks[i]
+		if !t.content() {
+			continue
+		}
+		wt := w(t)
+		qTotal += wt
+		ent := t.entity()
+		if ent {
+			entTotal++
+		}
+		a.eachContext(t.hash, func(ci int) {
+			f.chunks[ci][0] += wt
+			if ent {
+				f.chunks[ci][7]++
+			}
+		})
+	}
+	for i := range a.a.toks {
+		t := &a.a.toks[i]
+		if !t.content() {
+			continue
+		}
+		wt := w(t)
+		aTotal += wt
+		a.eachContext(t.hash, func(ci int) { f.chunks[ci][2] += wt })
+	}
+	best, bestV := -1, -1.0
+	maxQ := 0.0
+	for ci := 0; ci < n; ci++ {
+		c := f.chunks[ci]
+		if qTotal > 0 {
+			c[0] /= qTotal
+		}
+		if aTotal > 0 {
+			c[2] /= aTotal
+		}
+		if entTotal > 0 {
+			c[7] /= float64(entTotal)
+		}
+		maxQ = math.Max(maxQ, c[0])
+		if v := c[0] + c[2]; v > bestV {
+			best, bestV = ci, v
+		}
+	}
+	for ci := 0; ci < n; ci++ {
+		c := f.chunks[ci]
+		if maxQ > 0 {
+			c[1] = c[0] / maxQ
+		}
+		rank := 1
+		for cj := 0; cj < n; cj++ {
+			if f.chunks[cj][0] > c[0] {
+				rank++
+			}
+		}
+		c[5] = 1 / float64(rank)
+		c[6] = math.Log1p(float64(n))
+		// Title: the heading line, or the leading capitalized run of the
+		// first sentence.
+		title := a.title(ci)
+		tTotal, inQ, bridge := 0.0, 0.0, 0.0
+		for i := range title {
+			t := &title[i]
+			if !t.content() {
+				continue
+			}
+			wt := w(t)
+			tTotal += wt
+			if inDoc(&a.q, t.hash) {
+				inQ += wt
+			}
+			if (best >= 0 && best != ci && a.inContext(t.hash, best)) || inDoc(&a.a, t.hash) {
+				bridge += wt
+			}
+		}
+		if tTotal > 0 {
+			c[3] = inQ / tTotal
+			c[4] = bridge / tTotal
+		}
+	}
+}
+
+// eachContext calls fn once for every context holding h.
+func (a *analysis) eachContext(h uint64, fn func(ci int)) {
+	last := int32(-1)
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if c := a.occ[o-1].ctx; c != last {
+			fn(int(c))
+			last = c
+		}
+	}
+}
+
+// title returns the tokens naming what a context is about: its first line
+// when that line is a short heading, else the leading run of capitalized
+// words of its first sentence.
+func (a *analysis) title(ci int) []token {
+	d := &a.ctxs[ci]
+	if len(d.sents) == 0 {
+		return nil
+	}
+	first := d.sentToks(0)
+	sp := d.sents[0]
+	if sp.end > 0 && sp.end <= len(d.s) && d.s[sp.end-1] == '\n' && len(first) <= 12 {
+		return first
+	}
+	n := 0
+	for n < len(first) && n < 8 && (first[n].flags&(fCapAny|fNum) != 0 || (n > 0 && first[n].flags&fStop != 0 && n+1 < len(first) && first[n+1].flags&fCapAny != 0)) {
+		n++
+	}
+	return first[:n]
+}
+
+// conflictFeatures looks for pairs of context sentences that talk about the
+// same thing and disagree: the same quantity slot with different values, or
+// one negated and the other not, or an antonym swap.
+func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
+	n := len(a.ctxs)
+	numC, negC, antC, qrel := 0.0, 0.0, 0.0, 0.0
+	consider := func(p conflictPair) {
+		f.conflicts = append(f.conflicts, p)
+		s1 := a.ctxs[p.ci].sentToks(p.si)
+		s2 := a.ctxs[p.cj].sentToks(p.sj)
+		qr := math.Max(coverage(a.q.toks, w, func(t *token) bool { return tokIn(s1, t.hash) }),
+			coverage(a.q.toks, w, func(t *token) bool { return tokIn(s2, t.hash) }))
+		qrel = math.Max(qrel, qr*p.score)
+	}
+	pairs := 0
+	const maxPairs = 4096
+	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+		di := &a.ctxs[ci]
+		for qi, q := range di.quants {
+			for cj := ci + 1; cj < n && pairs < maxPairs; cj++ {
+				dj := &a.ctxs[cj]
+				for qj, r := range dj.quants {
+					if !q.SameSlot(r) || q.Compatible(r) {
+						continue
+					}
+					pairs++
+					si, sj := sentOf(di, q.Start), sentOf(dj, r.Start)
+					if si < 0 || sj < 0 {
+						continue
+					}
+					sim := similarity(di.sentToks(si), dj.sentToks(sj), w)
+					if sim >= 0.3 {
+						numC = math.Max(numC, sim)
+						consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+					}
+				}
+			}
+		}
+	}
+	// Negation and antonym conflicts: only sentences with a negation or an
+	// antonym-bearing word are candidates, so the pair count stays small.
+	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+		di := &a.ctxs[ci]
+		for si := range di.sents {
+			s1 := di.sentToks(si)
+			neg1 := hasNeg(s1)
+			ants := hasAntonym(s1)
+			if !neg1 && !ants {
+				continue
+			}
+			for cj := 0; cj < n && pairs < maxPairs; cj++ {
+				if cj == ci {
+					continue
+				}
+				dj := &a.ctxs[cj]
+				for sj := range dj.sents {
+					s2 := dj.sentToks(sj)
+					pairs++
+					if neg1 && !hasNeg(s2) {
+						if sim := similarity(s1, s2, w); sim >= 0.6 {
+							negC = math.Max(negC, sim)
+							consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
+						}
+					}
+					if ants {
+						if antonymSwap(s1, s2) {
+							if sim := similarity(s1, s2, w); sim >= 0.5 {
+								antC = math.Max(antC, sim)
+								consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	f.conflict = append(f.conflict, numC, negC, antC, qrel, math.Log1p(float64(n)))
+}
+
+func tokIn(run []token, h uint64) bool {
+	for i := range run {
+		if run[i].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// sentOf returns the sentence of d holding byte offset off.
+func sentOf(d *doc, off int) int {
+	for k, s := range d.sents {
+		if off >= s.start && off < s.end {
+			return k
+		}
+	}
+	return -1
+}
+
+// similarity is the weighted Jaccard index of the content words (numbers
+// excluded) of two sentences.
+func similarity(s1, s2 []token, w func(*token) float64) float64 {
+	inter, union := 0.0, 0.0
+	for i := range s1 {
+		t := &s1[i]
+		if !t.content() || t.flags&fNum != 0 {
+			continue
+		}
+		wt := w(t)
+		union += wt
+		if tokIn(s2, t.hash) {
+			inter += wt
+		}
+	}
+	for i := range s2 {
+		t := &s2[i]
+		if !t.content() || t.flags&fNum != 0 {
+			continue
+		}
+		if !tokIn(s1, t.hash) {
+			union += w(t)
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return inter / union
+}
+
+func hasAntonym(run []token) bool {
+	for i := range run {
+		if _, ok := antonymOf[run[i].hash]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// antonymSwap reports whether s1 has a word whose antonym is in s2 while the
+// word itself is not.
+func antonymSwap(s1, s2 []token) bool {
+	for i := range s1 {
+		for _, ant := range antonymOf[s1[i].hash] {
+			if tokIn(s2, ant) && !tokIn(s2, s1[i].hash) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,612 @@
+package lexical
+
+import (
+	"math"
+	"strings"
+
+	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
+)
+
+// Feature names per decision. A profile lists the names its weights were
+// fitted for; loading a profile whose names differ from these fails.
+var (
+	groundFeatures = []string{"min_window_support", "min_context_support", "min_context_support_no_question",
+		"max_unsupported_idf", "unsupported_entities", "number_mismatches", "unsupported_numbers",
+		"negation_flips", "antonym_flips", "verbatim", "answer_length", "refusal", "unsupported_mass", "no_contexts"}
+	contraFeatures = []string{"min_window_support", "number_mismatches", "negation_flips", "antonym_flips",
+		"refusal", "verbatim", "max_unsupported_idf"}
+	relevFeatures = []string{"question_in_answer", "answer_in_question", "type_match", "type_mismatch",
+		"refusal", "answer_window_question_coverage", "answer_length", "yes_no_answer"}
+	suffFeatures = []string{"question_coverage", "best_window_question_coverage", "missing_question_entities",
+		"max_missing_idf", "answer_window_question_coverage", "answer_support", "refusal",
+		"answer_type_in_window", "contexts", "no_contexts"}
+	chunkFeatures = []string{"question_coverage", "relative_question_coverage", "answer_coverage",
+		"title_in_question", "title_bridge", "inverse_rank", "contexts", "question_entities"}
+	conflictFeatures = []string{"number_conflict", "negation_conflict", "antonym_conflict", "conflict_question_relevance", "contexts"}
+	correctFeatures  = []string{"f1", "precision", "recall", "negation_mismatch", "hedges", "number_mismatches",
+		"number_matches", "verbatim", "refusal", "reference_refusal", "length_ratio", "grounded", "has_contexts"}
+)
+
+// Indices into the feature vectors, kept in step with the names above.
+const (
+	gMinWin = iota
+	gMinAny
+	gMinCtx
+	gMaxUnsupIDF
+	gUnsupEnt
+	gNumMismatch
+	gNumUnsup
+	gNegFlip
+	gAntFlip
+	gVerbatim
+	gLen
+	gRefusal
+	gUnsupMass
+	gNoCtx
+	nG
+)
+
+// sentInfo records how one answer sentence is supported.
+type sentInfo struct {
+	win     window
+	support float64 // window coverage, question tokens given
+	negFlip bool
+}
+
+type mismatch struct {
+	ans      int // index into answer quantities
+	ctx, cq  int // context and its quantity
+	sameSlot bool
+}
+
+type flip struct {
+	sent int   // answer sentence
+	tok  int   // answer token index (antonym flips), -1 for negation
+	win  window
+	anti uint64
+}
+
+type conflictPair struct {
+	ci, si, cj, sj int // contexts and sentences (within context)
+	qi, qj         int // quantity indices, -1 for negation/antonym conflicts
+	kind           string
+	score          float64
+}
+
+// featureSet is every raw feature of one sample plus what evidence needs.
+type featureSet struct {
+	ground   [nG]float64
+	contra   []float64
+	relev    []float64
+	suff     []float64
+	conflict []float64
+	correct  []float64
+	chunks   [][]float64
+
+	sents      []sentInfo
+	mismatches []mismatch
+	flips      []flip
+	absent     []int // answer token indices of absent entities
+	conflicts  []conflictPair
+	refusal    bool
+	qtype      questionType
+	missingQ   []int // question token indices missing from every context
+	ansWin     window
+	chunkBuf   []float64
+}
+
+func (f *featureSet) reset() {
+	f.ground = [nG]float64{}
+	f.contra = f.contra[:0]
+	f.relev = f.relev[:0]
+	f.suff = f.suff[:0]
+	f.conflict = f.conflict[:0]
+	f.correct = f.correct[:0]
+	f.chunks = f.chunks[:0]
+	f.chunkBuf = f.chunkBuf[:0]
+	f.sents = f.sents[:0]
+	f.mismatches = f.mismatches[:0]
+	f.flips = f.flips[:0]
+	f.absent = f.absent[:0]
+	f.conflicts = f.conflicts[:0]
+	f.missingQ = f.missingQ[:0]
+	f.refusal = false
+	f.ansWin = window{ctx: -1}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// extract computes every feature of the analyzed sample.
+func extract(a *analysis, v *vocabulary, f *featureSet) {
+	f.reset()
+	w := v.weight
+	inQ := func(t *token) bool { return inDoc(&a.q, t.hash) }
+	f.refusal = isRefusal(a.a.s)
+	f.qtype = classifyQuestion(&a.q)
+	nctx := len(a.ctxs)
+
+	// --- groundedness -------------------------------------------------
+	ansContent := 0
+	for i := range a.a.toks {
+		if a.a.toks[i].content() {
+			ansContent++
+		}
+	}
+	minWin, minAny, minCtx := 1.0, 1.0, 1.0
+	for k := range a.a.sents {
+		run := a.a.sentToks(k)
+		win := a.bestWindow(run, w, inQ)
+		total, any, ctxOnly := 0.0, 0.0, 0.0
+		for i := range run {
+			t := &run[i]
+			if !t.content() {
+				continue
+			}
+			wt := w(t)
+			total += wt
+			in := a.inContexts(t.hash)
+			if in {
+				ctxOnly += wt
+			}
+			if in || inQ(t) {
+				any += wt
+			}
+		}
+		si := sentInfo{win: win, support: win.coverage}
+		if total > 0 {
+			minAny = math.Min(minAny, any/total)
+			minCtx = math.Min(minCtx, ctxOnly/total)
+		}
+		if nctx == 0 {
+			si.support = 0
+			if total == 0 {
+				si.support = 1
+			}
+		}
+		minWin = math.Min(minWin, si.support)
+		// Negation flip: the sentence is well supported by a window but
+		// exactly one of them is negated.
+		if win.ctx >= 0 && si.support >= 0.5 {
+			if hasNeg(run) != a.windowHasNeg(win) {
+				si.negFlip = true
+				f.flips = append(f.flips, flip{sent: k, tok: -1, win: win})
+			}
+			// Antonym flip: an answer word absent from the window whose
+			// antonym is in it.
+			for i := range run {
+				t := &run[i]
+				if a.windowHas(win, t.hash) {
+					continue
+				}
+				for _, ant := range antonymOf[t.hash] {
+					if a.windowHas(win, ant) && !inDoc(&a.q, t.hash) {
+						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
+					}
+				}
+			}
+		}
+		f.sents = append(f.sents, si)
+	}
+	if nctx == 0 {
+		minAny, minCtx = 0, 0
+		if ansContent == 0 {
+			minAny, minCtx = 1, 1
+		}
+	}
+	maxUnsup, unsupMass := 0.0, 0.0
+	unsupEnt := 0
+	for i := range a.a.toks {
+		t := &a.a.toks[i]
+		if !t.content() || a.inContexts(t.hash) || inQ(t) {
+			continue
+		}
+		wt := w(t)
+		unsupMass += wt
+		maxUnsup = math.Max(maxUnsup, wt)
+		if t.entity() {
+			unsupEnt++
+			f.absent = append(f.absent, i)
+		}
+	}
+	// Quantities.
+	numMis, numUnsup := 0, 0
+	for qi, q := range a.a.quants {
+		compatible, sameSlot := false, -1
+		sameCtx, sameQ := -1, -1
+		for ci := range a.ctxs {
+			for cq, c := range a.ctxs[ci].quants {
+				if q.Compatible(c) {
+					compatible = true
+				} else if q.SameSlot(c) && sameSlot < 0 {
+					sameSlot, sameCtx, sameQ = 1, ci, cq
+				}
+			}
+		}
+		if !compatible {
+			for _, c := range a.q.quants {
+				if q.Compatible(c) {
+					compatible = true
+				}
+			}
+		}
+		if compatible {
+			continue
+		}
+		numUnsup++
+		if sameSlot > 0 {
+			numMis++
+			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: sameCtx, cq: sameQ, sameSlot: true})
+		} else {
+			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
+		}
+	}
+	negFlips, antFlips := 0, 0
+	for _, fl := range f.flips {
+		if fl.tok < 0 {
+			negFlips++
+		} else {
+			antFlips++
+		}
+	}
+	verbatim := nctx > 0 && ansContent > 0 && a.containsRun(a.a.toks)
+	g := &f.ground
+	g[gMinWin] = minWin
+	g[gMinAny] = minAny
+	g[gMinCtx] = minCtx
+	g[gMaxUnsupIDF] = maxUnsup
+	g[gUnsupEnt] = math.Log1p(float64(unsupEnt))
+	g[gNumMismatch] = float64(numMis)
+	g[gNumUnsup] = float64(numUnsup)
+	g[gNegFlip] = float64(negFlips)
+	g[gAntFlip] = float64(antFlips)
+	g[gVerbatim] = b2f(verbatim)
+	g[gLen] = math.Log1p(float64(ansContent))
+	g[gRefusal] = b2f(f.refusal)
+	g[gUnsupMass] = unsupMass
+	g[gNoCtx] = b2f(nctx == 0)
+	f.contra = append(f.contra, minWin, float64(numMis), float64(negFlips), float64(antFlips), b2f(f.refusal), b2f(verbatim), maxUnsup)
+
+	// --- answer relevance ---------------------------------------------
+	qInA := coverage(a.q.toks, w, func(t *token) bool { return inDoc(&a.a, t.hash) })
+	aInQ := coverage(a.a.toks, w, inQ)
+	match, mismatchT := typeMatch(f.qtype, &a.q, &a.a)
+	// The window that best supports the whole answer, and how much of the
+	// question it covers.
+	f.ansWin = a.bestWindow(a.a.toks, w, nil)
+	ansWinQ := 0.0
+	if f.ansWin.ctx >= 0 && ansContent > 0 {
+		wide := f.ansWin
+		ansWinQ = a.windowCoverage(wide, a.q.toks, w)
+	}
+	yesno := f.qtype == qYesNo && len(a.a.toks) > 0 && startsYesNo(&a.a)
+	f.relev = append(f.relev, qInA, aInQ, b2f(match), b2f(mismatchT), b2f(f.refusal), ansWinQ, math.Log1p(float64(ansContent)), b2f(yesno))
+
+	// --- sufficiency --------------------------------------------------
+	covAll := coverage(a.q.toks, w, func(t *token) bool { return a.inContexts(t.hash) })
+	qWin := a.bestWindow(a.q.toks, w, nil)
+	covWin := 0.0
+	if qWin.ctx >= 0 {
+		covWin = qWin.coverage
+	}
+	missEnt, maxMiss := 0, 0.0
+	for i := range a.q.toks {
+		t := &a.q.toks[i]
+		if !t.content() || a.inContexts(t.hash) {
+			continue
+		}
+		f.missingQ = append(f.missingQ, i)
+		maxMiss = math.Max(maxMiss, w(t))
+		if t.entity() {
+			missEnt++
+		}
+	}
+	typeInWin := false
+	if qWin.ctx >= 0 {
+		typeInWin = a.windowHasType(qWin, f.qtype)
+	}
+	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, ansWinQ, minWin,
+		b2f(f.refusal), b2f(typeInWin), math.Log1p(float64(nctx)), b2f(nctx == 0))
+
+	// --- chunk relevance ----------------------------------------------
+	a.chunkFeatures(f, w)
+
+	// --- conflict -----------------------------------------------------
+	a.conflictFeatures(f, w)
+
+	// --- correctness --------------------------------------------------
+	if a.hasRef {
+		inRef := func(t *token) bool { return inDoc(&a.rf, t.hash) }
+		inAns := func(t *token) bool { return inDoc(&a.a, t.hash) }
+		prec := coverage(a.a.toks, w, inRef)
+		rec := coverage(a.rf.toks, w, inAns)
+		f1 := 0.0
+		if prec+rec > 0 {
+			f1 = 2 * prec * rec / (prec + rec)
+		}
+		hedges := 0
+		for i := range a.a.toks {
+			if a.a.toks[i].flags&(fHedge|fNeg) != 0 {
+				hedges++
+			}
+		}
+		nm, nmatch := 0, 0
+		for _, q := range a.a.quants {
+			for _, r := range a.rf.quants {
+				if q.Compatible(r) {
+					nmatch++
+				} else if q.SameSlot(r) {
+					nm++
+				}
+			}
+		}
+		refContent := 0
+		for i := range a.rf.toks {
+			if a.rf.toks[i].content() {
+				refContent++
+			}
+		}
+		verb := (refContent > 0 && containsSeq(a.a.toks, a.rf.toks)) || (ansContent > 0 && containsSeq(a.rf.toks, a.a.toks))
+		grounded := 0.0
+		if nctx > 0 {
+			grounded = minWin
+		}
+		f.correct = append(f.correct, f1, prec, rec, b2f(hasNeg(a.a.toks) != hasNeg(a.rf.toks)),
+			math.Log1p(float64(hedges)), float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal),
+			b2f(isRefusal(a.rf.s)), math.Log((1+float64(ansContent))/(1+float64(refContent))), grounded, b2f(nctx > 0))
+	}
+}
+
+// coverage is the weighted share of the content tokens of run for which in
+// is true (1 when run has no content).
+func coverage(run []token, w func(*token) float64, in func(*token) bool) float64 {
+	total, got := 0.0, 0.0
+	for i := range run {
+		t := &run[i]
+		if !t.content() {
+			continue
+		}
+		wt := w(t)
+		total += wt
+		if in(t) {
+			got += wt
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return got / total
+}
+
+func (a *analysis) windowCoverage(win window, run []token, w func(*token) float64) float64 {
+	return coverage(run, w, func(t *token) bool { return a.windowHas(win, t.hash) })
+}
+
+func hasNeg(run []token) bool {
+	for i := range run {
+		if run[i].flags&fNeg != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) windowHasNeg(win window) bool {
+	d := &a.ctxs[win.ctx]
+	for k := win.sent; k < win.sent+win.nsent; k++ {
+		if hasNeg(d.sentToks(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsRun reports whether the token sequence run (by hash, punctuation
+// ignored) occurs contiguously in some context.
+func (a *analysis) containsRun(run []token) bool {
+	for ci := range a.ctxs {
+		if containsSeq(a.ctxs[ci].toks, run) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsSeq(hay, needle []token) bool {
+	if len(needle) == 0 || len(needle) > len(hay) {
+		return false
+	}
+outer:
+	for i := 0; i+len(needle) <= len(hay); i++ {
+		for j := range needle {
+			if hay[i+j].hash != needle[j].hash {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isRefusal reports whether an answer declines to answer.
+func isRefusal(s string) bool {
+	if len(s) > 400 {
+		s = s[:400]
+	}
+	for _, p := range refusalPhrases {
+		if containsFold(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold is an allocation-free ASCII case-insensitive strings.Contains
+// that treats ’ as '.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+outer:
+	for i := 0; i+n <= len(s); i++ {
+		k := i
+		for j := 0; j < n; j++ {
+			if k >= len(s) {
+				return false
+			}
+			c := s[k]
+			if c == 0xe2 && k+2 < len(s) && s[k+1] == 0x80 && s[k+2] == 0x99 { // ’
+				c = '\''
+				k += 2
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				continue outer
+			}
+			k++
+		}
+		return true
+	}
+	return false
+}
+
+var (
+	hWhen, hYear, hDate, hTime, hCentury, hDecade = normHash("when"), normHash("year"), normHash("date"), normHash("time"), normHash("century"), normHash("decade")
+	hHow, hMany, hMuch, hLong, hOld, hFar, hWho    = normHash("how"), normHash("many"), normHash("much"), normHash("long"), normHash("old"), normHash("far"), normHash("who")
+	hWhom, hWhose, hWhere, hWhich, hWhat, hWhy     = normHash("whom"), normHash("whose"), normHash("where"), normHash("which"), normHash("what"), normHash("why")
+	hOr, hYes, hNo, hNumber, hPercent, hPercentage = normHash("or"), normHash("yes"), normHash("no"), normHash("number"), normHash("percent"), normHash("percentage")
+	hTall, hBig, hLarge, hHigh, hDay, hMonth       = normHash("tall"), normHash("big"), normHash("large"), normHash("high"), normHash("day"), normHash("month")
+)
+
+// classifyQuestion finds what kind of answer the question wants.
+func classifyQuestion(q *doc) questionType {
+	toks := q.toks
+	for i := range toks {
+		h := toks[i].hash
+		var next uint64
+		if i+1 < len(toks) {
+			next = toks[i+1].hash
+		}
+		switch h {
+		case hWhen:
+			return qWhen
+		case hHow:
+			switch next {
+			case hMany, hMuch, hLong, hOld, hFar, hTall, hBig, hLarge, hHigh:
+				return qHowMany
+			}
+			return qHow
+		case hWho, hWhom, hWhose:
+			return qWho
+		case hWhere:
+			return qWhere
+		case hWhy:
+			return qWhy
+		case hWhat, hWhich:
+			switch next {
+			case hYear, hDate, hCentury, hDecade, hDay, hMonth:
+				return qWhen
+			case hNumber, hPercent, hPercentage:
+				return qHowMany
+			}
+			if h == hWhich {
+				return qWhich
+			}
+			return qOther
+		}
+		if i == 0 && len(q.s) > 0 {
+			w := strings.ToLower(q.s[toks[0].start:toks[0].end])
+			if auxStarts[w] {
+				for j := range toks {
+					if toks[j].hash == hOr {
+						return qWhich
+					}
+				}
+				return qYesNo
+			}
+		}
+		if i >= 3 {
+			break
+		}
+	}
+	return qOther
+}
+
+func startsYesNo(d *doc) bool {
+	h := d.toks[0].hash
+	return h == hYes || h == hNo
+}
+
+// typeMatch says whether the answer has the kind of content the question asks
+// for (match), or plainly lacks it (mismatch). Both are false when the
+// question type says nothing.
+func typeMatch(qt questionType, q, a *doc) (match, mismatch bool) {
+	switch qt {
+	case qWhen:
+		ok := hasKind(a.quants, quant.Date, quant.Year, quant.Time)
+		return ok, !ok
+	case qHowMany:
+		ok := hasKind(a.quants, quant.Number, quant.Measure, quant.Percent, quant.Money, quant.Ordinal)
+		return ok, !ok
+	case qYesNo:
+		if len(a.toks) == 0 {
+			return false, true
+		}
+		return startsYesNo(a), false
+	case qWho, qWhere:
+		for i := range a.toks {
+			t := &a.toks[i]
+			if t.flags&fCapAny != 0 && !inDoc(q, t.hash) {
+				return true, false
+			}
+		}
+		return false, true
+	}
+	return false, false
+}
+
+func hasKind(qs []quant.Quantity, kinds ...quant.Kind) bool {
+	for _, q := range qs {
+		for _, k := range kinds {
+			if q.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// windowHasType reports whether a window holds the kind of thing the question
+// asks for.
+func (a *analysis) windowHasType(win window, qt questionType) bool {
+	d := &a.ctxs[win.ctx]
+	sp := a.windowSpan(win)
+	switch qt {
+	case qWhen, qHowMany:
+		for _, q := range d.quants {
+			if q.Start >= sp.start && q.End <= sp.end {
+				if qt == qWhen && (q.Kind == quant.Date || q.Kind == quant.Year || q.Kind == quant.Time) {
+					return true
+				}
+				if qt == qHowMany && q.Kind != quant.Date && q.Kind != quant.Year && q.Kind != quant.Time {
+					return true
+				}
+			}
+		}
+		return false
+	case qWho, qWhere, qWhich:
+		for k := win.sent; k < win.sent+win.nsent; k++ {
+			for _, t := range d.sentToks(k) {
+				if t.flags&fCap != 0 && !inDoc(&a.q, t.hash) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,1744 @@
+package quant
+
+import (
+	"math"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Kind is the kind of an extracted quantity.
+type Kind uint8
+
+// Kinds of quantities.
+const (
+	Number  Kind = iota + 1 // a bare number: "403", "thirty", "1,500"
+	Percent                 // "20%", "20 percent", "5 percentage points"
+	Money                   // "$5 million", "5,000,000 dollars", "€3"
+	Measure                 // a number with a unit: "20 hours", "10km", "500 people"
+	Date                    // "June 17, 1935", "1935-06-17", "June 1935", "June 17"
+	Time                    // time of day: "3 pm", "15:00", "noon"
+	Year                    // a year standing alone: "1935", "in 1990", "1990s", "500 BC"
+	Ordinal                 // "third", "3rd", "twenty-first"
+)
+
+// String returns the lower-case name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case Number:
+		return "number"
+	case Percent:
+		return "percent"
+	case Money:
+		return "money"
+	case Measure:
+		return "measure"
+	case Date:
+		return "date"
+	case Time:
+		return "time"
+	case Year:
+		return "year"
+	case Ordinal:
+		return "ordinal"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Quantity is one quantity found in a text.
+type Quantity struct {
+	Kind Kind
+	// Value is the numeric value after magnitude words ("5 million" → 5e6).
+	// Percent: the percentage (20 for "20%"). Time: minutes after midnight.
+	// Ordinal: the rank. Year: the year (negative for BC). Date: 0.
+	Value float64
+	// Unit is the canonical unit: a currency code for Money, "percent" or
+	// "percentage point" for Percent, a unit for Measure, "" otherwise.
+	Unit string
+	// Year, Month and Day are set for Date and Year; 0 means not stated.
+	Year, Month, Day int
+	// Start and End are the byte offsets of the match in the input. The span
+	// covers a currency symbol, sign, number and unit, but not a preceding
+	// approximation cue such as "about".
+	Start, End int
+	// Approx reports a preceding approximation cue ("about", "over", "more
+	// than", "~", ...), a trailing "+", a decade ("1990s") or a range member
+	// whose partner was approximate.
+	Approx bool
+}
+
+// strictPanics makes Extract re-panic instead of recovering; tests set it.
+var strictPanics = false
+
+// Extract appends the quantities found in text to dst and returns the
+// extended slice; it does not reset dst. Quantities are appended in text
+// order with non-overlapping spans. Extract never panics and allocates only
+// when dst needs to grow.
+func Extract(dst []Quantity, text string) (out []Quantity) {
+	sc := scanner{
+		s:         text,
+		dst:       dst,
+		approxEnd: -1,
+		prepEnd:   -1,
+		prevEnd:   -1,
+		rangeIdx:  -1,
+	}
+	n0 := len(dst)
+	defer func() {
+		if r := recover(); r != nil {
+			if strictPanics {
+				panic(r)
+			}
+			// A bug must not take the caller down: return what was found.
+			out = sc.dst
+			if len(out) < n0 {
+				out = dst
+			}
+		}
+	}()
+	sc.run()
+	return sc.dst
+}
+
+// scanner holds the state of one left-to-right pass.
+type scanner struct {
+	s         string
+	dst       []Quantity
+	approxEnd int    // end of the last approximation cue, -1 if none
+	prepEnd   int    // end of the last year preposition ("in"), -1 if none
+	prevWord  string // last plain word seen
+	prevEnd   int    // its end
+	rangeIdx  int    // index in dst of a quantity followed by a range connector
+	rangeAt   int    // offset where the second member of that range must start
+	rangeInf  info   // details of dst[rangeIdx]
+}
+
+// info carries what range joining needs to know about an emitted quantity.
+type info struct {
+	plain bool    // bare number: no unit, currency or magnitude
+	raw   float64 // value before magnitude words
+	mag   float64 // multiplier applied by magnitude words
+	ndig  int     // integer digits written
+	mer   int8    // Time: 1 am, 2 pm, 0 none
+}
+
+// core is a number being parsed, before its suffixes are known.
+type core struct {
+	start  int // start of the match (sign, currency symbol or first word)
+	end    int // end of the numeric part
+	mant   uint64
+	fv     float64 // the digits when they do not fit mant
+	exact  bool    // mant holds the digits
+	frac   int     // digits after the decimal point
+	ndig   int     // digits before the decimal point
+	commas bool    // thousands separators were used
+	neg    bool
+	words  bool   // spelled out
+	weak   bool   // a lone "one": kept only with a unit
+	cur    string // currency from a prefix symbol or code
+	exp    int    // decimal exponent from magnitude words
+	mul    float64
+	extra  float64 // added after scaling (feet and inches)
+}
+
+func (c *core) isInt() bool { return c.exact && c.frac == 0 }
+
+// small returns the integer value when it is an exact integer below 1e9.
+func (c *core) small() (int, bool) {
+	if !c.isInt() || c.mant >= 1e9 {
+		return 0, false
+	}
+	return int(c.mant), true
+}
+
+func (c *core) scaled(exp int) float64 {
+	m := float64(c.mant)
+	if !c.exact {
+		m = c.fv
+	}
+	e := exp - c.frac
+	var v float64
+	if e >= 0 {
+		v = m * pow10(e)
+	} else {
+		v = m / pow10(-e)
+	}
+	return v
+}
+
+func (c *core) value() float64 {
+	v := c.scaled(c.exp)
+	if c.mul != 1 {
+		v *= c.mul
+	}
+	v += c.extra
+	if c.neg {
+		v = -v
+	}
+	return v
+}
+
+func (c *core) raw() float64 {
+	v := c.scaled(0)
+	if c.neg {
+		v = -v
+	}
+	return v
+}
+
+func (c *core) addDigit(b byte) {
+	d := uint64(b - '0')
+	if c.exact {
+		if c.mant < 1e17 {
+			c.mant = c.mant*10 + d
+			return
+		}
+		c.exact = false
+		c.fv = float64(c.mant)
+	}
+	c.fv = c.fv*10 + float64(d)
+}
+
+var pow10tab = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+func pow10(n int) float64 {
+	if n >= 0 && n < len(pow10tab) {
+		return pow10tab[n]
+	}
+	return math.Pow10(n)
+}
+
+// ---- byte classes -------------------------------------------------------
+
+func isDigit(b byte) bool  { return b-'0' < 10 }
+func isLetter(b byte) bool { return (b|0x20)-'a' < 26 }
+func isUpper(b byte) bool  { return b-'A' < 26 }
+
+func hasUpper(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if isUpper(w[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(b byte) byte {
+	if isUpper(b) {
+		return b + 32
+	}
+	return b
+}
+
+// eqFold reports whether w equals the lower-case ASCII word t, ignoring case.
+func eqFold(w, t string) bool {
+	if len(w) != len(t) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if lower(w[i]) != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func letterEnd(s string, i int) int {
+	for i < len(s) && isLetter(s[i]) {
+		i++
+	}
+	return i
+}
+
+// isWordByte reports ASCII letters, digits and '_'.
+func isWordByte(b byte) bool { return isLetter(b) || isDigit(b) || b == '_' }
+
+// boundaryAfter reports whether a word or number ending at e is not glued to
+// a following letter or digit (ASCII or not).
+func boundaryAfter(s string, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	b := s[e]
+	if b < utf8.RuneSelf {
+		return !isWordByte(b)
+	}
+	r, _ := utf8.DecodeRuneInString(s[e:])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// boundaryBefore reports whether a token starting at i is not glued to a
+// preceding letter or digit.
+func boundaryBefore(s string, i int) bool {
+	if i <= 0 {
+		return true
+	}
+	if i > len(s) {
+		return false
+	}
+	b := s[i-1]
+	if b < utf8.RuneSelf {
+		return !isWordByte(b)
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// boundaryAfterNum is boundaryAfter that also refuses a following ",5",
+// ".5" or ":5" (the number goes on).
+func boundaryAfterNum(s string, k int) bool {
+	if k >= len(s) {
+		return true
+	}
+	b := s[k]
+	if (b == ',' || b == '.' || b == ':') && k+1 < len(s) && isDigit(s[k+1]) {
+		return false
+	}
+	return boundaryAfter(s, k)
+}
+
+// spaceWidth returns the byte width of a whitespace character at s[i]
+// (ASCII space, tab, newline, no-break and thin spaces), 0 if none.
+func spaceWidth(s string, i int) int {
+	switch s[i] {
+	case ' ', '\t', '\n', '\r', '\v', '\f':
+		return 1
+	case 0xC2: // U+00A0 no-break space
+		if i+1 < len(s) && s[i+1] == 0xA0 {
+			return 2
+		}
+	case 0xE2: // U+2000–U+200A, U+202F, U+205F
+		if i+2 < len(s) {
+			b1, b2 := s[i+1], s[i+2]
+			if b1 == 0x80 && (b2 >= 0x80 && b2 <= 0x8A || b2 == 0xAF) || b1 == 0x81 && b2 == 0x9F {
+				return 3
+			}
+		}
+	case 0xE3: // U+3000 ideographic space
+		if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x80 {
+			return 3
+		}
+	}
+	return 0
+}
+
+func (sc *scanner) skipSpaces(i int) int {
+	s := sc.s
+	for i < len(s) {
+		w := spaceWidth(s, i)
+		if w == 0 {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+func (sc *scanner) onlySpaces(a, b int) bool {
+	return sc.skipSpaces(a) >= b
+}
+
+// dashWidth returns the width of a hyphen, dash or minus sign at s[i].
+func dashWidth(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	if s[i] == '-' {
+		return 1
+	}
+	if s[i] == 0xE2 && i+2 < len(s) {
+		if s[i+1] == 0x80 && s[i+2] >= 0x90 && s[i+2] <= 0x95 { // U+2010–U+2015
+			return 3
+		}
+		if s[i+1] == 0x88 && s[i+2] == 0x92 { // U+2212 minus
+			return 3
+		}
+	}
+	return 0
+}
+
+// hyphenWidth returns the width of a word-joining hyphen at s[i]: '-',
+// U+2010 or U+2011 (non-breaking hyphen).
+func hyphenWidth(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	if s[i] == '-' {
+		return 1
+	}
+	if s[i] == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x90 || s[i+2] == 0x91) {
+		return 3
+	}
+	return 0
+}
+
+// smallNum reads 1..max ASCII digits at i that are not followed by another
+// digit.
+func smallNum(s string, i, max int) (v, end int, ok bool) {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		if j-i == max {
+			return 0, i, false
+		}
+		v = v*10 + int(s[j]-'0')
+		j++
+	}
+	return v, j, j > i
+}
+
+// skipToken skips a run of letters, digits and inner separators.
+func skipToken(s string, i int) int {
+	j := i
+	for j < len(s) {
+		b := s[j]
+		if isWordByte(b) {
+			j++
+			continue
+		}
+		if (b == '.' || b == ',') && j+1 < len(s) && isWordByte(s[j+1]) && j > i {
+			j++
+			continue
+		}
+		break
+	}
+	if j == i {
+		j++
+	}
+	return j
+}
+
+// ---- main loop ----------------------------------------------------------
+
+func (sc *scanner) run() {
+	s := sc.s
+	for i := 0; i < len(s); {
+		b := s[i]
+		switch {
+		case isDigit(b):
+			if !sc.numberStartOK(i) {
+				i = skipToken(s, i)
+				continue
+			}
+			i = sc.number(i, i, "", false)
+		case isLetter(b):
+			j := letterEnd(s, i)
+			if !boundaryBefore(s, i) {
+				i = skipToken(s, i)
+				continue
+			}
+			i = sc.word(i, j)
+		case b == '$':
+			i = sc.symbol(i, 1, uUSD)
+		case b == '-':
+			i = sc.minus(i, 1)
+		case b == '.':
+			if i+1 < len(s) && isDigit(s[i+1]) && boundaryBefore(s, i) {
+				i = sc.number(i, i, "", false)
+				continue
+			}
+			i++
+		case b == '~':
+			sc.approxEnd = i + 1
+			i++
+		case b < utf8.RuneSelf:
+			i++
+		default:
+			i = sc.nonASCII(i)
+		}
+	}
+}
+
+func (sc *scanner) nonASCII(i int) int {
+	s := sc.s
+	r, w := utf8.DecodeRuneInString(s[i:])
+	switch r {
+	case '€':
+		return sc.symbol(i, w, uEUR)
+	case '£':
+		return sc.symbol(i, w, uGBP)
+	case '¥', '￥':
+		return sc.symbol(i, w, uJPY)
+	case '₹':
+		return sc.symbol(i, w, uINR)
+	case '−': // U+2212 minus sign
+		return sc.minus(i, w)
+	case '≈', '∼', '～':
+		sc.approxEnd = i + w
+	}
+	return i + w
+}
+
+// numberStartOK refuses digits glued to a preceding letter ("MP3", "H2O")
+// and identifiers such as "COVID-19" or "F-16" (upper-case letters and a
+// hyphen). Lower-case prefixes ("mid-1990s") are kept.
+func (sc *scanner) numberStartOK(i int) bool {
+	s := sc.s
+	if !boundaryBefore(s, i) {
+		return false
+	}
+	if i >= 2 && s[i-1] == '-' && isUpper(s[i-2]) {
+		for k := i - 2; k >= 0 && isLetter(s[k]); k-- {
+			if !isUpper(s[k]) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// moneyDigits returns where the number after a currency sign starts, or -1.
+func (sc *scanner) moneyDigits(k int) int {
+	s := sc.s
+	p := sc.skipSpaces(k)
+	if p < len(s) && (isDigit(s[p]) || s[p] == '.' && p+1 < len(s) && isDigit(s[p+1])) {
+		return p
+	}
+	return -1
+}
+
+func (sc *scanner) symbol(i, w int, cur string) int {
+	if k := sc.moneyDigits(i + w); k >= 0 {
+		return sc.number(i, k, cur, false)
+	}
+	return i + w
+}
+
+func (sc *scanner) minus(i, w int) int {
+	s := sc.s
+	if i+w < len(s) && isDigit(s[i+w]) && boundaryBefore(s, i) {
+		return sc.number(i, i+w, "", true)
+	}
+	return i + w
+}
+
+// number parses the digits at i; start is the start of the match.
+func (sc *scanner) number(start, i int, cur string, neg bool) int {
+	s := sc.s
+	c := core{start: start, cur: cur, neg: neg, mul: 1, exact: true}
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		c.addDigit(s[j])
+		c.ndig++
+		j++
+	}
+	if c.ndig >= 1 && c.ndig <= 3 {
+		for j+3 < len(s) && s[j] == ',' && isDigit(s[j+1]) && isDigit(s[j+2]) && isDigit(s[j+3]) &&
+			(j+4 == len(s) || !isDigit(s[j+4])) {
+			c.addDigit(s[j+1])
+			c.addDigit(s[j+2])
+			c.addDigit(s[j+3])
+			c.ndig += 3
+			c.commas = true
+			j += 4
+		}
+	}
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			c.addDigit(s[j])
+			c.frac++
+			j++
+		}
+	}
+	if j == i {
+		return i + 1
+	}
+	c.end = j
+	return sc.finish(&c)
+}
+
+// ---- words --------------------------------------------------------------
+
+func (sc *scanner) word(i, j int) int {
+	s := sc.s
+	w := s[i:j]
+	if !boundaryAfter(s, j) {
+		// Glued to digits or non-ASCII letters: not a word we know.
+		sc.prevWord, sc.prevEnd = "", j
+		return skipToken(s, i)
+	}
+	if j < len(s) && s[j] == '$' {
+		if cur := dollarPrefix(w); cur != "" {
+			if k := sc.moneyDigits(j + 1); k >= 0 {
+				return sc.number(i, k, cur, false)
+			}
+		}
+	}
+	wi := lookupGeneral(w)
+	switch wi.cls {
+	case wNone:
+		if len(w) >= 2 && len(w) <= 3 && isUpper(w[0]) {
+			k := j
+			if k < len(s) && s[k] == '.' {
+				k++
+			}
+			if cur := codePrefix(w); cur != "" {
+				if p := sc.moneyDigits(k); p > j {
+					return sc.number(i, p, cur, false)
+				}
+			}
+		}
+	case wNum, wOrd:
+		r := sc.spelled(i, j, wi)
+		sc.prevWord, sc.prevEnd = "", r
+		return r
+	case wA:
+		p := sc.skipSpaces(j)
+		if p > j && p < len(s) && isLetter(s[p]) {
+			e := letterEnd(s, p)
+			if boundaryAfter(s, e) {
+				switch lookupGeneral(s[p:e]).cls {
+				case wHundred, wScale, wDozen:
+					r := sc.spelled(i, j, wi)
+					sc.prevWord, sc.prevEnd = "", r
+					return r
+				}
+			}
+		}
+	case wMonth:
+		if r, ok := sc.monthDate(i, j, int(wi.val)); ok {
+			sc.prevWord, sc.prevEnd = "", r
+			return r
+		}
+	case wNoon:
+		sc.emit(Quantity{Kind: Time, Value: 720, Start: i, End: j}, info{mag: 1})
+	case wMidnight:
+		sc.emit(Quantity{Kind: Time, Value: 0, Start: i, End: j}, info{mag: 1})
+	case wApprox:
+		switch {
+		case wi.val == 1: // "c." / "ca." need their period
+			if j < len(s) && s[j] == '.' {
+				sc.approxEnd = j + 1
+			}
+		case j < len(s) && s[j] == '.' && eqFold(w, "approx"):
+			sc.approxEnd = j + 1
+		default:
+			sc.approxEnd = j
+		}
+	case wApproxLead:
+		p := sc.skipSpaces(j)
+		if p > j {
+			e := letterEnd(s, p)
+			t := s[p:e]
+			if eqFold(t, "than") || eqFold(t, "least") || eqFold(t, "most") ||
+				eqFold(t, "to") || eqFold(t, "of") {
+				sc.approxEnd = e
+			}
+		}
+	case wYearPrep:
+		sc.prepEnd = j
+	}
+	sc.prevWord, sc.prevEnd = w, j
+	return j
+}
+
+// prevIs reports whether the word just before i (separated by spaces only)
+// has the given class or equals one of the given words.
+func (sc *scanner) prevClass(i int) wclass {
+	if sc.prevWord == "" || sc.prevEnd > i || !sc.onlySpaces(sc.prevEnd, i) {
+		return wNone
+	}
+	return lookupGeneral(sc.prevWord).cls
+}
+
+const (
+	lkUnit = iota + 1
+	lkTeen
+	lkTens
+	lkHundred
+	lkScale
+	lkA
+	lkDozen
+)
+
+func numClass(v int32) int {
+	switch {
+	case v < 10:
+		return lkUnit
+	case v < 20:
+		return lkTeen
+	}
+	return lkTens
+}
+
+// spelled parses a spelled-out number whose first word s[i:j] is first.
+func (sc *scanner) spelled(i, j int, first wordInfo) int {
+	s := sc.s
+	var total, cur float64
+	var last int
+	ord := false
+	switch first.cls {
+	case wNum:
+		cur = float64(first.val)
+		last = numClass(first.val)
+	case wOrd:
+		cur = float64(first.val)
+		ord = true
+	default: // "a" before hundred/thousand/dozen
+		cur = 1
+		last = lkA
+	}
+	lastScale := 100
+	end, nwords := j, 1
+	for !ord && last != lkDozen {
+		p := end
+		hy := false
+		if hw := hyphenWidth(s, end); hw > 0 {
+			p += hw
+			hy = true
+		} else if p = sc.skipSpaces(end); p == end {
+			break
+		}
+		if p >= len(s) || !isLetter(s[p]) {
+			break
+		}
+		e := letterEnd(s, p)
+		if !boundaryAfter(s, e) {
+			break
+		}
+		wi := lookupGeneral(s[p:e])
+		if wi.cls == wAnd && !hy {
+			if last != lkHundred && last != lkScale {
+				break
+			}
+			p2 := sc.skipSpaces(e)
+			if p2 == e || p2 >= len(s) || !isLetter(s[p2]) {
+				break
+			}
+			e2 := letterEnd(s, p2)
+			if !boundaryAfter(s, e2) {
+				break
+			}
+			wi2 := lookupGeneral(s[p2:e2])
+			if (wi2.cls != wNum && wi2.cls != wOrd) || wi2.val < 1 || wi2.val >= 100 {
+				break
+			}
+			e, wi = e2, wi2
+		}
+		ok := false
+		v := float64(wi.val)
+		switch wi.cls {
+		case wNum, wOrd:
+			if wi.val >= 100 { // hundredth, thousandth, millionth
+				if last == lkUnit || last == lkTeen || last == lkTens || last == lkA {
+					if wi.val == 100 {
+						cur *= 100
+					} else {
+						total = (total + cur) * v
+						cur = 0
+					}
+					ok = true
+				}
+				break
+			}
+			if wi.val == 0 {
+				break
+			}
+			k := numClass(wi.val)
+			if k == lkUnit {
+				ok = last == lkTens || last == lkHundred || last == lkScale
+			} else {
+				ok = last == lkHundred || last == lkScale
+			}
+			if ok {
+				cur += v
+				last = k
+			}
+		case wHundred:
+			if (last == lkUnit || last == lkTeen || last == lkA) && cur < 20 {
+				cur *= 100
+				last = lkHundred
+				ok = true
+			}
+		case wScale:
+			if last != lkScale && cur > 0 && int(wi.val) < lastScale {
+				total += cur * pow10(int(wi.val))
+				cur = 0
+				last = lkScale
+				lastScale = int(wi.val)
+				ok = true
+			}
+		case wDozen:
+			if (last == lkUnit || last == lkTeen || last == lkA) && cur < 20 {
+				cur *= 12
+				last = lkDozen
+				ok = true
+			}
+		}
+		if !ok {
+			break
+		}
+		if wi.cls == wOrd {
+			ord = true
+		}
+		end = e
+		nwords++
+	}
+	if last == lkA && nwords == 1 {
+		return j
+	}
+	value := total + cur
+	if ord {
+		if nwords == 1 {
+			pc := sc.prevClass(i)
+			// "a second", "per second" are durations; "at first" is an idiom.
+			if first.val == 2 && (pc == wA || pc == wPer) ||
+				first.val == 1 && eqFold(sc.prevWord, "at") && pc != wNone {
+				return end
+			}
+			// "seconds" etc. are not ordinals; "second" before a number
+			// ("the second 10 km") is still one.
+		}
+		sc.emit(Quantity{Kind: Ordinal, Value: value, Start: i, End: end}, info{mag: 1})
+		return end
+	}
+	c := core{start: i, end: end, exact: true, words: true, mul: 1,
+		weak: nwords == 1 && first.cls == wNum && first.val == 1}
+	if value < 1e17 {
+		c.mant = uint64(value)
+	} else {
+		c.exact = false
+		c.fv = value
+	}
+	return sc.finish(&c)
+}
+
+// monthCaseOK refuses lower-case "may", "mar" and "march", which are
+// usually verbs.
+func monthCaseOK(s string, i, j int) bool {
+	if isUpper(s[i]) {
+		return true
+	}
+	w := s[i:j]
+	return !(eqFold(w, "may") || eqFold(w, "mar") || eqFold(w, "march"))
+}
+
+// monthAt returns the month named by the word at p and the end of the word
+// (including an abbreviation's period), or 0.
+func (sc *scanner) monthAt(p int) (int, int) {
+	s := sc.s
+	if p >= len(s) || !isLetter(s[p]) || !boundaryBefore(s, p) {
+		return 0, p
+	}
+	e := letterEnd(s, p)
+	if !boundaryAfter(s, e) {
+		return 0, p
+	}
+	wi := lookupGeneral(s[p:e])
+	if wi.cls != wMonth || !monthCaseOK(s, p, e) {
+		return 0, p
+	}
+	if e < len(s) && s[e] == '.' && e-p <= 4 {
+		e++
+	}
+	return int(wi.val), e
+}
+
+// yearAfter reads an optional ", 1935" / " 1935" after a day and month.
+func (sc *scanner) yearAfter(end int) (int, int) {
+	s := sc.s
+	q := end
+	if q < len(s) && s[q] == ',' {
+		q++
+	}
+	q2 := sc.skipSpaces(q)
+	if q2 == end || q2 >= len(s) || !isDigit(s[q2]) {
+		return 0, end
+	}
+	y, k, ok := smallNum(s, q2, 4)
+	if !ok || k-q2 != 4 || !boundaryAfterNum(s, k) {
+		return 0, end
+	}
+	return y, k
+}
+
+// monthDate parses "June 17", "June 17th, 1935", "June 1935", "June of 1935"
+// after the month word s[i:j].
+func (sc *scanner) monthDate(i, j, mo int) (int, bool) {
+	s := sc.s
+	if !monthCaseOK(s, i, j) {
+		return 0, false
+	}
+	e := j
+	if e < len(s) && s[e] == '.' && j-i <= 4 {
+		e++
+	}
+	p := sc.skipSpaces(e)
+	if p == e || p >= len(s) {
+		return 0, false
+	}
+	if isLetter(s[p]) {
+		e2 := letterEnd(s, p)
+		if !eqFold(s[p:e2], "of") {
+			return 0, false
+		}
+		p2 := sc.skipSpaces(e2)
+		y, k, ok := smallNum(s, p2, 4)
+		if p2 == e2 || !ok || k-p2 != 4 || !boundaryAfterNum(s, k) {
+			return 0, false
+		}
+		sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Start: i, End: k}, info{mag: 1})
+		return k, true
+	}
+	if !isDigit(s[p]) {
+		return 0, false
+	}
+	v, k, ok := smallNum(s, p, 4)
+	if !ok {
+		return 0, false
+	}
+	switch nd := k - p; {
+	case nd <= 2 && v >= 1 && v <= 31:
+		end := k
+		if k+1 < len(s) && isOrdSuffix(s[k], s[k+1]) && boundaryAfter(s, k+2) {
+			end = k + 2
+		} else if !boundaryAfterNum(s, k) {
+			return 0, false
+		}
+		y, end := sc.yearAfter(end)
+		sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: v, Start: i, End: end}, info{mag: 1})
+		return end, true
+	case nd == 4 && boundaryAfterNum(s, k):
+		sc.emit(Quantity{Kind: Date, Year: v, Month: mo, Start: i, End: k}, info{mag: 1})
+		return k, true
+	}
+	return 0, false
+}
+
+// dayMonth parses " June [1935]" or " of June [1935]" after a day number
+// that ends at k.
+func (sc *scanner) dayMonth(start, day, k int) (int, bool) {
+	s := sc.s
+	p := sc.skipSpaces(k)
+	if p == k || p >= len(s) || !isLetter(s[p]) {
+		return 0, false
+	}
+	e := letterEnd(s, p)
+	if eqFold(s[p:e], "of") {
+		p = sc.skipSpaces(e)
+		if p == e {
+			return 0, false
+		}
+	}
+	mo, end := sc.monthAt(p)
+	if mo == 0 {
+		return 0, false
+	}
+	y, end := sc.yearAfter(end)
+	sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: day, Start: start, End: end}, info{mag: 1})
+	return end, true
+}
+
+func isOrdSuffix(a, b byte) bool {
+	a, b = lower(a), lower(b)
+	return a == 's' && b == 't' || a == 'n' && b == 'd' || a == 'r' && b == 'd' || a == 't' && b == 'h'
+}
+
+// meridian reads "am", "pm", "a.m.", "p.m." at k or after spaces.
+func (sc *scanner) meridian(k int) (int8, int) {
+	s := sc.s
+	p := sc.skipSpaces(k)
+	if p+1 >= len(s) || !boundaryBefore(s, p) && p != k {
+		return 0, k
+	}
+	a := lower(s[p])
+	var m int8
+	switch a {
+	case 'a':
+		m = 1
+	case 'p':
+		m = 2
+	default:
+		return 0, k
+	}
+	if lower(s[p+1]) == 'm' && boundaryAfter(s, p+2) {
+		return m, p + 2
+	}
+	if s[p+1] == '.' && p+2 < len(s) && lower(s[p+2]) == 'm' && (p+3 >= len(s) || !isWordByte(s[p+3])) {
+		e := p + 3
+		if e < len(s) && s[e] == '.' {
+			e++
+		}
+		return m, e
+	}
+	return 0, k
+}
+
+// ---- suffixes -----------------------------------------------------------
+
+// digitForms handles the shapes that only written digits take: numeric
+// dates, clock times, version numbers, feet and inches, decades and ordinal
+// suffixes. It reports false when none applies.
+func (sc *scanner) digitForms(c *core) (int, bool) {
+	s := sc.s
+	j := c.end
+	if j >= len(s) {
+		return 0, false
+	}
+	// Dotted runs: "17.06.1935" or a version number "1.2.3".
+	if c.frac > 0 && s[j] == '.' && j+1 < len(s) && isDigit(s[j+1]) {
+		if c.exact && c.frac <= 2 && c.ndig >= 1 && c.ndig <= 2 && !c.commas && !c.neg && c.cur == "" {
+			p := pow10tab[c.frac]
+			day, mo := int(float64(c.mant)/p), int(c.mant%uint64(p))
+			y, k, ok := smallNum(s, j+1, 4)
+			if ok && k-(j+1) == 4 && mo >= 1 && mo <= 12 && day >= 1 && day <= 31 && boundaryAfterNum(s, k) {
+				sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: day, Start: c.start, End: k}, info{mag: 1})
+				return k, true
+			}
+		}
+		k := j
+		for k < len(s) && (isDigit(s[k]) || s[k] == '.' && k+1 < len(s) && isDigit(s[k+1])) {
+			k++
+		}
+		return k, true
+	}
+	simple := c.exact && !c.commas && !c.neg && c.cur == ""
+	if !simple {
+		if c.isInt() && !c.neg && c.cur == "" && j+1 < len(s) && isOrdSuffix(s[j], s[j+1]) && boundaryAfter(s, j+2) {
+			sc.emit(Quantity{Kind: Ordinal, Value: c.value(), Start: c.start, End: j + 2}, info{mag: 1})
+			return j + 2, true
+		}
+		return 0, false
+	}
+	if c.frac == 2 && c.ndig >= 1 && c.ndig <= 2 { // "3.30 pm"
+		h, mm := int(c.mant/100), int(c.mant%100)
+		if m, e := sc.meridian(j); m != 0 && h >= 1 && h <= 12 && mm < 60 {
+			h %= 12
+			if m == 2 {
+				h += 12
+			}
+			sc.emit(Quantity{Kind: Time, Value: float64(h*60 + mm), Start: c.start, End: e}, info{mag: 1, mer: m})
+			return e, true
+		}
+	}
+	if c.frac != 0 || c.ndig > 4 {
+		return 0, false
+	}
+	v := int(c.mant)
+	switch b := s[j]; {
+	case b == '-' || b == '/':
+		if r, ok := sc.numericDate(c, v, b); ok {
+			return r, true
+		}
+	case b == ':':
+		if r, ok := sc.clock(c, v); ok {
+			return r, true
+		}
+	case b == 's' || b == '\'' || b == 0xE2:
+		// "1990s", "1990's", "1990’s"
+		e := 0
+		if b == 's' && boundaryAfter(s, j+1) {
+			e = j + 1
+		} else if b == '\'' && j+1 < len(s) && s[j+1] == 's' && boundaryAfter(s, j+2) {
+			e = j + 2
+		} else if b == 0xE2 && j+3 < len(s) && s[j+1] == 0x80 && s[j+2] == 0x99 && s[j+3] == 's' && boundaryAfter(s, j+4) {
+			e = j + 4
+		}
+		if e > 0 && c.ndig == 4 && v%10 == 0 && v >= 1000 && v <= 2100 {
+			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: e, Approx: true}, info{mag: 1})
+			return e, true
+		}
+		if b == 's' && e > 0 { // "90s", "747s": not a quantity we can pin down
+			return e, true
+		}
+	}
+	// feet and inches: 5'11", 5′11″
+	if c.ndig == 1 {
+		if r, ok := sc.feetInches(c, v); ok {
+			return r, true
+		}
+	}
+	// ordinal suffix: 1st, 22nd, 17th (and "17th June")
+	if j+1 < len(s) && isOrdSuffix(s[j], s[j+1]) && boundaryAfter(s, j+2) {
+		e := j + 2
+		if c.ndig <= 2 && v >= 1 && v <= 31 {
+			if r, ok := sc.dayMonth(c.start, v, e); ok {
+				return r, true
+			}
+		}
+		sc.emit(Quantity{Kind: Ordinal, Value: float64(v), Start: c.start, End: e}, info{mag: 1})
+		return e, true
+	}
+	return 0, false
+}
+
+// numericDate parses 1935-06-17, 1935/06/17, 06/17/1935 and 17/06/1935.
+// Two-digit parts are read month first (US order) unless the first part
+// cannot be a month.
+func (sc *scanner) numericDate(c *core, v int, sep byte) (int, bool) {
+	s := sc.s
+	j := c.end
+	a, k, ok := smallNum(s, j+1, 2)
+	if !ok || k >= len(s) || s[k] != sep {
+		return 0, false
+	}
+	var y, m, d, end int
+	switch c.ndig {
+	case 4:
+		b, k2, ok := smallNum(s, k+1, 2)
+		if !ok {
+			return 0, false
+		}
+		y, m, d, end = v, a, b, k2
+	case 1, 2:
+		yy, k2, ok := smallNum(s, k+1, 4)
+		if !ok || k2-(k+1) != 4 {
+			return 0, false
+		}
+		y, m, d, end = yy, v, a, k2
+		if m > 12 && d <= 12 {
+			m, d = d, m
+		}
+	default:
+		return 0, false
+	}
+	if m < 1 || m > 12 || d < 1 || d > 31 || !boundaryAfterNum(s, end) && !(end < len(s) && s[end] == 'T') {
+		return 0, false
+	}
+	sc.emit(Quantity{Kind: Date, Year: y, Month: m, Day: d, Start: c.start, End: end}, info{mag: 1})
+	return end, true
+}
+
+// clock parses "15:00", "3:30", "3:30:15", "3:30 pm".
+func (sc *scanner) clock(c *core, h int) (int, bool) {
+	s := sc.s
+	j := c.end
+	if c.ndig > 2 || h > 24 {
+		return 0, false
+	}
+	mm, k, ok := smallNum(s, j+1, 2)
+	if !ok || k-(j+1) != 2 || mm > 59 {
+		return 0, false
+	}
+	if k+2 < len(s) && s[k] == ':' && isDigit(s[k+1]) && isDigit(s[k+2]) && (k+3 >= len(s) || !isDigit(s[k+3])) {
+		k += 3
+	}
+	if !boundaryAfterNum(s, k) && !(k < len(s) && (lower(s[k]) == 'a' || lower(s[k]) == 'p')) {
+		return 0, false
+	}
+	m, e := sc.meridian(k)
+	if m != 0 && h >= 1 && h <= 12 {
+		h %= 12
+		if m == 2 {
+			h += 12
+		}
+		k = e
+	} else {
+		m = 0
+	}
+	sc.emit(Quantity{Kind: Time, Value: float64(h*60 + mm), Start: c.start, End: k}, info{mag: 1, mer: m})
+	return k, true
+}
+
+// apostropheAt returns the width of a foot mark at i: ' ′ ’.
+func apostropheAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	if s[i] == '\'' {
+		return 1
+	}
+	if s[i] == 0xE2 && i+2 < len(s) && (s[i+1] == 0x80 && (s[i+2] == 0xB2 || s[i+2] == 0x99)) {
+		return 3
+	}
+	return 0
+}
+
+// inchMarkAt returns the width of an inch mark at i: " ″ ”.
+func inchMarkAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	if s[i] == '"' {
+		return 1
+	}
+	if s[i] == 0xE2 && i+2 < len(s) && (s[i+1] == 0x80 && (s[i+2] == 0xB3 || s[i+2] == 0x9D)) {
+		return 3
+	}
+	return 0
+}
+
+// feetInches parses 5'11" (also with ′ ″ and curly quotes) into feet.
+func (sc *scanner) feetInches(c *core, ft int) (int, bool) {
+	s := sc.s
+	w := apostropheAt(s, c.end)
+	if w == 0 {
+		return 0, false
+	}
+	in, k, ok := smallNum(s, c.end+w, 2)
+	if !ok || in >= 12 {
+		return 0, false
+	}
+	w2 := inchMarkAt(s, k)
+	if w2 == 0 {
+		return 0, false
+	}
+	sc.emit(Quantity{Kind: Measure, Value: float64(ft) + float64(in)/12, Unit: uFoot,
+		Start: c.start, End: k + w2}, info{mag: 1})
+	return k + w2, true
+}
+
+// inchesAfter reads " 11 in", " 11 inches" or " 11\"" after "5 ft".
+func (sc *scanner) inchesAfter(pos int) (float64, int, bool) {
+	s := sc.s
+	p := sc.skipSpaces(pos)
+	if p == pos {
+		return 0, pos, false
+	}
+	in, k, ok := smallNum(s, p, 2)
+	if !ok || in >= 12 {
+		return 0, pos, false
+	}
+	if w := inchMarkAt(s, k); w > 0 {
+		return float64(in), k + w, true
+	}
+	p2 := sc.skipSpaces(k)
+	e := letterEnd(s, p2)
+	if e == p2 || !boundaryAfter(s, e) {
+		return 0, pos, false
+	}
+	t := s[p2:e]
+	if eqFold(t, "inch") || eqFold(t, "inches") {
+		return float64(in), e, true
+	}
+	if eqFold(t, "in") {
+		// "in" alone is a preposition unless nothing word-like follows.
+		n := sc.skipSpaces(e)
+		if n >= len(s) || e < len(s) && s[e] == '.' || !isLetter(s[n]) && !isDigit(s[n]) {
+			return float64(in), e, true
+		}
+	}
+	return 0, pos, false
+}
+
+// unitGap returns where a unit word starts after pos: directly after a
+// hyphen ("1.5-hour") or after spaces ("20 hours"); -1 if no word follows.
+func (sc *scanner) unitGap(pos int) int {
+	s := sc.s
+	if hw := hyphenWidth(s, pos); hw > 0 {
+		p := pos + hw
+		if p < len(s) && isLetter(s[p]) {
+			return p
+		}
+		return -1
+	}
+	p := sc.skipSpaces(pos)
+	if p == pos || p >= len(s) || !isLetter(s[p]) {
+		return -1
+	}
+	return p
+}
+
+// nextWord returns the next word after spaces (or a hyphen) following pos.
+func (sc *scanner) nextWord(pos int) (string, int) {
+	p := sc.unitGap(pos)
+	if p < 0 {
+		return "", pos
+	}
+	e := letterEnd(sc.s, p)
+	if !boundaryAfter(sc.s, e) {
+		return "", pos
+	}
+	return sc.s[p:e], e
+}
+
+// countOrMoneyNext reports whether the word after pos makes a preceding
+// "m"/"B" a magnitude: "5m people", "2B dollars".
+func (sc *scanner) countOrMoneyNext(pos int) bool {
+	w, _ := sc.nextWord(pos)
+	if w == "" {
+		return false
+	}
+	switch lookupSuffix(w).cls {
+	case sCount, sCountOne, sCurrency, sPound, sUS:
+		return true
+	}
+	return false
+}
+
+// weightContext reports a weighing word ("weighs", "weight", "heavy")
+// earlier in the same sentence, within 80 bytes before start.
+func (sc *scanner) weightContext(start int) bool {
+	s := sc.s
+	lo := start - 80
+	if lo < 0 {
+		lo = 0
+	}
+	for k := start - 1; k >= lo; k-- {
+		b := lower(s[k])
+		switch b {
+		case '!', '?', '\n', ';':
+			return false
+		case '.':
+			if k+1 < len(s) && !isDigit(s[k+1]) {
+				return false
+			}
+		case 'w':
+			if k+5 <= len(s) && eqFold(s[k:k+5], "weigh") {
+				return true
+			}
+		case 'h':
+			if k+4 <= len(s) && eqFold(s[k:k+4], "heav") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitTail extends a unit: area ("km2", "km²", handled by the caller for
+// "square"), speed ("km/h", "miles per hour", "m/s"), temperature
+// ("degrees Celsius") and feet-and-inches ("5 ft 11 in").
+func (sc *scanner) unitTail(c *core, unit string, pos int, degree bool) (string, int) {
+	s := sc.s
+	if a := areaOf(unit); a != "" && pos < len(s) {
+		if s[pos] == '2' && boundaryAfter(s, pos+1) {
+			return a, pos + 1
+		}
+		if s[pos] == 0xC2 && pos+1 < len(s) && s[pos+1] == 0xB2 {
+			return a, pos + 2
+		}
+	}
+	if pos+1 < len(s) && s[pos] == '/' {
+		e := letterEnd(s, pos+1)
+		t := s[pos+1 : e]
+		if boundaryAfter(s, e) {
+			switch {
+			case unit == uKm && (t == "h" || t == "hr"):
+				return uKmh, e
+			case unit == uMile && (t == "h" || t == "hr"):
+				return uMph, e
+			case unit == uM && t == "s":
+				return uMps, e
+			}
+		}
+	}
+	if unit == uKm || unit == uMile || unit == uM {
+		if t, e := sc.nextWord(pos); eqFold(t, "per") {
+			if t2, e2 := sc.nextWord(e); t2 != "" {
+				switch {
+				case unit == uKm && (eqFold(t2, "hour") || t2 == "h"):
+					return uKmh, e2
+				case unit == uMile && (eqFold(t2, "hour") || t2 == "h"):
+					return uMph, e2
+				case unit == uM && (eqFold(t2, "second") || t2 == "s"):
+					return uMps, e2
+				}
+			}
+		}
+	}
+	if degree {
+		if t, e := sc.nextWord(pos); t != "" {
+			switch {
+			case t == "C" || eqFold(t, "celsius") || eqFold(t, "centigrade"):
+				return uCelsius, e
+			case t == "F" || eqFold(t, "fahrenheit"):
+				return uFahrenheit, e
+			case t == "K" || eqFold(t, "kelvin"):
+				return uKelvin, e
+			}
+		}
+	}
+	if unit == uFoot && c.isInt() && !c.words {
+		if in, e, ok := sc.inchesAfter(pos); ok {
+			c.extra = in / 12
+			return uFoot, e
+		}
+	}
+	return unit, pos
+}
+
+// finish reads what follows a number (unit, currency, percent sign, am/pm,
+// month, magnitude word) and emits the quantity. It returns where scanning
+// resumes.
+func (sc *scanner) finish(c *core) int {
+	s := sc.s
+	if !c.words {
+		if r, ok := sc.digitForms(c); ok {
+			return r
+		}
+	}
+	pos := c.end
+
+	// "3 pm", "3pm", "three p.m."
+	if v, ok := c.small(); ok && v >= 1 && v <= 12 && !c.neg && c.cur == "" && !c.commas && c.ndig <= 2 {
+		if m, e := sc.meridian(pos); m != 0 {
+			h := v % 12
+			if m == 2 {
+				h += 12
+			}
+			sc.emit(Quantity{Kind: Time, Value: float64(h * 60), Start: c.start, End: e}, info{mag: 1, mer: m})
+			return e
+		}
+	}
+
+	var kind Kind
+	var unit string
+	plus := false
+	if pos < len(s) && s[pos] == '+' && !c.words && boundaryAfter(s, pos+1) {
+		plus = true
+		pos++
+	}
+	if p := sc.skipSpaces(pos); p < len(s) {
+		switch b := s[p]; {
+		case b == '%':
+			kind, unit, pos = Percent, uPercent, p+1
+		case b == 0xC2 && p+1 < len(s) && (s[p+1] == 0xB0 || s[p+1] == 0xBA): // ° º
+			kind, unit, pos = Measure, uDegree, p+2
+			q := sc.skipSpaces(pos)
+			if q < len(s) && boundaryAfter(s, q+1) {
+				switch s[q] {
+				case 'C', 'c':
+					unit, pos = uCelsius, q+1
+				case 'F', 'f':
+					unit, pos = uFahrenheit, q+1
+				case 'K':
+					unit, pos = uKelvin, q+1
+				}
+			}
+		case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x83: // ℃
+			kind, unit, pos = Measure, uCelsius, p+3
+		case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x89: // ℉
+			kind, unit, pos = Measure, uFahrenheit, p+3
+		case c.cur == "" && (b == '$' || b == 0xE2 || b == 0xC2):
+			// a trailing currency sign "5 €", unless it starts the next amount
+			var cur string
+			w := 1
+			switch {
+			case b == '$':
+				cur = uUSD
+			case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x82 && s[p+2] == 0xAC:
+				cur, w = uEUR, 3
+			case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA3:
+				cur, w = uGBP, 2
+			case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA5:
+				cur, w = uJPY, 2
+			}
+			if cur != "" && sc.moneyDigits(p+w) < 0 {
+				kind, unit, pos = Money, cur, p+w
+			}
+		}
+	}
+
+	scaled := c.exp != 0
+loop:
+	for step := 0; kind == 0 && step < 4; step++ {
+		ws := pos
+		attached := !c.words && step == 0 && ws < len(s) && isLetter(s[ws])
+		if !attached {
+			if ws = sc.unitGap(pos); ws < 0 {
+				break
+			}
+		}
+		we := letterEnd(s, ws)
+		w := s[ws:we]
+		si := lookupSuffix(w)
+		cls := si.cls
+		if !boundaryAfter(s, we) &&
+			!(cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
+			cls = sNone
+		}
+		if c.cur != "" {
+			switch cls {
+			case sScale, sMega, sHundred, sDozen, sCurrency, sUS:
+			case sMetreMillion:
+				cls, si.exp = sScale, 6
+			case sBillionCtx:
+				cls = sScale
+			default:
+				cls = sNone
+			}
+		}
+		switch cls {
+		case sMetreMillion:
+			if !attached || !sc.countOrMoneyNext(we) {
+				kind, unit, pos = Measure, uM, we
+				unit, pos = sc.unitTail(c, unit, pos, false)
+				break loop
+			}
+			cls, si.exp = sScale, 6
+		case sBillionCtx:
+			if !attached || !sc.countOrMoneyNext(we) {
+				break loop
+			}
+			cls = sScale
+		case sMega:
+			cls = sScale
+		}
+		switch cls {
+		case sScale:
+			if scaled {
+				break loop
+			}
+			c.exp += int(si.exp)
+			scaled = true
+			pos = we
+			continue
+		case sHundred:
+			if c.words || scaled {
+				break loop
+			}
+			c.exp += 2
+			scaled = true
+			pos = we
+			continue
+		case sDozen:
+			if c.words || c.mul != 1 {
+				break loop
+			}
+			c.mul = 12
+			pos = we
+			continue
+		case sCountOne:
+			// "the 2010 season", "the 2019–20 season": a singular noun
+			// after a year is attributive, not a count.
+			if !attached && ws > pos && sc.yearish(c) {
+				break loop
+			}
+			kind, unit, pos = Measure, si.unit, we
+		case sUnit, sCount, sDegree:
+			kind, unit, pos = Measure, si.unit, we
+			unit, pos = sc.unitTail(c, unit, pos, cls == sDegree)
+		case sCurrency:
+			kind, unit, pos = Money, si.unit, we
+			if c.cur != "" {
+				unit = c.cur
+			}
+		case sCent:
+			kind, unit, pos = Money, uUSD, we
+			c.exp -= 2
+		case sPound, sSterling:
+			kind, unit, pos = Money, uGBP, we
+			if t, e := sc.nextWord(pos); eqFold(t, "sterling") {
+				pos = e
+			} else if cls == sPound && sc.weightContext(c.start) {
+				kind, unit = Measure, uLb
+			}
+		case sPercent:
+			kind, unit, pos = Percent, uPercent, we
+		case sPer:
+			t, e := sc.nextWord(we)
+			if !eqFold(t, "cent") {
+				break loop
+			}
+			kind, unit, pos = Percent, uPercent, e
+		case sPercentage:
+			kind, unit, pos = Percent, uPercent, we
+			if t, e := sc.nextWord(we); eqFold(t, "point") || eqFold(t, "points") {
+				unit, pos = uPctPoint, e
+			}
+		case sSquare:
+			t, e := sc.nextWord(we)
+			a := ""
+			if t != "" {
+				a = areaOf(lookupSuffix(t).unit)
+			}
+			if a == "" {
+				break loop
+			}
+			kind, unit, pos = Measure, a, e
+		case sUS:
+			t, e := sc.nextWord(we)
+			if !eqFold(t, "dollar") && !eqFold(t, "dollars") {
+				break loop
+			}
+			kind, unit, pos = Money, uUSD, e
+		case sNoon, sMidnight:
+			if v, ok := c.small(); !ok || v != 12 || c.neg || scaled {
+				break loop
+			}
+			val := 720.0
+			if cls == sMidnight {
+				val = 0
+			}
+			sc.emit(Quantity{Kind: Time, Value: val, Start: c.start, End: we}, info{mag: 1})
+			return we
+		case sEraBC, sEraAD:
+			v, ok := c.small()
+			if !ok || c.neg || c.commas || scaled || c.words {
+				break loop
+			}
+			if cls == sEraBC {
+				v = -v
+			}
+			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: we, Approx: plus}, info{mag: 1})
+			return we
+		default:
+			if attached {
+				// "3D", "4G", "10x": an identifier, not a quantity.
+				sc.prevWord, sc.prevEnd = "", we
+				return skipToken(s, ws)
+			}
+			if step == 0 {
+				// "17 June 1935"
+				if v, ok := c.small(); ok && !c.words && !c.neg && !c.commas && c.cur == "" &&
+					c.ndig <= 2 && v >= 1 && v <= 31 && !scaled && !plus {
+					if r, ok := sc.dayMonth(c.start, v, c.end); ok {
+						return r
+					}
+				}
+				// "3 o'clock"
+				if eqFold(w, "o") {
+					if a := apostropheAt(s, we); a > 0 {
+						e := letterEnd(s, we+a)
+						if eqFold(s[we+a:e], "clock") && boundaryAfter(s, e) {
+							if v, ok := c.small(); ok && v <= 24 && !c.neg && c.cur == "" {
+								sc.emit(Quantity{Kind: Time, Value: float64(v * 60), Start: c.start, End: e}, info{mag: 1})
+								return e
+							}
+						}
+					}
+				}
+			}
+			break loop
+		}
+	}
+
+	yearRule := false
+	if kind == 0 {
+		switch {
+		case c.cur != "":
+			kind, unit = Money, c.cur
+		case c.weak:
+			return c.end
+		case !plus && sc.isYear(c, pos):
+			kind = Year
+			yearRule = true
+		default:
+			kind = Number
+		}
+	}
+	if c.weak && kind != Measure && kind != Money && kind != Percent {
+		return c.end
+	}
+	q := Quantity{Kind: kind, Value: c.value(), Unit: unit, Start: c.start, End: pos, Approx: plus}
+	if kind == Year {
+		q.Year = int(c.mant)
+	}
+	mag := pow10(c.exp) * c.mul
+	in := info{
+		plain: (kind == Number || yearRule) && !scaled && c.mul == 1,
+		raw:   c.raw(),
+		mag:   mag,
+		ndig:  c.ndig,
+	}
+	sc.emit(q, in)
+	return pos
+}
+
+// yearish reports a number that reads as a year: a bare four-digit integer
+// in 1000–2100, or the two-digit end of a year range ("2010–11").
+func (sc *scanner) yearish(c *core) bool {
+	if c.words || !c.isInt() || c.commas || c.neg || c.cur != "" || c.exp != 0 || c.mul != 1 {
+		return false
+	}
+	if c.ndig == 4 && c.mant >= 1000 && c.mant <= 2100 {
+		return true
+	}
+	return c.ndig == 2 && sc.rangeIdx >= 0 && sc.rangeIdx < len(sc.dst) && sc.rangeAt == c.start &&
+		sc.dst[sc.rangeIdx].Kind == Year
+}
+
+// isYear decides whether a bare integer is a year: four digits between 1000
+// and 2100, or three or four digits right after "in"/"since"/... and not
+// followed by a word.
+func (sc *scanner) isYear(c *core, pos int) bool {
+	if c.words || !c.isInt() || c.commas || c.neg || c.cur != "" || c.exp != 0 || c.mul != 1 {
+		return false
+	}
+	v := c.mant
+	if c.ndig == 4 && v >= 1000 && v <= 2100 {
+		return true
+	}
+	if c.ndig < 3 || c.ndig > 4 {
+		return false
+	}
+	if sc.prepEnd < 0 || sc.prepEnd > c.start || !sc.onlySpaces(sc.prepEnd, c.start) {
+		return false
+	}
+	n := sc.skipSpaces(pos)
+	return n >= len(sc.s) || !isWordByte(sc.s[n])
+}
+
+// ---- emission and ranges ------------------------------------------------
+
+func (sc *scanner) emit(q Quantity, in info) {
+	if q.Start < 0 || q.End <= q.Start || q.End > len(sc.s) {
+		return
+	}
+	if sc.approxEnd >= 0 && sc.approxEnd <= q.Start && sc.onlySpaces(sc.approxEnd, q.Start) {
+		q.Approx = true
+	}
+	if sc.rangeIdx >= 0 && sc.rangeIdx < len(sc.dst) && q.Start == sc.rangeAt {
+		joinRange(&sc.dst[sc.rangeIdx], sc.rangeInf, &q, in)
+	}
+	sc.rangeIdx = -1
+	sc.dst = append(sc.dst, q)
+	if r := sc.rangeNext(q.End); r >= 0 {
+		sc.rangeIdx = len(sc.dst) - 1
+		sc.rangeAt = r
+		sc.rangeInf = in
+	}
+}
+
+// rangeNext returns where the second member of a range starts when a range
+// connector ("–", "-", "to") follows e, or -1.
+func (sc *scanner) rangeNext(e int) int {
+	s := sc.s
+	p := sc.skipSpaces(e)
+	if p >= len(s) {
+		return -1
+	}
+	if dw := dashWidth(s, p); dw > 0 {
+		p += dw
+	} else if p > e && p+2 < len(s) && s[p] == 't' && s[p+1] == 'o' && spaceWidth(s, p+2) > 0 {
+		p += 2
+	} else {
+		return -1
+	}
+	p = sc.skipSpaces(p)
+	if p >= len(s) {
+		return -1
+	}
+	switch b := s[p]; {
+	case isDigit(b), b == '$':
+		return p
+	case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x82 && (s[p+2] == 0xAC || s[p+2] == 0xB9): // € ₹
+		return p
+	case b == 0xC2 && p+1 < len(s) && (s[p+1] == 0xA3 || s[p+1] == 0xA5): // £ ¥
+		return p
+	}
+	return -1
+}
+
+// joinRange shares unit, currency, magnitude and am/pm between the members
+// of a range: "10–20 hours", "$10–20 million", "3–5 pm", "2010–11".
+func joinRange(a *Quantity, ai info, b *Quantity, bi info) {
+	if a.Approx {
+		b.Approx = true
+	}
+	switch {
+	case ai.plain && (b.Kind == Measure || b.Kind == Percent || b.Kind == Money):
+		a.Kind, a.Unit = b.Kind, b.Unit
+		a.Year, a.Month, a.Day = 0, 0, 0
+		a.Value = ai.raw * bi.mag
+	case ai.plain && b.Kind == Time && bi.mer != 0 && ai.raw >= 1 && ai.raw <= 12 && ai.raw == math.Trunc(ai.raw):
+		h := int(ai.raw) % 12
+		if bi.mer == 2 {
+			h += 12
+		}
+		a.Kind, a.Value, a.Year = Time, float64(h*60), 0
+	case a.Kind == Money && ai.mag == 1 && b.Kind == Number:
+		b.Kind, b.Unit = Money, a.Unit
+		if bi.mag != 1 {
+			a.Value *= bi.mag
+		}
+	case a.Kind == Year && ai.plain && bi.plain && b.Kind == Number && bi.ndig == 2 && bi.raw >= 0:
+		y := a.Year/100*100 + int(bi.raw)
+		if y > a.Year {
+			b.Kind, b.Year, b.Value = Year, y, float64(y)
+		}
+	}
+}

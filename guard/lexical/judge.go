@@ -1,0 +1,447 @@
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Version is the version of the judges' code (features and evidence). The
+// profile has a version of its own; both are recorded with every result.
+const Version = "1.0.0"
+
+// Name is the judges' name in results.
+const Name = "ragtriage/lexical"
+
+// Judge is the embedded default judge: it answers all seven decisions from
+// deterministic lexical signals, turned into probabilities by the logistic
+// models of its profile. It does no I/O and loads no model. A Judge is
+// immutable and safe for concurrent use.
+type Judge struct {
+	prof   *Profile
+	vocab  *vocabulary
+	models [len(decisionOrder) + 1]*calibrate.Logistic
+}
+
+var decisionOrder = [...]guard.Decision{guard.ChunkRelevance, guard.ContextSufficiency, guard.ContextConflict,
+	guard.AnswerRelevance, guard.Groundedness, guard.Contradiction, guard.Correctness}
+
+// New returns a judge calibrated by p, or by the embedded DefaultProfile when
+// p is nil. A decision the profile has no model for is answered with an
+// abstention.
+func New(p *Profile) (*Judge, error) {
+	if p == nil {
+		p = DefaultProfile()
+	} else if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	j := &Judge{prof: p, vocab: defaultVocab}
+	for _, d := range decisionOrder {
+		if m, ok := p.Decisions[d.String()]; ok {
+			j.models[d] = &m.Model
+		}
+	}
+	return j, nil
+}
+
+// NewGuard returns a guard that uses the default judge for every decision and
+// the default profile's policy. Options are applied after those defaults.
+func NewGuard(opts ...guard.Option) (*guard.Guard, error) {
+	j, err := New(nil)
+	if err != nil {
+		return nil, err
+	}
+	return guard.New(append([]guard.Option{guard.WithJudge(j), guard.WithPolicy(j.prof.Policy)}, opts...)...)
+}
+
+// Profile returns the judge's profile.
+func (j *Judge) Profile() *Profile { return j.prof }
+
+// Policy returns the thresholds shipped with the judge's profile.
+func (j *Judge) Policy() guard.Policy { return j.prof.Policy }
+
+// Describe names the judge; the version joins the code and profile versions.
+func (j *Judge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: Name, Version: Version + "+" + j.prof.Version}
+}
+
+// Inline reports that the judge does no I/O: the guard runs it on the
+// caller's goroutine.
+func (j *Judge) Inline() bool { return true }
+
+// Features are the raw, uncalibrated features of one sample, one vector per
+// decision in the order of FeatureNames. They are what profiles are fitted
+// on.
+type Features struct {
+	ChunkRelevance     [][]float64 // one vector per context
+	ContextSufficiency []float64
+	ContextConflict    []float64
+	AnswerRelevance    []float64
+	Groundedness       []float64
+	Contradiction      []float64
+	Correctness        []float64 // nil without a reference
+}
+
+// Features computes the raw features of s. It allocates fresh slices; the
+// judge itself does not.
+func (j *Judge) Features(s *guard.Sample) Features {
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	var f featureSet
+	loadSample(a, s)
+	extract(a, j.vocab, &f)
+	out := Features{
+		ContextSufficiency: append([]float64(nil), f.suff...),
+		ContextConflict:    append([]float64(nil), f.conflict...),
+		AnswerRelevance:    append([]float64(nil), f.relev...),
+		Groundedness:       append([]float64(nil), f.ground[:]...),
+		Contradiction:      append([]float64(nil), f.contra...),
+	}
+	if a.hasRef {
+		out.Correctness = append([]float64(nil), f.correct...)
+	}
+	for _, c := range f.chunks {
+		out.ChunkRelevance = append(out.ChunkRelevance, append([]float64(nil), c...))
+	}
+	return out
+}
+
+func loadSample(a *analysis, s *guard.Sample) {
+	texts := a.ctxTexts[:0]
+	for i := range s.Contexts {
+		texts = append(texts, s.Contexts[i].Text)
+	}
+	a.ctxTexts = texts
+	a.load(s.Question, s.Answer, s.Reference, texts)
+}
+
+
+// Judge estimates the requested decisions. It checks ctx before starting and
+// between stages.
+func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := req.Sample
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	loadSample(a, s)
+	f := &a.feat
+	extract(a, j.vocab, f)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := len(req.Decisions) - 1 + len(s.Contexts)
+	out := make([]guard.Estimate, 0, max(n, 1))
+	for _, d := range req.Decisions {
+		if d == guard.ChunkRelevance {
+			for ci := range s.Contexts {
+				out = append(out, j.chunk(a, f, s, ci))
+			}
+			continue
+		}
+		out = append(out, j.estimate(d, a, f, s))
+	}
+	return out, nil
+}
+
+func (j *Judge) predict(d guard.Decision, x []float64) (float64, bool) {
+	m := j.models[d]
+	if m == nil {
+		return 0, false
+	}
+	p := m.Predict(x)
+	if math.IsNaN(p) {
+		return 0, false
+	}
+	return p, true
+}
+
+func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
+	id := s.Contexts[ci].ID
+	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
+	if !ok {
+		return guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
+	}
+	e := guard.Estimate{Decision: guard.ChunkRelevance, ContextID: id, P: p}
+	if p < 0.5 {
+		c := f.chunks[ci]
+		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic,
+			Detail: fmt.Sprintf("holds %.0f%% of the question's weighted terms and %.0f%% of the answer's", 100*c[0], 100*c[2]),
+			Quote:  quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
+	}
+	return e
+}
+
+func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
+	var x []float64
+	switch d {
+	case guard.ContextSufficiency:
+		if len(s.Contexts) == 0 {
+			// Definitional: with nothing retrieved nothing can be answered.
+			return guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}
+		}
+		x = f.suff
+	case guard.ContextConflict:
+		if len(s.Contexts) < 2 {
+			// Definitional: one context cannot disagree with another.
+			return guard.Estimate{Decision: d, P: 0}
+		}
+		x = f.conflict
+	case guard.AnswerRelevance:
+		x = f.relev
+	case guard.Groundedness:
+		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
+			// Definitional: with no context, no claim is supported.
+			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
+			return e
+		}
+		x = f.ground[:]
+	case guard.Contradiction:
+		x = f.contra
+	case guard.Correctness:
+		if !a.hasRef {
+			return guard.Abstain(d, "", "no reference answer")
+		}
+		x = f.correct
+	}
+	p, ok := j.predict(d, x)
+	if !ok {
+		return guard.Abstain(d, "", "the profile has no "+d.String()+" model")
+	}
+	e := guard.Estimate{Decision: d, P: p}
+	switch d {
+	case guard.Groundedness:
+		e.Citations = citations(a, f, s)
+		if p < 0.5 {
+			e.Evidence = groundEvidence(a, f, s, d, false)
+		}
+	case guard.Contradiction:
+		if p > 0.5 {
+			e.Evidence = groundEvidence(a, f, s, d, true)
+		}
+	case guard.ContextSufficiency:
+		if p < 0.5 {
+			e.Evidence = suffEvidence(a, f, s)
+		}
+	case guard.ContextConflict:
+		if p > 0.5 {
+			e.Evidence = conflictEvidence(a, f, s)
+		}
+	case guard.AnswerRelevance:
+		if p < 0.5 {
+			kind, why := guard.EvidenceOffTopic, "the answer shares little with the question or the passage that answers it"
+			if f.relev[3] == 1 {
+				kind, why = guard.EvidenceTypeMismatch, "the answer is not the kind of thing the question asks for ("+f.qtype.String()+")"
+			}
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: kind, Detail: why, Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})}}
+		}
+	case guard.Correctness:
+		if p < 0.5 {
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
+				Detail:      fmt.Sprintf("the answer shares %.0f%% (weighted F1) with the reference", 100*f.correct[0]),
+				Quote:       quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)}),
+				Counterpart: quote(guard.SourceReference, "", *s.Reference, span{0, len(*s.Reference)})}}
+		}
+	}
+	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
+		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
+			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
+	}
+	return e
+}
+
+func quote(src guard.Source, ctxID, text string, sp span) guard.Quote {
+	sp.start = max(0, min(sp.start, len(text)))
+	sp.end = max(sp.start, min(sp.end, len(text)))
+	return guard.Quote{Source: src, ContextID: ctxID, Start: sp.start, End: sp.end, Text: text[sp.start:sp.end]}
+}
+
+func quoteCtx(a *analysis, s *guard.Sample, ci int, sp span) guard.Quote {
+	return quote(guard.SourceContext, s.Contexts[ci].ID, s.Contexts[ci].Text, sp)
+}
+
+// supportedCut is the raw support a sentence needs to count as supported in
+// citations: more than half of its IDF-weighted content words found in one
+// context window (words of the question count as given). It is a cut on a
+// raw signal, not a probability.
+const supportedCut = 0.5
+
+func citations(a *analysis, f *featureSet, s *guard.Sample) []guard.Citation {
+	if len(f.sents) == 0 {
+		return nil
+	}
+	out := make([]guard.Citation, len(f.sents))
+	for k, si := range f.sents {
+		c := guard.Citation{Sentence: quote(guard.SourceAnswer, "", s.Answer, a.a.sents[k]), Support: si.support}
+		if si.win.ctx >= 0 && len(s.Contexts) > 0 {
+			c.Supported = si.support > supportedCut && !sentHasMismatch(a, f, k)
+			if c.Supported {
+				c.Context = quoteCtx(a, s, si.win.ctx, a.windowSpan(si.win))
+			}
+		}
+		out[k] = c
+	}
+	return out
+}
+
+// sentHasMismatch reports whether answer sentence k holds a number with no
+// counterpart in the contexts, or a flip.
+func sentHasMismatch(a *analysis, f *featureSet, k int) bool {
+	sp := a.a.sents[k]
+	for _, m := range f.mismatches {
+		q := a.a.quants[m.ans]
+		if q.Start >= sp.start && q.Start < sp.end {
+			return true
+		}
+	}
+	for _, fl := range f.flips {
+		if fl.sent == k {
+			return true
+		}
+	}
+	return false
+}
+
+func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decision, contradictionOnly bool) []guard.Evidence {
+	var ev []guard.Evidence
+	for _, m := range f.mismatches {
+		if contradictionOnly && !m.sameSlot {
+			continue
+		}
+		q := a.a.quants[m.ans]
+		e := guard.Evidence{Decision: d, Kind: guard.EvidenceNumberMismatch,
+			Quote: quote(guard.SourceAnswer, "", s.Answer, span{q.Start, q.End})}
+		if m.sameSlot {
+			c := a.ctxs[m.ctx].quants[m.cq]
+			e.Detail = fmt.Sprintf("the answer says %s where the context says %s", s.Answer[q.Start:q.End], s.Contexts[m.ctx].Text[c.Start:c.End])
+			e.Counterpart = quoteCtx(a, s, m.ctx, span{c.Start, c.End})
+		} else {
+			e.Kind = guard.EvidenceUnsupported
+			e.Detail = fmt.Sprintf("no context states %s", s.Answer[q.Start:q.End])
+		}
+		ev = append(ev, e)
+	}
+	for _, fl := range f.flips {
+		e := guard.Evidence{Decision: d, Counterpart: quoteCtx(a, s, fl.win.ctx, a.windowSpan(fl.win))}
+		if fl.tok < 0 {
+			e.Kind = guard.EvidenceNegationFlip
+			e.Detail = "the answer and the context it matches differ in negation"
+			e.Quote = quote(guard.SourceAnswer, "", s.Answer, a.a.sents[fl.sent])
+		} else {
+			t := a.a.toks[fl.tok]
+			e.Kind = guard.EvidenceAntonymFlip
+			e.Detail = fmt.Sprintf("the answer says %q where the context it matches has its opposite", s.Answer[t.start:t.end])
+			e.Quote = quote(guard.SourceAnswer, "", s.Answer, span{int(t.start), int(t.end)})
+		}
+		ev = append(ev, e)
+	}
+	if contradictionOnly {
+		if len(ev) == 0 {
+			ev = append(ev, weakestSentence(a, f, s, d))
+		}
+		return ev
+	}
+	for _, ti := range f.absent {
+		t := a.a.toks[ti]
+		if t.flags&fNum != 0 {
+			continue // numbers are reported as quantities
+		}
+		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceAbsentEntity,
+			Detail: fmt.Sprintf("%q appears in no context", s.Answer[t.start:t.end]),
+			Quote:  quote(guard.SourceAnswer, "", s.Answer, span{int(t.start), int(t.end)})})
+	}
+	for k, si := range f.sents {
+		if si.support <= supportedCut {
+			e := guard.Evidence{Decision: d, Kind: guard.EvidenceUnsupported,
+				Detail: fmt.Sprintf("best context window supports %.0f%% of this sentence's weighted words", 100*si.support),
+				Quote:  quote(guard.SourceAnswer, "", s.Answer, a.a.sents[k])}
+			if si.win.ctx >= 0 {
+				e.Counterpart = quoteCtx(a, s, si.win.ctx, a.windowSpan(si.win))
+			}
+			ev = append(ev, e)
+		}
+	}
+	if len(ev) == 0 {
+		ev = append(ev, weakestSentence(a, f, s, d))
+	}
+	return ev
+}
+
+// weakestSentence is the evidence of last resort: the least supported answer
+// sentence and its best window.
+func weakestSentence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decision) guard.Evidence {
+	k := 0
+	for i, si := range f.sents {
+		if si.support < f.sents[k].support {
+			k = i
+		}
+	}
+	e := guard.Evidence{Decision: d, Kind: guard.EvidenceUnsupported}
+	if len(f.sents) == 0 {
+		e.Detail = "the answer is empty"
+		return e
+	}
+	si := f.sents[k]
+	e.Detail = fmt.Sprintf("weakest sentence: best context window supports %.0f%% of its weighted words", 100*si.support)
+	e.Quote = quote(guard.SourceAnswer, "", s.Answer, a.a.sents[k])
+	if si.win.ctx >= 0 {
+		e.Counterpart = quoteCtx(a, s, si.win.ctx, a.windowSpan(si.win))
+	}
+	return e
+}
+
+func suffEvidence(a *analysis, f *featureSet, s *guard.Sample) []guard.Evidence {
+	d := guard.ContextSufficiency
+	var ev []guard.Evidence
+	for _, ti := range f.missingQ {
+		t := a.q.toks[ti]
+		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceMissingTerm,
+			Detail: fmt.Sprintf("%q from the question appears in no context", s.Question[t.start:t.end]),
+			Quote:  quote(guard.SourceQuestion, "", s.Question, span{int(t.start), int(t.end)})})
+		if len(ev) == 5 {
+			break
+		}
+	}
+	if len(ev) == 0 {
+		e := guard.Evidence{Decision: d, Kind: guard.EvidenceMissingTerm,
+			Detail: "no passage holds the question's terms together with what it asks for (" + f.qtype.String() + ")",
+			Quote:  quote(guard.SourceQuestion, "", s.Question, span{0, len(s.Question)})}
+		ev = append(ev, e)
+	}
+	return ev
+}
+
+func conflictEvidence(a *analysis, f *featureSet, s *guard.Sample) []guard.Evidence {
+	d := guard.ContextConflict
+	var ev []guard.Evidence
+	for _, p := range f.conflicts {
+		e := guard.Evidence{Decision: d, Kind: guard.EvidenceConflict}
+		if p.qi >= 0 {
+			q1, q2 := a.ctxs[p.ci].quants[p.qi], a.ctxs[p.cj].quants[p.qj]
+			e.Detail = fmt.Sprintf("%s says %s, %s says %s", s.Contexts[p.ci].ID, s.Contexts[p.ci].Text[q1.Start:q1.End], s.Contexts[p.cj].ID, s.Contexts[p.cj].Text[q2.Start:q2.End])
+		} else {
+			e.Detail = fmt.Sprintf("%s and %s make opposite statements (%s)", s.Contexts[p.ci].ID, s.Contexts[p.cj].ID, p.kind)
+		}
+		e.Quote = quoteCtx(a, s, p.ci, a.ctxs[p.ci].sents[p.si])
+		e.Counterpart = quoteCtx(a, s, p.cj, a.ctxs[p.cj].sents[p.sj])
+		ev = append(ev, e)
+		if len(ev) == 5 {
+			break
+		}
+	}
+	if len(ev) == 0 {
+		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceConflict, Detail: "no single conflicting pair stands out"})
+	}
+	return ev
+}
+
+var qtypeNames = [...]string{qOther: "other", qWhen: "a date or time", qHowMany: "a number", qYesNo: "yes or no",
+	qWho: "a person or organization", qWhere: "a place", qWhich: "a choice", qWhy: "a reason", qHow: "a manner"}
+
+func (q questionType) String() string { return qtypeNames[q] }
+

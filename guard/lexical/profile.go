@@ -1,0 +1,169 @@
+package lexical
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Profile is a versioned calibration of the lexical judges: for each decision
+// a logistic model over that decision's raw features (see FeatureNames), the
+// data it was fitted on, its cross-validated quality, and the thresholds of
+// the shipped policy. Raw features become probabilities only through it.
+type Profile struct {
+	// Version identifies this calibration; it is recorded with every result.
+	Version string `json:"version"`
+	// FeaturesVersion must equal the judges' FeaturesVersion: a profile fitted
+	// on other features cannot be used.
+	FeaturesVersion string `json:"featuresVersion"`
+	// Created is when the profile was fitted (RFC 3339).
+	Created string `json:"created,omitempty"`
+	// RefitCommand reproduces the profile.
+	RefitCommand string `json:"refitCommand"`
+	// Data names every file the profile was fitted on.
+	Data []DataFile `json:"data"`
+	// Decisions holds one model per decision the profile calibrates.
+	Decisions map[string]*DecisionModel `json:"decisions"`
+	// Policy holds the shipped thresholds, chosen on cross-validated
+	// predictions (see each model's Selection).
+	Policy guard.Policy `json:"policy"`
+}
+
+// DataFile names a labeled file a profile was fitted on.
+type DataFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Rows   int    `json:"rows"`
+}
+
+// DecisionModel is the calibration of one decision.
+type DecisionModel struct {
+	Features []string           `json:"features"`
+	Model    calibrate.Logistic `json:"model"`
+	// Sources says which labels the model was fitted on (and which are
+	// synthetic, where a decision has no real labels).
+	Sources []string `json:"sources"`
+	// Positives and Negatives count the training labels.
+	Positives int `json:"positives"`
+	Negatives int `json:"negatives"`
+	// CV reports out-of-fold quality of the model, per evaluation set.
+	CV map[string]Quality `json:"cv,omitempty"`
+}
+
+// Quality is a model's out-of-fold quality on one labeled set.
+type Quality struct {
+	N     int     `json:"n"`
+	AUROC float64 `json:"auroc"`
+	Brier float64 `json:"brier"`
+	ECE   float64 `json:"ece"`
+}
+
+//go:embed profile.json
+var defaultProfileJSON []byte
+
+// DefaultProfile returns the embedded profile, fitted on the development
+// data (see its Data and RefitCommand fields).
+func DefaultProfile() *Profile {
+	p, err := ParseProfile(defaultProfileJSON)
+	if err != nil {
+		panic("lexical: embedded profile: " + err.Error())
+	}
+	return p
+}
+
+// LoadProfile reads a profile from a JSON file.
+func LoadProfile(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("lexical: profile %s: %w", path, err)
+	}
+	p, err := ParseProfile(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseProfile decodes and validates a profile.
+func ParseProfile(b []byte) (*Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("lexical: profile: %w", err)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate checks that the profile fits these judges: the features version,
+// every model's feature names and finite weights, and the policy.
+func (p *Profile) Validate() error {
+	if p.Version == "" {
+		return fmt.Errorf("lexical: profile: no version")
+	}
+	if p.FeaturesVersion != FeaturesVersion {
+		return fmt.Errorf("lexical: profile %s: features version %q, want %q (refit the profile)", p.Version, p.FeaturesVersion, FeaturesVersion)
+	}
+	for name, m := range p.Decisions {
+		d, err := guard.ParseDecision(name)
+		if err != nil {
+			return fmt.Errorf("lexical: profile %s: %w", p.Version, err)
+		}
+		if m == nil {
+			return fmt.Errorf("lexical: profile %s: %s: no model", p.Version, name)
+		}
+		if want := FeatureNames(d); !slices.Equal(m.Features, want) {
+			return fmt.Errorf("lexical: profile %s: %s: features %v, want %v", p.Version, name, m.Features, want)
+		}
+		if len(m.Model.Weights) != len(m.Features) {
+			return fmt.Errorf("lexical: profile %s: %s: %d weights for %d features", p.Version, name, len(m.Model.Weights), len(m.Features))
+		}
+		for i, w := range append(slices.Clone(m.Model.Weights), m.Model.Bias) {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("lexical: profile %s: %s: weight %d is %v", p.Version, name, i, w)
+			}
+		}
+	}
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("lexical: profile %s: %w", p.Version, err)
+	}
+	return nil
+}
+
+// FeaturesVersion names the feature definitions of this package. It changes
+// whenever a feature's meaning changes; profiles record it.
+const FeaturesVersion = "lexical-features/1"
+
+// FeatureNames lists the raw features of a decision's model, in order.
+func FeatureNames(d guard.Decision) []string {
+	switch d {
+	case guard.ChunkRelevance:
+		return chunkFeatures
+	case guard.ContextSufficiency:
+		return suffFeatures
+	case guard.ContextConflict:
+		return conflictFeatures
+	case guard.AnswerRelevance:
+		return relevFeatures
+	case guard.Groundedness:
+		return groundFeatures
+	case guard.Contradiction:
+		return contraFeatures
+	case guard.Correctness:
+		return correctFeatures
+	}
+	return nil
+}

@@ -1,0 +1,356 @@
+package lexical
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is one word of a text: its byte span in the original text, the hash
+// of its normalized stem, and flags. Tokens never allocate: the stem is hashed
+// from a scratch buffer.
+type token struct {
+	start, end int32
+	hash       uint64
+	sent       int32 // sentence index within the text
+	flags      uint16
+}
+
+const (
+	fStop    uint16 = 1 << iota // function word
+	fCap                        // starts with an upper-case letter (not sentence-initial)
+	fNum                        // all digits
+	fNeg                        // negation word (not, no, never, n't, ...)
+	fInitial                    // first token of its sentence
+	fHedge                      // hedging or uncertainty word
+	fCapAny                     // starts with an upper-case letter (anywhere)
+)
+
+func (t *token) content() bool { return t.flags&fStop == 0 }
+func (t *token) entity() bool  { return t.flags&fCap != 0 || t.flags&fNum != 0 }
+
+// fnv-1a 64
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hashBytes(b []byte) uint64 {
+	h := uint64(fnvOffset)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+func hashString(s string) uint64 {
+	h := uint64(fnvOffset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// foldRune lower-cases r and strips the accent of common Latin letters.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	r = unicode.ToLower(r)
+	if r >= 0xe0 && r <= 0x17f {
+		if f, ok := latinFold[r]; ok {
+			return f
+		}
+	}
+	return r
+}
+
+var latinFold = map[rune]rune{
+	'à': 'a', 'á': 'a', 'â': 'a', 'ã': 'a', 'ä': 'a', 'å': 'a', 'ā': 'a', 'ă': 'a', 'ą': 'a',
+	'ç': 'c', 'ć': 'c', 'č': 'c', 'ď': 'd', 'đ': 'd',
+	'è': 'e', 'é': 'e', 'ê': 'e', 'ë': 'e', 'ē': 'e', 'ė': 'e', 'ę': 'e', 'ě': 'e',
+	'ì': 'i', 'í': 'i', 'î': 'i', 'ï': 'i', 'ī': 'i', 'į': 'i', 'ı': 'i',
+	'ñ': 'n', 'ń': 'n', 'ň': 'n',
+	'ò': 'o', 'ó': 'o', 'ô': 'o', 'õ': 'o', 'ö': 'o', 'ø': 'o', 'ō': 'o', 'ő': 'o',
+	'ù': 'u', 'ú': 'u', 'û': 'u', 'ü': 'u', 'ū': 'u', 'ů': 'u', 'ű': 'u', 'ų': 'u',
+	'ý': 'y', 'ÿ': 'y', 'ś': 's', 'š': 's', 'ş': 's', 'ß': 's', 'ź': 'z', 'ż': 'z', 'ž': 'z',
+	'ł': 'l', 'ľ': 'l', 'ř': 'r', 'ť': 't', 'ţ': 't', 'æ': 'a', 'œ': 'o',
+}
+
+func isWordRune(r rune) bool {
+	return r < utf8.RuneSelf && (('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) ||
+		r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
+}
+
+func isApostrophe(r rune) bool { return r == '\'' || r == '’' || r == 'ʼ' }
+
+// stem applies light suffix stripping to an ASCII lower-case word in place
+// and returns the stem's length: plural -s/-es/-ies, -ing, -ed, -ly, and a
+// final -e, so that "based", "basing", "base" and "bases" share a stem.
+func stem(b []byte) int {
+	n := len(b)
+	for i := 0; i < n; i++ {
+		if b[i] >= utf8.RuneSelf || ('0' <= b[i] && b[i] <= '9') {
+			return n
+		}
+	}
+	if n <= 3 {
+		return n
+	}
+	has := func(suf string) bool {
+		if n < len(suf) {
+			return false
+		}
+		return string(b[n-len(suf):n]) == suf
+	}
+	switch {
+	case has("ies") && n > 4:
+		b[n-3] = 'y'
+		n -= 2
+	case has("sses"):
+		n -= 2
+	case has("ss") || has("us") || has("is"):
+	case has("s") && n > 3:
+		n--
+	}
+	switch {
+	case has("ing") && n-3 >= 4:
+		n -= 3
+		if n >= 2 && b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
+			n-- // running → run
+		}
+	case has("ed") && n-2 >= 3 && b[n-3] != 'e':
+		n -= 2
+		if n >= 2 && b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
+			n--
+		}
+	case has("ly") && n-2 >= 4:
+		n -= 2
+	}
+	if n > 3 && b[n-1] == 'e' {
+		n--
+	}
+	return n
+}
+
+// tokenizer turns texts into tokens. It keeps a scratch buffer, so one
+// tokenizer serves one goroutine at a time.
+type tokenizer struct {
+	buf []byte
+	// keep, when set, makes tokenize record each token's stem in stems
+	// (for offline tools only: it allocates).
+	keep  bool
+	stems []string
+}
+
+// tokenize appends the tokens of text to dst. Possessive 's is dropped;
+// "n't" becomes a separate negation token "not"; hyphens and other
+// punctuation split words. Sentence indices come from sentence boundaries
+// found in the same pass (see sentenceEnd).
+func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
+	sent := int32(0)
+	sentStart := 0
+	inSent := 0
+	atSentStart := true
+	i := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			if end, ok := sentenceEnd(text, i, r, size, dst); ok {
+				if inSent > 0 {
+					sents = append(sents, span{sentStart, end})
+					sent++
+					inSent = 0
+				}
+				sentStart = end
+				atSentStart = true
+			}
+			i += size
+			continue
+		}
+		// A word.
+		start := i
+		tz.buf = tz.buf[:0]
+		upper := unicode.IsUpper(r)
+		allDigit := true
+		for i < len(text) {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if isWordRune(r) {
+				if r < '0' || r > '9' {
+					allDigit = false
+				}
+				tz.buf = utf8.AppendRune(tz.buf, foldRune(r))
+				i += size
+				continue
+			}
+			// Digits joined by , or . stay one number: 1,234.5
+			if allDigit && (r == ',' || r == '.') && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
+				if r == '.' {
+					tz.buf = append(tz.buf, '.')
+				}
+				i += size
+				continue
+			}
+			break
+		}
+		end := i
+		neg := false
+		// Apostrophes: possessive 's, and n't.
+		if i < len(text) {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if isApostrophe(r) {
+				rest := text[i+size:]
+				switch {
+				case len(rest) >= 1 && (rest[0] == 's' || rest[0] == 'S') && (len(rest) == 1 || !isWordByte(rest[1])):
+					i += size + 1
+				case len(rest) >= 1 && (rest[0] == 't' || rest[0] == 'T') && (len(rest) == 1 || !isWordByte(rest[1])) &&
+					len(tz.buf) > 1 && tz.buf[len(tz.buf)-1] == 'n':
+					tz.buf = tz.buf[:len(tz.buf)-1]
+					end--
+					neg = true
+					i += size + 1
+				case len(rest) >= 1 && isWordByte(rest[0]):
+					// o'clock, O'Brien: keep going as one word by skipping the mark.
+				}
+			}
+		}
+		n := stem(tz.buf)
+		w := tz.buf[:n]
+		if tz.keep {
+			tz.stems = append(tz.stems, string(w))
+		}
+		t := token{start: int32(start), end: int32(end), hash: hashBytes(w), sent: sent}
+		if allDigit {
+			t.flags |= fNum
+		}
+		if upper {
+			t.flags |= fCapAny
+			if !atSentStart {
+				t.flags |= fCap
+			}
+		}
+		if atSentStart {
+			t.flags |= fInitial
+		}
+		t.flags |= wordFlags(t.hash)
+		dst = append(dst, t)
+		inSent++
+		atSentStart = false
+		if neg {
+			if tz.keep {
+				tz.stems = append(tz.stems, "not")
+			}
+			dst = append(dst, token{start: int32(end), end: int32(i), hash: hNot, sent: sent, flags: fStop | fNeg})
+		}
+	}
+	if inSent > 0 {
+		sents = append(sents, span{sentStart, len(text)})
+	}
+	return dst, sents
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= utf8.RuneSelf
+}
+
+// span is a byte range [start, end) of a text.
+type span struct{ start, end int }
+
+// sentenceEnd reports whether the punctuation rune r at text[i] ends a
+// sentence, and where the next sentence starts. A newline always ends one; a
+// full stop does when it is followed by a space and an upper-case letter, a
+// digit or a quote, or by the end of the text — unless the word before it is
+// an abbreviation or an initial. A full stop directly followed by an
+// upper-case letter after a lower-case word of three or more letters also
+// ends one ("century.First"), as found in scraped text.
+func sentenceEnd(text string, i int, r rune, size int, toks []token) (int, bool) {
+	switch r {
+	case '\n':
+		return i + size, true
+	case '!', '?':
+		j := i + size
+		for j < len(text) && (text[j] == '"' || text[j] == '\'' || text[j] == ')') {
+			j++
+		}
+		if j >= len(text) || text[j] == ' ' || text[j] == '\n' || text[j] == '\t' {
+			return j, true
+		}
+		return 0, false
+	case '.':
+	default:
+		return 0, false
+	}
+	j := i + 1
+	for j < len(text) && (text[j] == '"' || text[j] == '\'' || text[j] == ')' || text[j] == ']') {
+		j++
+	}
+	prevLen := 0
+	prevLower := false
+	if len(toks) > 0 {
+		last := toks[len(toks)-1]
+		if int(last.end) == i {
+			prevLen = int(last.end - last.start)
+			c := text[last.end-1]
+			prevLower = 'a' <= c && c <= 'z'
+			if isAbbrev(text[last.start:last.end]) {
+				return 0, false
+			}
+		}
+	}
+	if j >= len(text) {
+		return j, true
+	}
+	c := text[j]
+	if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xc2 /* nbsp */ {
+		if prevLen == 1 && !prevLower {
+			return 0, false // an initial: "J. K. Rowling"
+		}
+		k := j
+		for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\r') {
+			k++
+		}
+		if k >= len(text) {
+			return k, true
+		}
+		nr, _ := utf8.DecodeRuneInString(text[k:])
+		if unicode.IsUpper(nr) || unicode.IsDigit(nr) || nr == '"' || nr == '“' || nr == '(' || nr == '\n' || nr == '\'' {
+			return j, true
+		}
+		return 0, false
+	}
+	if prevLower && prevLen >= 3 {
+		nr, _ := utf8.DecodeRuneInString(text[j:])
+		if unicode.IsUpper(nr) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+var abbrevs = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
+	"vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "vol": true,
+	"fig": true, "approx": true, "dept": true, "est": true, "gen": true, "gov": true, "lt": true, "col": true,
+	"sgt": true, "capt": true, "mt": true, "ft": true, "jan": true, "feb": true, "mar": true, "apr": true,
+	"jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+	"e": true, "i": true, "g": true, "u": true, "a": true, "p": true, "m": true, "al": true,
+}
+
+func isAbbrev(w string) bool {
+	if len(w) > 5 {
+		return false
+	}
+	var b [5]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return abbrevs[string(b[:len(w)])]
+}

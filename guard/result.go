@@ -1,0 +1,249 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Prob is a probability in a result. It has three states: absent (not part
+// of the result at all: correctness without a reference), unknown (the judge
+// abstained or failed: JSON null), and known.
+type Prob struct {
+	Value float64
+	Known bool // false: the judge could not give it
+	Asked bool // false: the decision is not part of this result
+}
+
+// KnownProb returns a known probability.
+func KnownProb(p float64) Prob { return Prob{Value: p, Known: true, Asked: true} }
+
+// IsZero reports whether the probability is absent (for omitzero).
+func (p Prob) IsZero() bool { return !p.Asked }
+
+// Get returns the value and whether it is known.
+func (p Prob) Get() (float64, bool) { return p.Value, p.Known }
+
+// MarshalJSON writes the number, or null when unknown.
+func (p Prob) MarshalJSON() ([]byte, error) {
+	if !p.Known || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, p.Value, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a number or null.
+func (p *Prob) UnmarshalJSON(b []byte) error {
+	p.Asked = true
+	if string(b) == "null" {
+		p.Known, p.Value = false, 0
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("guard: probability %s: %w", b, err)
+	}
+	p.Value, p.Known = v, true
+	return nil
+}
+
+// Entry is one key of a Keyed object.
+type Entry[T any] struct {
+	Key   string
+	Value T
+}
+
+// Keyed is a JSON object whose key order is kept: chunk scores are listed in
+// retrieval order.
+type Keyed[T any] []Entry[T]
+
+// Get returns the value at key.
+func (k Keyed[T]) Get(key string) (T, bool) {
+	for _, e := range k {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// MarshalJSON writes an object with the entries in order.
+func (k Keyed[T]) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, e := range k {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, err := json.Marshal(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(kb)
+		buf.WriteByte(':')
+		vb, err := json.Marshal(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(vb)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads an object, keeping its key order.
+func (k *Keyed[T]) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		*k = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("guard: want a JSON object, got %v", tok)
+	}
+	out := Keyed[T]{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		out = append(out, Entry[T]{Key: kt.(string), Value: v})
+	}
+	*k = out
+	return nil
+}
+
+// RetrievalScores are the retrieval-stage probabilities.
+type RetrievalScores struct {
+	ChunkRelevance Keyed[Prob] `json:"chunkRelevance"`
+	Sufficiency    Prob        `json:"sufficiency"`
+	Conflict       Prob        `json:"conflict"`
+}
+
+// GenerationScores are the generation-stage probabilities. Correctness is
+// absent (omitted from JSON) when the sample has no reference.
+type GenerationScores struct {
+	Groundedness  Prob `json:"groundedness"`
+	Relevance     Prob `json:"relevance"`
+	Contradiction Prob `json:"contradiction"`
+	Correctness   Prob `json:"correctness,omitzero"`
+}
+
+// RetrievalVerdicts mirror RetrievalScores.
+type RetrievalVerdicts struct {
+	ChunkRelevance Keyed[Verdict] `json:"chunkRelevance"`
+	Sufficiency    Verdict        `json:"sufficiency"`
+	Conflict       Verdict        `json:"conflict"`
+}
+
+// GenerationVerdicts mirror GenerationScores; Correctness is nil without a
+// reference.
+type GenerationVerdicts struct {
+	Groundedness  Verdict  `json:"groundedness"`
+	Relevance     Verdict  `json:"relevance"`
+	Contradiction Verdict  `json:"contradiction"`
+	Correctness   *Verdict `json:"correctness,omitempty"`
+}
+
+// Verdicts are the policy's conclusions per decision.
+type Verdicts struct {
+	Retrieval  RetrievalVerdicts  `json:"retrieval"`
+	Generation GenerationVerdicts `json:"generation"`
+}
+
+// Abstention records why a decision has no probability.
+type Abstention struct {
+	Decision  Decision `json:"decision"`
+	ContextID string   `json:"contextId,omitempty"`
+	Judge     string   `json:"judge,omitempty"`
+	Reason    string   `json:"reason"`
+}
+
+// Result is the normalized outcome of one evaluation. Its JSON form is
+// stable: see the README for the schema.
+type Result struct {
+	Retrieval  RetrievalScores  `json:"retrieval"`
+	Generation GenerationScores `json:"generation"`
+	Verdicts   Verdicts         `json:"verdicts"`
+
+	Diagnosis  Diagnosis `json:"diagnosis"`
+	Confidence float64   `json:"confidence"`
+	Route      Route     `json:"route"`
+	// Reason explains the diagnosis in one sentence.
+	Reason string `json:"reason,omitempty"`
+
+	DecisionID       string  `json:"decisionId"`
+	DecisionVersion  string  `json:"decisionVersion"`
+	DecisionVariant  Variant `json:"decisionVariant"`
+	DiagnosisVersion string  `json:"diagnosisVersion"`
+
+	// Evidence gathers the evidence of every estimate; never nil.
+	Evidence []Evidence `json:"evidence"`
+	// Citations map each answer sentence to its best supporting context span.
+	Citations []Citation `json:"citations,omitempty"`
+	// Abstentions says why each unknown probability is unknown.
+	Abstentions []Abstention `json:"abstentions,omitempty"`
+	// Judges maps each judge name to its version.
+	Judges map[string]string `json:"judges,omitempty"`
+	// Errors lists the judges that failed; their decisions are uncertain.
+	Errors []JudgeError `json:"errors,omitempty"`
+	// Usage sums what the judges spent.
+	Usage     Usage   `json:"usage,omitzero"`
+	LatencyMs float64 `json:"latencyMs"`
+
+	// Estimates are the raw estimates the result was built from, in the order
+	// the judges returned them. Not part of the JSON form.
+	Estimates []Estimate `json:"-"`
+}
+
+// Prob returns the probability of a decision other than ChunkRelevance.
+func (r *Result) Prob(d Decision) Prob {
+	switch d {
+	case ContextSufficiency:
+		return r.Retrieval.Sufficiency
+	case ContextConflict:
+		return r.Retrieval.Conflict
+	case AnswerRelevance:
+		return r.Generation.Relevance
+	case Groundedness:
+		return r.Generation.Groundedness
+	case Contradiction:
+		return r.Generation.Contradiction
+	case Correctness:
+		return r.Generation.Correctness
+	}
+	return Prob{}
+}
+
+// Verdict returns the verdict of a decision other than ChunkRelevance, and
+// false when the decision is not part of the result.
+func (r *Result) Verdict(d Decision) (Verdict, bool) {
+	switch d {
+	case ContextSufficiency:
+		return r.Verdicts.Retrieval.Sufficiency, true
+	case ContextConflict:
+		return r.Verdicts.Retrieval.Conflict, true
+	case AnswerRelevance:
+		return r.Verdicts.Generation.Relevance, true
+	case Groundedness:
+		return r.Verdicts.Generation.Groundedness, true
+	case Contradiction:
+		return r.Verdicts.Generation.Contradiction, true
+	case Correctness:
+		if v := r.Verdicts.Generation.Correctness; v != nil {
+			return *v, true
+		}
+	}
+	return Uncertain, false
+}

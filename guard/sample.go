@@ -1,0 +1,153 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Sample is one question, what was retrieved for it, and the answer the
+// application produced. A Sample is plain data: safe to share between
+// goroutines as long as nobody mutates it.
+type Sample struct {
+	// ID identifies the sample in records and reports. Optional.
+	ID string `json:"id,omitempty"`
+	// Question is what the user asked.
+	Question string `json:"question"`
+	// Contexts are the retrieved chunks, in retrieval order. Each needs a
+	// non-empty ID unique within the sample.
+	Contexts []Context `json:"contexts"`
+	// Answer is what the application answered.
+	Answer string `json:"answer"`
+	// Reference is the known right answer, when there is one. nil means
+	// absent, which is not the same as the empty string: without a reference,
+	// correctness is not judged at all.
+	Reference *string `json:"referenceAnswer,omitempty"`
+	// Metadata is carried through to records untouched.
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Context is one retrieved chunk.
+type Context struct {
+	ID       string         `json:"id"`
+	Text     string         `json:"text"`
+	Score    *float64       `json:"score,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Ref returns a pointer to s, for Sample.Reference.
+func Ref(s string) *string { return &s }
+
+// HasReference reports whether the sample carries a reference answer.
+func (s *Sample) HasReference() bool { return s.Reference != nil }
+
+// Variant is WithReference when the sample has a reference answer.
+func (s *Sample) Variant() Variant {
+	if s.Reference != nil {
+		return WithReference
+	}
+	return WithoutReference
+}
+
+// Limits bound what one sample may hold. The zero value of a field means its
+// default (see DefaultLimits).
+type Limits struct {
+	// MaxContexts is the largest number of contexts in a sample. Default 1000.
+	MaxContexts int
+	// MaxTextBytes is the largest size of one text (question, answer,
+	// reference, or one context). Default 1 MiB.
+	MaxTextBytes int
+	// MaxTotalBytes is the largest size of all texts together. Default 8 MiB.
+	MaxTotalBytes int
+}
+
+// DefaultLimits are the limits used when none are configured.
+var DefaultLimits = Limits{MaxContexts: 1000, MaxTextBytes: 1 << 20, MaxTotalBytes: 8 << 20}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxContexts <= 0 {
+		l.MaxContexts = DefaultLimits.MaxContexts
+	}
+	if l.MaxTextBytes <= 0 {
+		l.MaxTextBytes = DefaultLimits.MaxTextBytes
+	}
+	if l.MaxTotalBytes <= 0 {
+		l.MaxTotalBytes = DefaultLimits.MaxTotalBytes
+	}
+	return l
+}
+
+// ErrInvalidSample is wrapped by every error Validate returns.
+var ErrInvalidSample = errors.New("invalid sample")
+
+// SampleError says which field of a sample is wrong and why.
+type SampleError struct {
+	Field  string // e.g. "answer", "contexts[3].id"
+	Reason string
+}
+
+func (e *SampleError) Error() string { return "guard: invalid sample: " + e.Field + ": " + e.Reason }
+
+// Unwrap makes errors.Is(err, ErrInvalidSample) true.
+func (e *SampleError) Unwrap() error { return ErrInvalidSample }
+
+// Validate checks a sample against limits (zero fields mean the defaults): texts
+// must be valid UTF-8 without NUL bytes and within size, context IDs non-empty
+// and unique. It returns a *SampleError naming the first bad field.
+func (s *Sample) Validate(l Limits) error {
+	l = l.withDefaults()
+	total := len(s.Question) + len(s.Answer)
+	if why := checkText(s.Question, l); why != "" {
+		return &SampleError{"question", why}
+	}
+	if why := checkText(s.Answer, l); why != "" {
+		return &SampleError{"answer", why}
+	}
+	if s.Reference != nil {
+		total += len(*s.Reference)
+		if why := checkText(*s.Reference, l); why != "" {
+			return &SampleError{"referenceAnswer", why}
+		}
+	}
+	if len(s.Contexts) > l.MaxContexts {
+		return &SampleError{"contexts", fmt.Sprintf("%d contexts, over the limit of %d", len(s.Contexts), l.MaxContexts)}
+	}
+	for i := range s.Contexts {
+		c := &s.Contexts[i]
+		if c.ID == "" {
+			return &SampleError{fmt.Sprintf("contexts[%d].id", i), "empty"}
+		}
+		if why := checkText(c.ID, l); why != "" {
+			return &SampleError{fmt.Sprintf("contexts[%d].id", i), why}
+		}
+		for j := 0; j < i; j++ {
+			if s.Contexts[j].ID == c.ID {
+				return &SampleError{fmt.Sprintf("contexts[%d].id", i), fmt.Sprintf("duplicate of contexts[%d].id %q", j, c.ID)}
+			}
+		}
+		total += len(c.Text)
+		if why := checkText(c.Text, l); why != "" {
+			return &SampleError{fmt.Sprintf("contexts[%d].text", i), why}
+		}
+	}
+	if total > l.MaxTotalBytes {
+		return &SampleError{"sample", fmt.Sprintf("%d bytes of text, over the limit of %d", total, l.MaxTotalBytes)}
+	}
+	return nil
+}
+
+// checkText returns why text is unacceptable, or "".
+func checkText(text string, l Limits) string {
+	if len(text) > l.MaxTextBytes {
+		return fmt.Sprintf("%d bytes, over the limit of %d", len(text), l.MaxTextBytes)
+	}
+	if !utf8.ValidString(text) {
+		return "not valid UTF-8"
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] == 0 {
+			return fmt.Sprintf("NUL byte at offset %d", i)
+		}
+	}
+	return ""
+}
