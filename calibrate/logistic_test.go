@@ -323,10 +323,10 @@ func TestPredictAllocs(t *testing.T) {
 	iso := Isotonic{X: []float64{0, 0.5, 1}, Y: []float64{0.1, 0.2, 0.9}}
 	sel := Selection{Fail: 0.2, Pass: 0.8, HasFail: true, HasPass: true}
 	for name, f := range map[string]func(){
-		"Logistic.Predict":  func() { lm.Predict(x) },
-		"Platt.Predict":     func() { Platt{A: -2, B: 1}.Predict(0.3) },
-		"Isotonic.Predict":  func() { iso.Predict(0.7) },
-		"Selection.Route":   func() { sel.Route(0.5) },
+		"Logistic.Predict": func() { lm.Predict(x) },
+		"Platt.Predict":    func() { Platt{A: -2, B: 1}.Predict(0.3) },
+		"Isotonic.Predict": func() { iso.Predict(0.7) },
+		"Selection.Route":  func() { sel.Route(0.5) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s allocates %v times per call; want 0", name, n)

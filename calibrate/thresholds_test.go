@@ -126,10 +126,9 @@ func TestSelectThresholdsNoneFeasible(t *testing.T) {
 }
 
 func TestSelectThresholdsExtremes(t *testing.T) {
-	// 40 false rows at p = 1 and 40 true rows at p = 0: the thresholds may
-	// not auto-fail P = 1 or auto-pass P = 0 even though those regions are
-	// error-free by their own rules... here they are all errors anyway, so
-	// nothing is feasible; then all rows at 0 false and at 1 true.
+	// 40 false rows at p = 0 and 40 true rows at p = 1: both regions are
+	// error-free with 40 rows (bound 1 − 0.05^(1/40) = 0.072 ≤ 0.1), so
+	// Fail = 0 and Pass = 1 with HasFail and HasPass set.
 	p, y := build(group{40, 0, false}, group{40, 1, true})
 	s, err := SelectThresholds(p, y, 0.1, 0.95)
 	if err != nil {
@@ -190,30 +189,34 @@ func bruteSelect(p []float64, y []bool, alpha, conf float64) (pass, fail float64
 		}
 		return c, v < 1 && c > 0 && ClopperPearsonUpper(e, c, conf) <= alpha
 	}
+	type cand struct {
+		v  float64 // NaN for "no region"
+		n  int
+		ok bool
+	}
+	// Candidates include "none". Pass regions are listed from small to
+	// large, so that keeping strict improvements breaks ties towards the
+	// smaller auto-pass region.
+	passes := []cand{{math.NaN(), 0, true}}
+	fails := []cand{{math.NaN(), 0, true}}
+	for i := len(vals) - 1; i >= 0; i-- {
+		c, ok := passOK(vals[i])
+		passes = append(passes, cand{vals[i], c, ok})
+	}
+	for _, v := range vals {
+		c, ok := failOK(v)
+		fails = append(fails, cand{v, c, ok})
+	}
 	pass, fail = math.NaN(), math.NaN()
 	best := -1
-	// Candidates include "none" (NaN). Order: pass regions from small to
-	// large, so ties keep the smaller auto-pass region.
-	passes := append([]float64{math.NaN()}, vals...)
-	slices.Reverse(passes[1:])
-	for _, pv := range passes {
-		cp, okp := 0, true
-		if !math.IsNaN(pv) {
-			cp, okp = passOK(pv)
-		}
-		if !okp {
+	for _, pc := range passes {
+		if !pc.ok {
 			continue
 		}
-		for _, fv := range append([]float64{math.NaN()}, vals...) {
-			cf, okf := 0, true
-			if !math.IsNaN(fv) {
-				cf, okf = failOK(fv)
-				if !math.IsNaN(pv) && fv >= pv {
-					okf = false
-				}
-			}
-			if okf && cp+cf > best {
-				best, pass, fail, nPass, nFail = cp+cf, pv, fv, cp, cf
+		for _, fc := range fails {
+			disjoint := math.IsNaN(pc.v) || math.IsNaN(fc.v) || fc.v < pc.v
+			if fc.ok && disjoint && pc.n+fc.n > best {
+				best, pass, fail, nPass, nFail = pc.n+fc.n, pc.v, fc.v, pc.n, fc.n
 			}
 		}
 	}

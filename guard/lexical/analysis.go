@@ -3,6 +3,7 @@ package lexical
 import (
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
@@ -39,7 +40,10 @@ type analysis struct {
 	ctxTexts []string
 
 	// scratch
+	fold     []byte
+	given    []bool // per answer token: supported by construction
 	winScore []float64
+	qScore   []float64
 	winSeen  []int32
 	mark     []int32
 	markGen  int32
@@ -219,16 +223,13 @@ type window struct {
 	coverage float64 // weighted fraction of the run found in the window
 }
 
-// bestWindow finds the context window (a sentence and the next one in the
-// same context) covering the largest weighted share of the content tokens
-// of run. Tokens for which skip returns true count as covered everywhere.
-func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip func(*token) bool) window {
-	best := window{ctx: -1}
-	if a.nsent == 0 {
-		return best
-	}
-	total, given := 0.0, 0.0
-	clear(a.winScore)
+// scoreWindows adds to dst[s] the weight of the content tokens of run found
+// in window s (sentence s and the next one of the same context), each token
+// counted once per window. Tokens for which skip returns true are not looked
+// up; their weight is returned as given. dst must have a.nsent entries and is
+// cleared first.
+func (a *analysis) scoreWindows(run []token, weight func(*token) float64, skip func(*token) bool, dst []float64) (total, given float64) {
+	clear(dst)
 	for i := range a.winSeen {
 		a.winSeen[i] = -1
 	}
@@ -254,32 +255,77 @@ func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip fun
 					continue
 				}
 				a.winSeen[s] = int32(i)
-				a.winScore[s] += w
+				dst[s] += w
 			}
 		}
 	}
+	return total, given
+}
+
+// windowAt turns a global window index into a window.
+func (a *analysis) windowAt(g int, coverage float64) window {
+	ci := 0
+	for ci+1 < len(a.sentBase) && int(a.sentBase[ci+1]) <= g {
+		ci++
+	}
+	w := window{ctx: ci, sent: g - int(a.sentBase[ci]), nsent: 2, coverage: coverage}
+	if w.sent+1 >= len(a.ctxs[ci].sents) {
+		w.nsent = 1
+	}
+	return w
+}
+
+// bestWindow finds the context window (a sentence and the next one in the
+// same context) covering the largest weighted share of the content tokens
+// of run. Tokens for which skip returns true count as covered everywhere.
+func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip func(*token) bool) window {
+	if a.nsent == 0 {
+		return window{ctx: -1}
+	}
+	total, given := a.scoreWindows(run, weight, skip, a.winScore)
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
-	bi := -1
+	bi := 0
 	for s, v := range a.winScore {
-		if bi < 0 || v > a.winScore[bi] {
+		if v > a.winScore[bi] {
 			bi = s
 		}
 	}
-	best.coverage = math.Min(1, (a.winScore[bi]+given)/total)
-	// Map the global sentence back to its context.
-	ci := 0
-	for ci+1 < len(a.sentBase) && int(a.sentBase[ci+1]) <= bi {
-		ci++
+	return a.windowAt(bi, math.Min(1, (a.winScore[bi]+given)/total))
+}
+
+// answerWindow finds, among the windows that hold the most of the answer,
+// the one that covers the most of the question: where the answer is stated
+// in answer to this question, if anywhere.
+func (a *analysis) answerWindow(w func(*token) float64) (window, float64) {
+	if a.nsent == 0 {
+		return window{ctx: -1}, 0
 	}
-	best.ctx = ci
-	best.sent = bi - int(a.sentBase[ci])
-	best.nsent = 2
-	if best.sent+1 >= len(a.ctxs[ci].sents) {
-		best.nsent = 1
+	if cap(a.qScore) < a.nsent {
+		a.qScore = make([]float64, a.nsent)
 	}
-	return best
+	a.qScore = a.qScore[:a.nsent]
+	aTotal, _ := a.scoreWindows(a.a.toks, w, nil, a.winScore)
+	qTotal, _ := a.scoreWindows(a.q.toks, w, nil, a.qScore)
+	maxA := 0.0
+	for _, v := range a.winScore {
+		maxA = math.Max(maxA, v)
+	}
+	if aTotal == 0 || maxA == 0 {
+		return window{ctx: -1}, 0
+	}
+	bi := -1
+	for s, v := range a.winScore {
+		if v >= 0.999*maxA && (bi < 0 || a.qScore[s] > a.qScore[bi]) {
+			bi = s
+		}
+	}
+	qcov := 0.0
+	if qTotal > 0 {
+		qcov = a.qScore[bi] / qTotal
+	}
+	return a.windowAt(bi, maxA/aTotal), qcov
 }
 
 // windowSpan returns the byte span of a window in its context.
@@ -302,4 +348,20 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		}
 	}
 	return false
+}
+
+// tokIndex returns the index of t within the answer's tokens, or -1 when t
+// is not one of them.
+func (a *analysis) tokIndex(t *token) int {
+	toks := a.a.toks
+	if len(toks) == 0 {
+		return -1
+	}
+	base := uintptr(unsafe.Pointer(&toks[0]))
+	p := uintptr(unsafe.Pointer(t))
+	size := unsafe.Sizeof(toks[0])
+	if p < base || p >= base+uintptr(len(toks))*size {
+		return -1
+	}
+	return int((p - base) / size)
 }

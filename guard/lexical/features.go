@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"bytes"
 	"math"
 	"strings"
 
@@ -12,14 +13,17 @@ import (
 var (
 	groundFeatures = []string{"min_window_support", "min_context_support", "min_context_support_no_question",
 		"max_unsupported_idf", "unsupported_entities", "number_mismatches", "unsupported_numbers",
-		"negation_flips", "antonym_flips", "verbatim", "answer_length", "refusal", "unsupported_mass", "no_contexts"}
+		"negation_flips", "antonym_flips", "verbatim", "refusal", "unsupported_mass", "no_contexts"}
 	contraFeatures = []string{"min_window_support", "number_mismatches", "negation_flips", "antonym_flips",
 		"refusal", "verbatim", "max_unsupported_idf"}
 	relevFeatures = []string{"question_in_answer", "answer_in_question", "type_match", "type_mismatch",
 		"refusal", "answer_window_question_coverage", "answer_length", "yes_no_answer"}
 	suffFeatures = []string{"question_coverage", "best_window_question_coverage", "missing_question_entities",
 		"max_missing_idf", "answer_window_question_coverage", "answer_support", "refusal",
-		"answer_type_in_window", "contexts", "no_contexts"}
+		"answer_type_in_window", "contexts", "no_contexts", "answer_window_max_missing_idf",
+		"answer_window_missing_mass", "answer_window_negation_mismatch", "answer_window_antonym",
+		"answer_type_match", "answer_type_mismatch", "question_entities_in_answer_window",
+		"answer_window_question_bigrams", "context_question_bigrams"}
 	chunkFeatures = []string{"question_coverage", "relative_question_coverage", "answer_coverage",
 		"title_in_question", "title_bridge", "inverse_rank", "contexts", "question_entities"}
 	conflictFeatures = []string{"number_conflict", "negation_conflict", "antonym_conflict", "conflict_question_relevance", "contexts"}
@@ -39,7 +43,6 @@ const (
 	gNegFlip
 	gAntFlip
 	gVerbatim
-	gLen
 	gRefusal
 	gUnsupMass
 	gNoCtx
@@ -60,8 +63,8 @@ type mismatch struct {
 }
 
 type flip struct {
-	sent int   // answer sentence
-	tok  int   // answer token index (antonym flips), -1 for negation
+	sent int // answer sentence
+	tok  int // answer token index (antonym flips), -1 for negation
 	win  window
 	anti uint64
 }
@@ -126,7 +129,15 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	f.reset()
 	w := v.weight
 	inQ := func(t *token) bool { return inDoc(&a.q, t.hash) }
-	f.refusal = isRefusal(a.a.s)
+	// given: answer tokens supported by construction (see below), or in the
+	// question.
+	givenOrQ := func(t *token) bool {
+		if i := a.tokIndex(t); i >= 0 && a.given[i] {
+			return true
+		}
+		return inQ(t)
+	}
+	f.refusal, a.fold = isRefusal(a.a.s, a.fold)
 	f.qtype = classifyQuestion(&a.q)
 	nctx := len(a.ctxs)
 
@@ -137,10 +148,54 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			ansContent++
 		}
 	}
+	if cap(a.given) < len(a.a.toks) {
+		a.given = make([]bool, len(a.a.toks))
+	}
+	a.given = a.given[:len(a.a.toks)]
+	clear(a.given)
+	// Quantities.
+	numMis, numUnsup := 0, 0
+	for qi, q := range a.a.quants {
+		compatible, sameSlot := false, -1
+		sameCtx, sameQ := -1, -1
+		for ci := range a.ctxs {
+			for cq, c := range a.ctxs[ci].quants {
+				if q.Compatible(c) {
+					compatible = true
+				} else if q.SameSlot(c) && sameSlot < 0 {
+					sameSlot, sameCtx, sameQ = 1, ci, cq
+				}
+			}
+		}
+		if !compatible {
+			for _, c := range a.q.quants {
+				if q.Compatible(c) {
+					compatible = true
+				}
+			}
+		}
+		if compatible {
+			// Words of a quantity the contexts state ("thirty" for "30")
+			// count as supported.
+			for i := range a.a.toks {
+				if t := &a.a.toks[i]; int(t.start) >= q.Start && int(t.end) <= q.End {
+					a.given[i] = true
+				}
+			}
+			continue
+		}
+		numUnsup++
+		if sameSlot > 0 {
+			numMis++
+			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: sameCtx, cq: sameQ, sameSlot: true})
+		} else {
+			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
+		}
+	}
 	minWin, minAny, minCtx := 1.0, 1.0, 1.0
 	for k := range a.a.sents {
 		run := a.a.sentToks(k)
-		win := a.bestWindow(run, w, inQ)
+		win := a.bestWindow(run, w, givenOrQ)
 		total, any, ctxOnly := 0.0, 0.0, 0.0
 		for i := range run {
 			t := &run[i]
@@ -149,7 +204,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 			wt := w(t)
 			total += wt
-			in := a.inContexts(t.hash)
+			in := a.inContexts(t.hash) || a.given[int(a.a.sentAt[k])+i]
 			if in {
 				ctxOnly += wt
 			}
@@ -202,7 +257,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	unsupEnt := 0
 	for i := range a.a.toks {
 		t := &a.a.toks[i]
-		if !t.content() || a.inContexts(t.hash) || inQ(t) {
+		if !t.content() || a.inContexts(t.hash) || a.given[i] || inQ(t) {
 			continue
 		}
 		wt := w(t)
@@ -211,38 +266,6 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		if t.entity() {
 			unsupEnt++
 			f.absent = append(f.absent, i)
-		}
-	}
-	// Quantities.
-	numMis, numUnsup := 0, 0
-	for qi, q := range a.a.quants {
-		compatible, sameSlot := false, -1
-		sameCtx, sameQ := -1, -1
-		for ci := range a.ctxs {
-			for cq, c := range a.ctxs[ci].quants {
-				if q.Compatible(c) {
-					compatible = true
-				} else if q.SameSlot(c) && sameSlot < 0 {
-					sameSlot, sameCtx, sameQ = 1, ci, cq
-				}
-			}
-		}
-		if !compatible {
-			for _, c := range a.q.quants {
-				if q.Compatible(c) {
-					compatible = true
-				}
-			}
-		}
-		if compatible {
-			continue
-		}
-		numUnsup++
-		if sameSlot > 0 {
-			numMis++
-			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: sameCtx, cq: sameQ, sameSlot: true})
-		} else {
-			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
 		}
 	}
 	negFlips, antFlips := 0, 0
@@ -265,7 +288,6 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	g[gNegFlip] = float64(negFlips)
 	g[gAntFlip] = float64(antFlips)
 	g[gVerbatim] = b2f(verbatim)
-	g[gLen] = math.Log1p(float64(ansContent))
 	g[gRefusal] = b2f(f.refusal)
 	g[gUnsupMass] = unsupMass
 	g[gNoCtx] = b2f(nctx == 0)
@@ -275,14 +297,10 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	qInA := coverage(a.q.toks, w, func(t *token) bool { return inDoc(&a.a, t.hash) })
 	aInQ := coverage(a.a.toks, w, inQ)
 	match, mismatchT := typeMatch(f.qtype, &a.q, &a.a)
-	// The window that best supports the whole answer, and how much of the
-	// question it covers.
-	f.ansWin = a.bestWindow(a.a.toks, w, nil)
+	// Where the answer is stated in answer to this question, and how much
+	// of the question that window covers.
 	ansWinQ := 0.0
-	if f.ansWin.ctx >= 0 && ansContent > 0 {
-		wide := f.ansWin
-		ansWinQ = a.windowCoverage(wide, a.q.toks, w)
-	}
+	f.ansWin, ansWinQ = a.answerWindow(w)
 	yesno := f.qtype == qYesNo && len(a.a.toks) > 0 && startsYesNo(&a.a)
 	f.relev = append(f.relev, qInA, aInQ, b2f(match), b2f(mismatchT), b2f(f.refusal), ansWinQ, math.Log1p(float64(ansContent)), b2f(yesno))
 
@@ -309,8 +327,48 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	if qWin.ctx >= 0 {
 		typeInWin = a.windowHasType(qWin, f.qtype)
 	}
+	// What of the question the answer's window leaves out.
+	awMaxMiss, awMissMass, awNeg, awAnt, awEnt := 0.0, 0.0, 0.0, 0.0, 0.0
+	if f.ansWin.ctx >= 0 {
+		qTotal, ents, entsIn := 0.0, 0, 0
+		for i := range a.q.toks {
+			t := &a.q.toks[i]
+			if !t.content() {
+				continue
+			}
+			wt := w(t)
+			qTotal += wt
+			in := a.windowHas(f.ansWin, t.hash)
+			if t.entity() {
+				ents++
+				if in {
+					entsIn++
+				}
+			}
+			if in {
+				continue
+			}
+			awMissMass += wt
+			awMaxMiss = math.Max(awMaxMiss, wt)
+			for _, ant := range antonymOf[t.hash] {
+				if a.windowHas(f.ansWin, ant) {
+					awAnt = 1
+				}
+			}
+		}
+		if qTotal > 0 {
+			awMissMass /= qTotal
+		}
+		awEnt = 1
+		if ents > 0 {
+			awEnt = float64(entsIn) / float64(ents)
+		}
+		awNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(f.ansWin))
+	}
 	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, ansWinQ, minWin,
-		b2f(f.refusal), b2f(typeInWin), math.Log1p(float64(nctx)), b2f(nctx == 0))
+		b2f(f.refusal), b2f(typeInWin), math.Log1p(float64(nctx)), b2f(nctx == 0),
+		awMaxMiss, awMissMass, awNeg, awAnt, b2f(match), b2f(mismatchT), awEnt,
+		a.questionBigrams(f.ansWin), a.questionBigrams(window{ctx: -2}))
 
 	// --- chunk relevance ----------------------------------------------
 	a.chunkFeatures(f, w)
@@ -344,6 +402,8 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				}
 			}
 		}
+		var refRefusal bool
+		refRefusal, a.fold = isRefusal(a.rf.s, a.fold)
 		refContent := 0
 		for i := range a.rf.toks {
 			if a.rf.toks[i].content() {
@@ -357,7 +417,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		}
 		f.correct = append(f.correct, f1, prec, rec, b2f(hasNeg(a.a.toks) != hasNeg(a.rf.toks)),
 			math.Log1p(float64(hedges)), float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal),
-			b2f(isRefusal(a.rf.s)), math.Log((1+float64(ansContent))/(1+float64(refContent))), grounded, b2f(nctx > 0))
+			b2f(refRefusal), math.Log((1+float64(ansContent))/(1+float64(refContent))), grounded, b2f(nctx > 0))
 	}
 }
 
@@ -432,50 +492,33 @@ outer:
 	return false
 }
 
-// isRefusal reports whether an answer declines to answer.
-func isRefusal(s string) bool {
+// isRefusal reports whether an answer declines to answer. buf is scratch
+// space for the folded text; the (possibly grown) buffer is returned.
+func isRefusal(s string, buf []byte) (bool, []byte) {
 	if len(s) > 400 {
 		s = s[:400]
 	}
+	buf = buf[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x99 { // ’
+			c = '\''
+			i += 2
+		} else if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
 	for _, p := range refusalPhrases {
-		if containsFold(s, p) {
-			return true
+		if bytes.Contains(buf, []byte(p)) {
+			return true, buf
 		}
 	}
-	return false
-}
-
-// containsFold is an allocation-free ASCII case-insensitive strings.Contains
-// that treats ’ as '.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-outer:
-	for i := 0; i+n <= len(s); i++ {
-		k := i
-		for j := 0; j < n; j++ {
-			if k >= len(s) {
-				return false
-			}
-			c := s[k]
-			if c == 0xe2 && k+2 < len(s) && s[k+1] == 0x80 && s[k+2] == 0x99 { // ’
-				c = '\''
-				k += 2
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				continue outer
-			}
-			k++
-		}
-		return true
-	}
-	return false
+	return false, buf
 }
 
 var (
-	hWhen, hYear, hDate, hTime, hCentury, hDecade = normHash("when"), normHash("year"), normHash("date"), normHash("time"), normHash("century"), normHash("decade")
+	hWhen, hYear, hDate, hTime, hCentury, hDecade  = normHash("when"), normHash("year"), normHash("date"), normHash("time"), normHash("century"), normHash("decade")
 	hHow, hMany, hMuch, hLong, hOld, hFar, hWho    = normHash("how"), normHash("many"), normHash("much"), normHash("long"), normHash("old"), normHash("far"), normHash("who")
 	hWhom, hWhose, hWhere, hWhich, hWhat, hWhy     = normHash("whom"), normHash("whose"), normHash("where"), normHash("which"), normHash("what"), normHash("why")
 	hOr, hYes, hNo, hNumber, hPercent, hPercentage = normHash("or"), normHash("yes"), normHash("no"), normHash("number"), normHash("percent"), normHash("percentage")
@@ -609,4 +652,63 @@ func (a *analysis) windowHasType(win window, qt questionType) bool {
 		return false
 	}
 	return true
+}
+
+// questionBigrams is the share of adjacent pairs of question content words
+// that also stand near each other (within three words, same order) in the
+// window, or in any context when win.ctx is -2. It sees word order, which
+// bag-of-words coverage cannot: a question that recombines the passage's
+// words ("unanswerable" SQuAD questions) breaks its pairs.
+func (a *analysis) questionBigrams(win window) float64 {
+	if win.ctx == -1 {
+		return 0
+	}
+	pairs, found := 0, 0
+	prev := -1
+	for i := range a.q.toks {
+		if !a.q.toks[i].content() {
+			continue
+		}
+		if prev >= 0 {
+			pairs++
+			if a.nearPair(win, a.q.toks[prev].hash, a.q.toks[i].hash) {
+				found++
+			}
+		}
+		prev = i
+	}
+	if pairs == 0 {
+		return 1
+	}
+	return float64(found) / float64(pairs)
+}
+
+func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
+	check := func(toks []token) bool {
+		last := -100
+		n := 0
+		for i := range toks {
+			if !toks[i].content() {
+				continue
+			}
+			if toks[i].hash == h1 {
+				last = n
+			} else if toks[i].hash == h2 && n-last <= 3 {
+				return true
+			}
+			n++
+		}
+		return false
+	}
+	if win.ctx >= 0 {
+		d := &a.ctxs[win.ctx]
+		lo, hi := d.sentAt[win.sent], d.sentAt[win.sent+win.nsent]
+		return check(d.toks[lo:hi])
+	}
+	for ci := range a.ctxs {
+		if check(a.ctxs[ci].toks) {
+			return true
+		}
+	}
+	return false
 }

@@ -118,7 +118,6 @@ func loadSample(a *analysis, s *guard.Sample) {
 	a.load(s.Question, s.Answer, s.Reference, texts)
 }
 
-
 // Judge estimates the requested decisions. It checks ctx before starting and
 // between stages.
 func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
@@ -444,4 +443,3 @@ var qtypeNames = [...]string{qOther: "other", qWhen: "a date or time", qHowMany:
 	qWho: "a person or organization", qWhere: "a place", qWhich: "a choice", qWhy: "a reason", qHow: "a manner"}
 
 func (q questionType) String() string { return qtypeNames[q] }
-

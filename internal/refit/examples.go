@@ -14,15 +14,18 @@ import (
 
 // sources documents where each decision's labels come from.
 var sources = map[guard.Decision][]string{
-	guard.Groundedness:       {"halueval (real labels)", "squad_v2 answerable rows (real, all true)", "hotpotqa (real, all true)"},
+	guard.Groundedness: {"halueval (real labels)", "squad_v2 answerable rows (real, all true)", "hotpotqa (real, all true)",
+		"synthetic: squad_v2 answer-bearing sentences used as answers (true) and the same sentences with a number changed, a negation inserted or an antonym swapped (false)"},
 	guard.Correctness:        {"truthfulqa (real labels)", "halueval (real labels)"},
 	guard.ChunkRelevance:     {"hotpotqa (real, per paragraph)", "hotpotqa_ablated (real, all false)", "squad_v2 answerable rows (real, all true)"},
 	guard.ContextSufficiency: {"squad_v2 (real labels)", "hotpotqa (real, all true)", "hotpotqa_ablated (derived, all false)"},
 	guard.AnswerRelevance: {"positives: dataset answers to their own question (squad_v2 labels; halueval and hotpotqa answers by construction)",
 		"negatives (synthetic): answers moved to another question on the same squad_v2 passage, or to a random other halueval question"},
-	guard.Contradiction: {"synthetic: squad_v2 answer-bearing sentences used as answers (false), and the same sentences with a number changed, a negation inserted or an antonym swapped (true)"},
+	guard.Contradiction:   {"synthetic: squad_v2 answer-bearing sentences used as answers (false), and the same sentences with a number changed, a negation inserted or an antonym swapped (true)"},
 	guard.ContextConflict: {"synthetic: hotpotqa context sets (false) and the same sets plus a copy of one gold sentence with a number changed, a negation inserted or an antonym swapped (true); an unchanged copy added as a control (false)"},
 }
+
+const synthWeight = 0.3
 
 func hashGroup(s string) string {
 	h := fnv.New64a()
@@ -33,7 +36,13 @@ func hashGroup(s string) string {
 func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision][]example {
 	ex := map[guard.Decision][]example{}
 	add := func(d guard.Decision, x []float64, y bool, group string, sets ...string) {
-		ex[d] = append(ex[d], example{x: x, y: y, group: group, sets: sets})
+		w := 1.0
+		if strings.HasPrefix(sets[0], "synthetic") && d == guard.Groundedness {
+			// Synthetic rows teach the model what real data lacks (full-sentence
+			// grounded answers, flipped facts) without outweighing real labels.
+			w = synthWeight
+		}
+		ex[d] = append(ex[d], example{x: x, y: y, group: group, sets: sets, w: w})
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range []string{"halueval", "squad_v2", "hotpotqa", "hotpotqa_ablated", "truthfulqa"} {
@@ -127,11 +136,23 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 		base.Reference = nil
 		f := j.Features(&base)
 		add(guard.Contradiction, f.Contradiction, false, group, "synthetic-squad")
+		add(guard.Groundedness, f.Groundedness, true, group, "synthetic-squad")
+		// A light rewording that keeps every claim: clauses reordered and
+		// a few function words dropped, so the answer is no longer a verbatim
+		// span of the passage.
+		if re := reword(sent, rng); re != sent {
+			rs := base
+			rs.Answer = re
+			f := j.Features(&rs)
+			add(guard.Groundedness, f.Groundedness, true, group, "synthetic-squad")
+			add(guard.Contradiction, f.Contradiction, false, group, "synthetic-squad")
+		}
 		for _, p := range perturb(sent, rng) {
 			ps := base
 			ps.Answer = p
 			f := j.Features(&ps)
 			add(guard.Contradiction, f.Contradiction, true, group, "synthetic-squad")
+			add(guard.Groundedness, f.Groundedness, false, group, "synthetic-squad")
 		}
 	}
 
@@ -233,3 +254,25 @@ func perturb(s string, rng *rand.Rand) []string {
 	return out
 }
 
+var functionWords = map[string]bool{"the": true, "a": true, "an": true, "of": true, "that": true, "which": true, "also": true, "then": true, "in": true}
+
+// reword drops up to two function words and swaps the first two
+// comma-separated clauses: the claims stay, the wording changes.
+func reword(s string, rng *rand.Rand) string {
+	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
+	if parts := strings.SplitN(s, ", ", 3); len(parts) >= 2 && len(strings.Fields(parts[1])) >= 3 {
+		parts[0], parts[1] = parts[1], parts[0]
+		s = strings.Join(parts, ", ")
+	}
+	words := strings.Fields(s)
+	dropped := 0
+	out := words[:0:0]
+	for i, w := range words {
+		if i > 0 && dropped < 2 && functionWords[strings.ToLower(w)] && rng.IntN(2) == 0 {
+			dropped++
+			continue
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ") + "."
+}

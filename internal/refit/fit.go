@@ -21,8 +21,9 @@ import (
 type example struct {
 	x     []float64
 	y     bool
-	group string // rows sharing a group share a fold
+	group string   // rows sharing a group share a fold
 	sets  []string // evaluation sets it is reported under
+	w     float64  // weight in the fit
 }
 
 const (
@@ -138,13 +139,15 @@ func fitDecision(d guard.Decision, es []example, alpha, confidence float64) (*le
 	for k := 0; k < nFolds; k++ {
 		var xs [][]float64
 		var ys []bool
+		var ws []float64
 		for i, e := range es {
 			if fold[i] != k {
 				xs = append(xs, e.x)
 				ys = append(ys, e.y)
+				ws = append(ws, e.w)
 			}
 		}
-		m, err := fitStd(xs, ys)
+		m, err := fitStd(xs, ys, ws)
 		if err != nil {
 			return nil, decisionReport{}, guard.Thresholds{}, fmt.Errorf("fold %d: %w", k, err)
 		}
@@ -156,15 +159,17 @@ func fitDecision(d guard.Decision, es []example, alpha, confidence float64) (*le
 	}
 	var xs [][]float64
 	var ys []bool
+	var ws []float64
 	pos := 0
 	for _, e := range es {
 		xs = append(xs, e.x)
 		ys = append(ys, e.y)
+		ws = append(ws, e.w)
 		if e.y {
 			pos++
 		}
 	}
-	full, err := fitStd(xs, ys)
+	full, err := fitStd(xs, ys, ws)
 	if err != nil {
 		return nil, decisionReport{}, guard.Thresholds{}, err
 	}
@@ -291,7 +296,7 @@ func fitDecision(d guard.Decision, es []example, alpha, confidence float64) (*le
 
 // fitStd fits a logistic model on standardized features and folds the
 // standardization back into the weights.
-func fitStd(xs [][]float64, ys []bool) (calibrate.Logistic, error) {
+func fitStd(xs [][]float64, ys []bool, ws []float64) (calibrate.Logistic, error) {
 	if len(xs) == 0 {
 		return calibrate.Logistic{}, fmt.Errorf("no examples")
 	}
@@ -325,7 +330,7 @@ func fitStd(xs [][]float64, ys []bool) (calibrate.Logistic, error) {
 		}
 		zs[r] = z
 	}
-	m, err := calibrate.FitLogistic(zs, ys, nil, calibrate.LogisticConfig{L2: l2, MaxIter: 200})
+	m, err := calibrate.FitLogistic(zs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 200})
 	if err != nil {
 		return m, err
 	}

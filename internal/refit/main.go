@@ -148,4 +148,3 @@ func writeVocab(sets []dataset, out string) error {
 	log.Printf("refit: %d documents, %d stems kept → %s", docs, len(keys), out)
 	return f.Close()
 }
-

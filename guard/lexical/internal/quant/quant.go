@@ -104,10 +104,10 @@ func Extract(dst []Quantity, text string) (out []Quantity) {
 type scanner struct {
 	s         string
 	dst       []Quantity
-	approxEnd int    // end of the last approximation cue, -1 if none
-	prepEnd   int    // end of the last year preposition ("in"), -1 if none
+	approxEnd int    // where a token right after the last approximation cue starts, -1 if none
+	prepEnd   int    // where a token right after the last year preposition starts, -1 if none
 	prevWord  string // last plain word seen
-	prevEnd   int    // its end
+	prevEnd   int    // where a token right after it starts
 	rangeIdx  int    // index in dst of a quantity followed by a range connector
 	rangeAt   int    // offset where the second member of that range must start
 	rangeInf  info   // details of dst[rangeIdx]
@@ -335,10 +335,6 @@ func (sc *scanner) skipSpaces(i int) int {
 	return i
 }
 
-func (sc *scanner) onlySpaces(a, b int) bool {
-	return sc.skipSpaces(a) >= b
-}
-
 // dashWidth returns the width of a hyphen, dash or minus sign at s[i].
 func dashWidth(s string, i int) int {
 	if i >= len(s) {
@@ -424,7 +420,7 @@ func (sc *scanner) run() {
 		case isLetter(b):
 			j := letterEnd(s, i)
 			if !boundaryBefore(s, i) {
-				i = skipToken(s, i)
+				i = j
 				continue
 			}
 			i = sc.word(i, j)
@@ -439,7 +435,7 @@ func (sc *scanner) run() {
 			}
 			i++
 		case b == '~':
-			sc.approxEnd = i + 1
+			sc.approxEnd = sc.skipSpaces(i + 1)
 			i++
 		case b < utf8.RuneSelf:
 			i++
@@ -464,7 +460,7 @@ func (sc *scanner) nonASCII(i int) int {
 	case '−': // U+2212 minus sign
 		return sc.minus(i, w)
 	case '≈', '∼', '～':
-		sc.approxEnd = i + w
+		sc.approxEnd = sc.skipSpaces(i + w)
 	}
 	return i + w
 }
@@ -475,7 +471,8 @@ func (sc *scanner) nonASCII(i int) int {
 func (sc *scanner) numberStartOK(i int) bool {
 	s := sc.s
 	if !boundaryBefore(s, i) {
-		return false
+		// ISO 8601 "2020-01-02T15:04"
+		return i >= 2 && s[i-1] == 'T' && isDigit(s[i-2])
 	}
 	if i >= 2 && s[i-1] == '-' && isUpper(s[i-2]) {
 		for k := i - 2; k >= 0 && isLetter(s[k]); k-- {
@@ -610,12 +607,12 @@ func (sc *scanner) word(i, j int) int {
 		switch {
 		case wi.val == 1: // "c." / "ca." need their period
 			if j < len(s) && s[j] == '.' {
-				sc.approxEnd = j + 1
+				sc.approxEnd = sc.skipSpaces(j + 1)
 			}
 		case j < len(s) && s[j] == '.' && eqFold(w, "approx"):
-			sc.approxEnd = j + 1
+			sc.approxEnd = sc.skipSpaces(j + 1)
 		default:
-			sc.approxEnd = j
+			sc.approxEnd = sc.skipSpaces(j)
 		}
 	case wApproxLead:
 		p := sc.skipSpaces(j)
@@ -624,20 +621,20 @@ func (sc *scanner) word(i, j int) int {
 			t := s[p:e]
 			if eqFold(t, "than") || eqFold(t, "least") || eqFold(t, "most") ||
 				eqFold(t, "to") || eqFold(t, "of") {
-				sc.approxEnd = e
+				sc.approxEnd = sc.skipSpaces(e)
 			}
 		}
 	case wYearPrep:
-		sc.prepEnd = j
+		sc.prepEnd = sc.skipSpaces(j)
 	}
-	sc.prevWord, sc.prevEnd = w, j
+	sc.prevWord, sc.prevEnd = w, sc.skipSpaces(j)
 	return j
 }
 
 // prevIs reports whether the word just before i (separated by spaces only)
 // has the given class or equals one of the given words.
 func (sc *scanner) prevClass(i int) wclass {
-	if sc.prevWord == "" || sc.prevEnd > i || !sc.onlySpaces(sc.prevEnd, i) {
+	if sc.prevWord == "" || sc.prevEnd != i {
 		return wNone
 	}
 	return lookupGeneral(sc.prevWord).cls
@@ -780,6 +777,15 @@ func (sc *scanner) spelled(i, j int, first wordInfo) int {
 		return j
 	}
 	value := total + cur
+	if !ord && nwords == 1 && first.cls == wNum && first.val >= 1 && first.val < 20 {
+		// "one-third", "two thirds", "three-quarters"
+		if t, e := sc.nextWord(end); t != "" {
+			if d := fractionDenom(t); d > 0 && (d > 2 || first.val == 1 && hyphenWidth(s, end) > 0) {
+				sc.emit(Quantity{Kind: Number, Value: value / float64(d), Start: i, End: e}, info{mag: 1})
+				return e
+			}
+		}
+	}
 	if ord {
 		if nwords == 1 {
 			pc := sc.prevClass(i)
@@ -896,6 +902,15 @@ func (sc *scanner) monthDate(i, j, mo int) (int, bool) {
 			end = k + 2
 		} else if !boundaryAfterNum(s, k) {
 			return 0, false
+		}
+		// "June 17–18, 1935": both days share the month and the year.
+		if dw := dashWidth(s, end); dw > 0 {
+			if d2, k2, ok := smallNum(s, end+dw, 2); ok && d2 >= 1 && d2 <= 31 && boundaryAfterNum(s, k2) {
+				y, yend := sc.yearAfter(k2)
+				sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: v, Start: i, End: end}, info{mag: 1})
+				sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: d2, Start: end + dw, End: yend}, info{mag: 1})
+				return yend, true
+			}
 		}
 		y, end := sc.yearAfter(end)
 		sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: v, Start: i, End: end}, info{mag: 1})
@@ -1655,7 +1670,7 @@ func (sc *scanner) isYear(c *core, pos int) bool {
 	if c.ndig < 3 || c.ndig > 4 {
 		return false
 	}
-	if sc.prepEnd < 0 || sc.prepEnd > c.start || !sc.onlySpaces(sc.prepEnd, c.start) {
+	if sc.prepEnd != c.start {
 		return false
 	}
 	n := sc.skipSpaces(pos)
@@ -1668,7 +1683,7 @@ func (sc *scanner) emit(q Quantity, in info) {
 	if q.Start < 0 || q.End <= q.Start || q.End > len(sc.s) {
 		return
 	}
-	if sc.approxEnd >= 0 && sc.approxEnd <= q.Start && sc.onlySpaces(sc.approxEnd, q.Start) {
+	if sc.approxEnd == q.Start {
 		q.Approx = true
 	}
 	if sc.rangeIdx >= 0 && sc.rangeIdx < len(sc.dst) && q.Start == sc.rangeAt {
@@ -1730,6 +1745,10 @@ func joinRange(a *Quantity, ai info, b *Quantity, bi info) {
 			h += 12
 		}
 		a.Kind, a.Value, a.Year = Time, float64(h*60), 0
+	case ai.plain && b.Kind == Date && b.Day != 0 && ai.raw >= 1 && ai.raw <= 31 && ai.raw == math.Trunc(ai.raw):
+		// "17–18 June 1935"
+		a.Kind, a.Value = Date, 0
+		a.Year, a.Month, a.Day = b.Year, b.Month, int(ai.raw)
 	case a.Kind == Money && ai.mag == 1 && b.Kind == Number:
 		b.Kind, b.Unit = Money, a.Unit
 		if bi.mag != 1 {

@@ -125,6 +125,10 @@ var extractCases = []struct {
 	{"a year ago", nil},
 	{"He won ten medals.", []want{meas(10, "medal", "ten medals")}},
 	{"often", nil},
+	{"one-third of the vote", []want{num(1.0/3, "one-third")}},
+	{"a two-thirds majority", []want{num(2.0/3, "two-thirds")}},
+	{"three quarters", []want{num(0.75, "three quarters")}},
+	{"one-half", []want{num(0.5, "one-half")}},
 
 	// --- ordinals
 	{"the third", []want{ord(3, "third")}},
@@ -251,6 +255,8 @@ var extractCases = []struct {
 	{"5 may be", []want{num(5, "5")}},
 	{"in June", nil},
 	{"June 40 people", []want{meas(40, "people", "40 people")}},
+	{"June 17–18, 1935", []want{date(1935, 6, 17, "June 17"), date(1935, 6, 18, "18, 1935")}},
+	{"17–18 June 1935", []want{date(1935, 6, 17, "17"), date(1935, 6, 18, "18 June 1935")}},
 	{"2020-01-02T15:04", []want{date(2020, 1, 2, "2020-01-02"), clock(15*60+4, "15:04")}},
 
 	// --- years

@@ -385,9 +385,25 @@ var suffixWords = map[string]sfxInfo{
 	"noon": {sNoon, 0, ""}, "midday": {sNoon, 0, ""}, "midnight": {sMidnight, 0, ""},
 }
 
+// generalShape has bit len(w) set in [first][last] for every key of
+// generalWords (first and last letters lower-cased); most words of running
+// text fail this test and skip the map lookup.
+var generalShape [26][26]uint16
+
+func init() {
+	for w := range generalWords {
+		generalShape[w[0]-'a'][w[len(w)-1]-'a'] |= 1 << len(w)
+	}
+}
+
 // lookupGeneral classifies a word of running text, case-insensitively.
+// w must consist of ASCII letters.
 func lookupGeneral(w string) wordInfo {
 	if len(w) == 0 || len(w) > 13 {
+		return wordInfo{}
+	}
+	f, l := lower(w[0])-'a', lower(w[len(w)-1])-'a'
+	if f >= 26 || l >= 26 || generalShape[f][l]&(1<<len(w)) == 0 {
 		return wordInfo{}
 	}
 	if !hasUpper(w) {
@@ -505,4 +521,41 @@ func areaOf(u string) string {
 		return uFt2
 	}
 	return ""
+}
+
+// fractionDenom returns the denominator named by a fraction word ("third",
+// "thirds", "quarter", "half"), or 0.
+func fractionDenom(w string) int {
+	if len(w) < 4 || len(w) > 8 {
+		return 0
+	}
+	var buf [8]byte
+	n := len(w)
+	for i := 0; i < n; i++ {
+		buf[i] = lower(w[i])
+	}
+	if buf[n-1] == 's' && string(buf[:n]) != "halves" {
+		n--
+	}
+	switch string(buf[:n]) {
+	case "half", "halves":
+		return 2
+	case "third":
+		return 3
+	case "quarter", "fourth":
+		return 4
+	case "fifth":
+		return 5
+	case "sixth":
+		return 6
+	case "seventh":
+		return 7
+	case "eighth":
+		return 8
+	case "ninth":
+		return 9
+	case "tenth":
+		return 10
+	}
+	return 0
 }

@@ -1,0 +1,503 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+var judgeCommand = &command{
+	name:    "judge",
+	summary: "judge each line of a JSON Lines dataset",
+	usage:   judgeUsage,
+	run:     runJudge,
+}
+
+const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [FILE|-]
+
+Judge reads JSON Lines in the dataset shape
+  {"id":…,"question":…,"contexts":[{"id":…,"text":…}],"answer":…,"referenceAnswer":…}
+from FILE, or from standard input when FILE is "-" or absent ("expected",
+"source" and "metadata" are read but not used), and writes to standard output
+one JSON line per non-blank input line, in input order:
+
+  {"line":N,"id":"…","result":{…}}   the guard's result (id omitted when the row has none)
+  {"line":N,"id":"…","error":"…"}    the line is bad (id only when it could be read)
+
+N is the 1-based physical line number. A line is bad when it is not a valid
+row (malformed JSON or UTF-8, a missing or mistyped field, duplicate context
+ids), when the guard rejects the sample (NUL bytes, size limits), or when it is
+longer than 16 MiB; the run goes on with the next line. Blank lines (only
+spaces, tabs, CR) produce no output and are not counted in the summary, but
+they do count in line numbers. A final line without a line feed is judged
+like any other. A judge failure is not a bad line: the result is written and
+lists the failure under "errors" (its decisions are uncertain).
+
+Output is flushed whenever judge waits for more input, so it can sit in a
+pipeline that streams lines one at a time.
+
+A summary goes to standard error:
+  ragtriage judge: N lines, J judged, F failed
+where N counts the non-blank lines and N = J + F. The exit status is 1 when
+any line failed (or the input could not be read), 0 otherwise.
+
+Flags:
+  -profile FILE  calibration profile of the lexical judges (default: the
+                 embedded profile); its policy sets the thresholds
+  -workers N     lines judged in parallel (default 1; 0 means one per CPU).
+                 Output order is kept whatever N is.
+`
+
+// Test hooks: the longest line accepted and the input buffer size.
+var (
+	maxLineBytes   = evalkit.MaxLineBytes
+	readBufferSize = 64 << 10
+)
+
+const writeBufferSize = 64 << 10
+
+func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, judgeUsage) }
+	profile := fs.String("profile", "", "calibration profile `FILE`")
+	workers := fs.Int("workers", 1, "lines judged in parallel")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "ragtriage judge: want at most one input file, got %d\n", fs.NArg())
+		return 2
+	}
+	if *workers < 0 {
+		fmt.Fprintf(stderr, "ragtriage judge: -workers %d: want 0 or more\n", *workers)
+		return 2
+	}
+	if *workers == 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	g, err := newGuard(*profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
+		return 1
+	}
+	in := stdin
+	if fs.NArg() == 1 && fs.Arg(0) != "-" {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		in = f
+	}
+
+	st, err := judgeStream(context.Background(), g, in, stdout, *workers)
+	fmt.Fprintf(stderr, "ragtriage judge: %d lines, %d judged, %d failed\n", st.judged+st.failed, st.judged, st.failed)
+	if err != nil {
+		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
+		return 1
+	}
+	if st.failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// newGuard returns the lexical guard, calibrated by the profile at path when
+// path is not empty.
+func newGuard(path string) (*guard.Guard, error) {
+	if path == "" {
+		return lexical.NewGuard()
+	}
+	p, err := lexical.LoadProfile(path)
+	if err != nil {
+		return nil, err
+	}
+	j, err := lexical.New(p)
+	if err != nil {
+		return nil, err
+	}
+	return guard.New(guard.WithJudge(j), guard.WithPolicy(j.Policy()))
+}
+
+// judgeStats counts lines. judged + failed is every non-blank line read.
+type judgeStats struct {
+	judged, failed, blank int
+}
+
+// judgeStream judges every line of in and writes the output lines to out. It
+// returns an error when in cannot be read or out cannot be written; bad lines
+// are not errors (they are counted in stats). Memory use does not grow with
+// the input: it is bounded by the longest line kept (maxLineBytes) and, with
+// several workers, by the number of lines in flight (4 per worker).
+func judgeStream(ctx context.Context, g *guard.Guard, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
+	lr := newLineReader(in, readBufferSize, maxLineBytes)
+	w := bufio.NewWriterSize(out, writeBufferSize)
+	var (
+		st  judgeStats
+		err error
+	)
+	if workers <= 1 {
+		st, err = judgeSequential(ctx, g, lr, w)
+	} else {
+		st, err = judgeParallel(ctx, g, lr, w, workers)
+	}
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	return st, err
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// isBlank reports whether line holds only JSON whitespace other than a line
+// feed.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// judgeSequential judges on the calling goroutine. Lines that fit the input
+// buffer are parsed in place, without a copy.
+func judgeSequential(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio.Writer) (judgeStats, error) {
+	var (
+		st judgeStats
+		o  = newOutBuf()
+	)
+	for {
+		if lr.r.Buffered() == 0 {
+			// About to wait for input: let what is judged so far out.
+			if err := w.Flush(); err != nil {
+				return st, fmt.Errorf("writing output: %w", err)
+			}
+		}
+		line, size, err := lr.next()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			return st, fmt.Errorf("reading input: %w", err)
+		}
+		if lr.n == 1 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		if size <= lr.max && isBlank(line) {
+			st.blank++
+			continue
+		}
+		if judgeLine(ctx, g, o, lr.n, line, size) {
+			st.judged++
+		} else {
+			st.failed++
+		}
+		if _, err := w.Write(o.Bytes()); err != nil {
+			return st, fmt.Errorf("writing output: %w", err)
+		}
+	}
+}
+
+// job is one line in flight through the parallel pipeline. Jobs are reused.
+type job struct {
+	lineNo int
+	size   int
+	data   []byte // the line, copied out of the reader's buffer
+	out    *outBuf
+	ok     bool
+	flush  bool          // a marker: flush the output, there is no line
+	done   chan struct{} // receives once the line is judged
+}
+
+// judgeParallel reads on the calling goroutine, judges on workers goroutines,
+// and writes in input order on one more goroutine. A fixed set of 4×workers
+// jobs circulates: the reader takes a free job, hands it to the workers and,
+// in the same order, to the writer, which waits for it to be done, writes it
+// and frees it. So at most 4×workers lines are in memory, and a slow line
+// holds the output back without letting the others pile up. All goroutines
+// end before judgeParallel returns.
+func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio.Writer, workers int) (judgeStats, error) {
+	n := 4 * workers
+	free := make(chan *job, n)
+	for range n {
+		free <- &job{out: newOutBuf(), done: make(chan struct{}, 1)}
+	}
+	work := make(chan *job, n)
+	order := make(chan *job, n+1) // +1: room for a flush marker
+	flushMarker := &job{flush: true}
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range work {
+				j.ok = judgeLine(ctx, g, j.out, j.lineNo, j.data, j.size)
+				j.done <- struct{}{}
+			}
+		})
+	}
+
+	var (
+		judged, failed int
+		werr           error
+		writeFailed    atomic.Bool
+		writerDone     = make(chan struct{})
+	)
+	go func() {
+		defer close(writerDone)
+		for j := range order {
+			if j.flush {
+				if werr == nil {
+					if err := w.Flush(); err != nil {
+						werr = err
+						writeFailed.Store(true)
+					}
+				}
+				continue
+			}
+			<-j.done
+			if j.ok {
+				judged++
+			} else {
+				failed++
+			}
+			if werr == nil {
+				if _, err := w.Write(j.out.Bytes()); err != nil {
+					werr = err
+					writeFailed.Store(true)
+				}
+			}
+			free <- j
+		}
+	}()
+
+	var (
+		st      judgeStats
+		rerr    error
+		pending bool // lines handed out since the last flush marker
+	)
+	for !writeFailed.Load() {
+		if pending && lr.r.Buffered() == 0 {
+			order <- flushMarker
+			pending = false
+		}
+		line, size, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rerr = fmt.Errorf("reading input: %w", err)
+			break
+		}
+		if lr.n == 1 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		if size <= lr.max && isBlank(line) {
+			st.blank++
+			continue
+		}
+		j := <-free
+		j.lineNo, j.size = lr.n, size
+		j.data = append(j.data[:0], line...)
+		work <- j
+		order <- j
+		pending = true
+	}
+	close(work)
+	close(order)
+	wg.Wait()
+	<-writerDone
+	st.judged, st.failed = judged, failed
+	if werr != nil {
+		return st, fmt.Errorf("writing output: %w", werr)
+	}
+	return st, rerr
+}
+
+// judgeLine judges one input line and leaves exactly one output line, with
+// its line feed, in o. It reports whether the line was judged (true) or bad
+// (false). size is the line's length; a line over maxLineBytes arrives as nil.
+func judgeLine(ctx context.Context, g *guard.Guard, o *outBuf, lineNo int, line []byte, size int) bool {
+	o.Reset()
+	if size > maxLineBytes {
+		o.errorLine(lineNo, "", fmt.Sprintf("line is %d bytes, over the limit of %d", size, maxLineBytes))
+		return false
+	}
+	row, err := evalkit.ParseRow(line)
+	if err != nil {
+		id := ""
+		if re, ok := errors.AsType[*evalkit.RowError](err); ok {
+			id = re.ID
+		}
+		o.errorLine(lineNo, id, err.Error())
+		return false
+	}
+	res, err := g.Evaluate(ctx, row.Sample)
+	if err != nil && errors.Is(err, guard.ErrInvalidSample) {
+		o.errorLine(lineNo, row.Sample.ID, err.Error())
+		return false
+	}
+	// Any other error is a judge failure, which the result lists: write it.
+	if err := o.resultLine(lineNo, row.Sample.ID, &res); err != nil {
+		o.Reset()
+		o.errorLine(lineNo, row.Sample.ID, "encoding the result: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// outBuf builds one output line. The encoder writes into the buffer, so
+// encoding allocates no output slice of its own.
+type outBuf struct {
+	bytes.Buffer
+	enc *json.Encoder
+}
+
+func newOutBuf() *outBuf {
+	o := new(outBuf)
+	o.enc = json.NewEncoder(&o.Buffer)
+	o.enc.SetEscapeHTML(false)
+	return o
+}
+
+// value appends the JSON encoding of v, without the encoder's line feed.
+func (o *outBuf) value(v any) error {
+	if err := o.enc.Encode(v); err != nil {
+		return err
+	}
+	o.Truncate(o.Len() - 1)
+	return nil
+}
+
+func (o *outBuf) head(lineNo int, id string) {
+	o.WriteString(`{"line":`)
+	o.Write(strconv.AppendInt(o.AvailableBuffer(), int64(lineNo), 10))
+	if id != "" {
+		o.WriteString(`,"id":`)
+		o.value(id) // a string always encodes
+	}
+}
+
+func (o *outBuf) resultLine(lineNo int, id string, res *guard.Result) error {
+	o.head(lineNo, id)
+	o.WriteString(`,"result":`)
+	if err := o.value(res); err != nil {
+		return err
+	}
+	o.WriteString("}\n")
+	return nil
+}
+
+func (o *outBuf) errorLine(lineNo int, id, msg string) {
+	o.head(lineNo, id)
+	o.WriteString(`,"error":`)
+	o.value(msg)
+	o.WriteString("}\n")
+}
+
+// lineReader splits its input into lines without ever holding more than max
+// bytes of one line (plus the bufio buffer).
+type lineReader struct {
+	r    *bufio.Reader
+	max  int
+	n    int    // lines returned so far, blank ones included
+	long []byte // holds a line longer than r's buffer; reused
+	err  error  // returned by the next call
+}
+
+func newLineReader(r io.Reader, bufSize, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufSize), max: max}
+}
+
+// next returns the next line without its line feed, and its length. A line
+// longer than max is returned as nil, with its full length, after being read
+// and discarded piece by piece. The line is valid until the next call. A
+// final line without a line feed is returned before io.EOF. lr.n is the
+// returned line's number.
+func (lr *lineReader) next() (line []byte, size int, err error) {
+	if lr.err != nil {
+		return nil, 0, lr.err
+	}
+	frag, err := lr.r.ReadSlice('\n')
+	switch err {
+	case nil:
+		lr.n++
+		line = frag[:len(frag)-1]
+		if len(line) > lr.max {
+			return nil, len(line), nil
+		}
+		return line, len(line), nil
+	case bufio.ErrBufferFull:
+		// A long line: gather it below.
+	case io.EOF:
+		lr.err = io.EOF
+		if len(frag) == 0 {
+			return nil, 0, io.EOF
+		}
+		lr.n++
+		if len(frag) > lr.max {
+			return nil, len(frag), nil
+		}
+		return frag, len(frag), nil
+	default:
+		lr.err = err
+		return nil, 0, err
+	}
+
+	lr.n++
+	size = len(frag)
+	keep := size <= lr.max
+	lr.long = lr.long[:0]
+	if keep {
+		lr.long = append(lr.long, frag...)
+	}
+	for {
+		frag, err = lr.r.ReadSlice('\n')
+		k := len(frag)
+		if err == nil {
+			k-- // the line feed
+		}
+		size += k
+		if keep && size > lr.max {
+			keep = false
+			lr.long = lr.long[:0]
+		}
+		if keep {
+			lr.long = append(lr.long, frag[:k]...)
+		}
+		switch err {
+		case nil:
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			lr.err = io.EOF
+		default:
+			lr.err = err
+			return nil, 0, err
+		}
+		break
+	}
+	if !keep {
+		return nil, size, nil
+	}
+	return lr.long, size, nil
+}
