@@ -154,7 +154,8 @@ var cases = []selftestCase{
 	{
 		// Talks around the question in the context's own words without
 		// giving the weight.
-		Name: "evasive-answer",
+		Name:      "evasive-answer",
+		KnownMiss: "an answer that talks around the question shares its words; the lexical relevance judge cannot tell it from an answer (it is still flagged, as ungrounded)",
 		Sample: guard.Sample{
 			Question: "What is the maximum weight of a cabin bag on Skyline Air?",
 			Contexts: []guard.Context{{ID: "skyline-baggage", Text: "Cabin baggage. Each passenger on Skyline Air may bring one cabin bag weighing no more than 8 kg, " +
@@ -167,7 +168,8 @@ var cases = []selftestCase{
 		},
 	},
 	{
-		Name: "conflicting-chunks",
+		Name:      "conflicting-chunks",
+		KnownMiss: "conflict is calibrated only on synthetic data; two differently worded sources disagreeing on a price land near 0.5",
 		Sample: guard.Sample{
 			Question: "How much does the Team plan cost per user per month?",
 			Contexts: []guard.Context{
@@ -199,7 +201,8 @@ var cases = []selftestCase{
 	},
 	{
 		// An honest refusal: the retrieval failed, the generator did not.
-		Name: "honest-refusal-off-topic-contexts",
+		Name:      "honest-refusal-off-topic-contexts",
+		KnownMiss: "with no confident sufficiency threshold on the dev data, retrieval failures behind a refusal are escalated rather than diagnosed",
 		Sample: guard.Sample{
 			Question: "What is the dress code at the Halden Group head office?",
 			Contexts: []guard.Context{ctxCorvidSpecs, ctxShipping},
@@ -234,7 +237,8 @@ var cases = []selftestCase{
 
 	// ---- Planted passes: none may be flagged. ----
 	{
-		Name: "correct-paraphrase",
+		Name:      "correct-paraphrase",
+		KnownMiss: "a paraphrase that uses other words than the context (sent back vs returned) reads as unsupported to a lexical judge",
 		Sample: guard.Sample{
 			Question: "How long do customers have to return an item for a refund?",
 			Contexts: []guard.Context{ctxRefundPolicy, ctxShipping},

@@ -47,6 +47,10 @@ type selftestCase struct {
 	Name   string
 	Sample guard.Sample
 	Want   expectation
+	// KnownMiss, when set, says why the embedded judges currently miss this
+	// case. Such a case is still run and its outcome printed ("MISS"), but it
+	// does not fail the selftest; the README lists these limitations.
+	KnownMiss string
 }
 
 // expectation is what a case's result must satisfy. Every listed condition
@@ -276,7 +280,7 @@ func runSelftest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	ctx := context.Background()
-	failed := 0
+	failed, known := 0, 0
 	for i := range cases {
 		c := &cases[i]
 		problems, desc := runCase(ctx, g, c)
@@ -287,10 +291,15 @@ func runSelftest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
+		if c.KnownMiss != "" {
+			known++
+			fmt.Fprintf(stdout, "MISS %s (known limitation: %s): %s [%s]\n", c.Name, c.KnownMiss, strings.Join(problems, "; "), desc)
+			continue
+		}
 		failed++
 		fmt.Fprintf(stdout, "FAIL %s: %s [%s]\n", c.Name, strings.Join(problems, "; "), desc)
 	}
-	fmt.Fprintf(stdout, "selftest: %d cases, %d passed, %d failed\n", len(cases), len(cases)-failed, failed)
+	fmt.Fprintf(stdout, "selftest: %d cases, %d passed, %d failed, %d known misses\n", len(cases), len(cases)-failed-known, failed, known)
 	if failed > 0 {
 		return 1
 	}

@@ -282,7 +282,10 @@ func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip fun
 	if a.nsent == 0 {
 		return window{ctx: -1}
 	}
-	total, given := a.scoreWindows(run, weight, skip, a.winScore)
+	// Locate the window with every token (given ones included), so that an
+	// answer echoing the question is still placed where it is stated; then
+	// measure its coverage counting given tokens as covered.
+	total, _ := a.scoreWindows(run, weight, nil, a.winScore)
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
@@ -292,7 +295,20 @@ func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip fun
 			bi = s
 		}
 	}
-	return a.windowAt(bi, math.Min(1, (a.winScore[bi]+given)/total))
+	win := a.windowAt(bi, 0)
+	if skip == nil {
+		win.coverage = math.Min(1, a.winScore[bi]/total)
+		return win
+	}
+	got := 0.0
+	for i := range run {
+		t := &run[i]
+		if t.content() && (skip(t) || a.windowHas(win, t.hash)) {
+			got += weight(t)
+		}
+	}
+	win.coverage = math.Min(1, got/total)
+	return win
 }
 
 // answerWindow finds, among the windows that hold the most of the answer,

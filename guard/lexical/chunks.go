@@ -210,7 +210,7 @@ func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
 			}
 		}
 	}
-	f.conflict = append(f.conflict, numC, negC, antC, qrel, math.Log1p(float64(n)))
+	f.conflict = append(f.conflict, numC, negC, antC, qrel)
 }
 
 func tokIn(run []token, h uint64) bool {

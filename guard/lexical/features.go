@@ -26,7 +26,7 @@ var (
 		"answer_window_question_bigrams", "context_question_bigrams"}
 	chunkFeatures = []string{"question_coverage", "relative_question_coverage", "answer_coverage",
 		"title_in_question", "title_bridge", "inverse_rank", "contexts", "question_entities"}
-	conflictFeatures = []string{"number_conflict", "negation_conflict", "antonym_conflict", "conflict_question_relevance", "contexts"}
+	conflictFeatures = []string{"number_conflict", "negation_conflict", "antonym_conflict", "conflict_question_relevance"}
 	correctFeatures  = []string{"f1", "precision", "recall", "negation_mismatch", "hedges", "number_mismatches",
 		"number_matches", "verbatim", "refusal", "reference_refusal", "length_ratio", "grounded", "has_contexts"}
 )
@@ -162,7 +162,9 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			for cq, c := range a.ctxs[ci].quants {
 				if q.Compatible(c) {
 					compatible = true
-				} else if q.SameSlot(c) && sameSlot < 0 {
+				} else if sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)) {
+					// Same slot, other value; or same value, other unit
+					// ("20 hours" for "20 days").
 					sameSlot, sameCtx, sameQ = 1, ci, cq
 				}
 			}

@@ -177,14 +177,20 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 			if len(ps) == 0 {
 				continue
 			}
+			// The changed fact, reworded and set among other text, as a
+			// second source would state it.
+			filler := ""
+			if other := splitSentences(s.Contexts[rng.IntN(len(s.Contexts))].Text); len(other) > 0 {
+				filler = " " + other[rng.IntN(len(other))]
+			}
 			for _, p := range ps[:1] {
 				cs := s
-				cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "perturbed", Text: p})
+				cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "perturbed", Text: reword(p, rng) + filler})
 				f := j.Features(&cs)
 				add(guard.ContextConflict, f.ContextConflict, true, group, "synthetic-hotpotqa")
 			}
 			cs := s
-			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "copy", Text: sent})
+			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "copy", Text: reword(sent, rng) + filler})
 			f := j.Features(&cs)
 			add(guard.ContextConflict, f.ContextConflict, false, group, "synthetic-hotpotqa")
 			break

@@ -631,8 +631,8 @@ func (sc *scanner) word(i, j int) int {
 	return j
 }
 
-// prevIs reports whether the word just before i (separated by spaces only)
-// has the given class or equals one of the given words.
+// prevClass returns the class of the word just before i (separated from it
+// by spaces only), or wNone.
 func (sc *scanner) prevClass(i int) wclass {
 	if sc.prevWord == "" || sc.prevEnd != i {
 		return wNone

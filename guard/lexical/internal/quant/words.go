@@ -488,7 +488,7 @@ func codePrefix(w string) string {
 		return uGBP
 	case "JPY":
 		return uJPY
-	case "INR", "Rs", "Rs.":
+	case "INR", "Rs":
 		return uINR
 	case "CNY", "RMB":
 		return uCNY

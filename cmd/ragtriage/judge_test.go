@@ -1,0 +1,597 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+const sampleFile = "../../testdata/cli/halueval-sample.jsonl"
+
+// sampleLines returns the lines of the HaluEval sample (without line feeds).
+func sampleLines(tb testing.TB) [][]byte {
+	tb.Helper()
+	data, err := os.ReadFile(sampleFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) < 2 {
+		tb.Fatalf("%s: %d lines, want at least 2", sampleFile, len(lines))
+	}
+	return lines
+}
+
+// setLimits sets the test hooks for one test.
+func setLimits(t *testing.T, maxLine, bufSize int) {
+	t.Helper()
+	oldMax, oldBuf := maxLineBytes, readBufferSize
+	maxLineBytes, readBufferSize = maxLine, bufSize
+	t.Cleanup(func() { maxLineBytes, readBufferSize = oldMax, oldBuf })
+}
+
+// outLine is one output line of judge, decoded.
+type outLine struct {
+	Line   *int            `json:"line"`
+	ID     *string         `json:"id"`
+	Error  *string         `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+func decodeOutput(t *testing.T, out string) []outLine {
+	t.Helper()
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		t.Errorf("output does not end with a line feed: %q", out[max(0, len(out)-40):])
+	}
+	var lines []outLine
+	for i, s := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if s == "" {
+			continue
+		}
+		var o outLine
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o); err != nil {
+			t.Fatalf("output line %d is not a judge line: %v\n%s", i+1, err, s)
+		}
+		lines = append(lines, o)
+	}
+	return lines
+}
+
+var summaryRE = regexp.MustCompile(`(?m)^ragtriage judge: (\d+) lines, (\d+) judged, (\d+) failed$`)
+
+func parseSummary(t *testing.T, stderr string) (n, judged, failed int) {
+	t.Helper()
+	m := summaryRE.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary in stderr:\n%s", stderr)
+	}
+	n, _ = strconv.Atoi(m[1])
+	judged, _ = strconv.Atoi(m[2])
+	failed, _ = strconv.Atoi(m[3])
+	return n, judged, failed
+}
+
+// want describes the expected output line for one input line.
+type want struct {
+	line  int
+	id    string // "" when the output must carry no id
+	err   string // a substring of the error; "" for a result
+	noRef bool   // the result must not have correctness
+}
+
+func TestJudgeMixedInput(t *testing.T) {
+	const limit = 4096
+	setLimits(t, limit, 64) // a small buffer: long lines take many reads
+	rows := sampleLines(t)
+	withRef := string(rows[0]) // halueval-qa-0-right, with a referenceAnswer
+	var r map[string]any
+	if err := json.Unmarshal(rows[1], &r); err != nil {
+		t.Fatal(err)
+	}
+	delete(r, "referenceAnswer")
+	noRef, _ := json.Marshal(r) // halueval-qa-0-hallucinated, no reference
+	long := `{"id":"too-long","question":"q?","contexts":[{"id":"c1","text":"` + strings.Repeat("lorem ipsum ", limit/10) + `"}],"answer":"a"}`
+	fits := `{"id":"at-limit","question":"q?","contexts":[{"id":"c1","text":"x"}],"answer":"` // padded to exactly limit below
+	fits += strings.Repeat("a", limit-len(fits)-len(`"}`)) + `"}`
+	if len(fits) != limit {
+		t.Fatalf("at-limit row is %d bytes", len(fits))
+	}
+
+	input := []string{
+		withRef, // 1
+		`{"id":"bad-json","question":"q?","contexts":[],"answer":`,                                                 // 2: malformed JSON
+		`{"id":"no-question","contexts":[],"answer":"a"}`,                                                          // 3
+		`{"id":"num-answer","question":"q?","contexts":[],"answer":42}`,                                            // 4
+		`{"id":"ctx-object","question":"q?","contexts":{"id":"c1","text":"t"},"answer":"a"}`,                       // 5
+		`{"id":"dup-ctx","question":"q?","contexts":[{"id":"c1","text":"a"},{"id":"c1","text":"b"}],"answer":"a"}`, // 6
+		"{\"id\":\"bad-utf8\",\"question\":\"caf\xe9?\",\"contexts\":[],\"answer\":\"a\"}",                         // 7
+		"   \t\r", // 8: blank
+		long,      // 9: over the limit
+		fits,      // 10: exactly at the limit
+		`{"id":"nul","question":"q?","contexts":[],"answer":"a\u0000b"}` + "\r", // 11: guard rejects the NUL; CRLF
+		"", // 12: blank
+		`{"question":"What is the capital of France?","contexts":[{"id":"c1","text":"Paris is the capital of France."}],"answer":"Paris"}`, // 13: no id
+		`{"id":7,"question":"q?","contexts":[],"answer":"a"}`,                                                                              // 14: numeric id
+		string(noRef), // 15: final line, no line feed
+	}
+	in := strings.Join(input, "\n") // no final line feed
+	wants := []want{
+		{line: 1, id: "halueval-qa-0-right"},
+		{line: 2, err: "malformed JSON"},
+		{line: 3, id: "no-question", err: "question: missing"},
+		{line: 4, id: "num-answer", err: "answer: want a string"},
+		{line: 5, id: "ctx-object", err: "contexts: want a list"},
+		{line: 6, id: "dup-ctx", err: "duplicate"},
+		{line: 7, err: "invalid UTF-8"},
+		{line: 9, err: fmt.Sprintf("line is %d bytes, over the limit of %d", len(long), limit)},
+		{line: 10, id: "at-limit", noRef: true},
+		{line: 11, id: "nul", err: "NUL byte"},
+		{line: 13, noRef: true},
+		{line: 14, id: "7", noRef: true},
+		{line: 15, id: "halueval-qa-0-hallucinated", noRef: true},
+	}
+
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"judge", "-workers", strconv.Itoa(workers)}, strings.NewReader(in), &stdout, &stderr)
+			if code != 1 {
+				t.Errorf("exit status %d, want 1; stderr:\n%s", code, stderr.String())
+			}
+			got := decodeOutput(t, stdout.String())
+			if len(got) != len(wants) {
+				t.Fatalf("%d output lines, want %d:\n%s", len(got), len(wants), stdout.String())
+			}
+			nErr := 0
+			for i, w := range wants {
+				checkLine(t, got[i], w)
+				if w.err != "" {
+					nErr++
+				}
+			}
+			n, judged, failed := parseSummary(t, stderr.String())
+			if n != len(wants) || judged != len(wants)-nErr || failed != nErr || judged+failed != n {
+				t.Errorf("summary %d lines, %d judged, %d failed; want %d, %d, %d", n, judged, failed, len(wants), len(wants)-nErr, nErr)
+			}
+		})
+	}
+}
+
+func checkLine(t *testing.T, o outLine, w want) {
+	t.Helper()
+	if o.Line == nil || *o.Line != w.line {
+		t.Errorf("output for line %d: line = %v", w.line, derefInt(o.Line))
+	}
+	switch {
+	case w.id == "" && o.ID != nil:
+		t.Errorf("line %d: id %q, want none", w.line, *o.ID)
+	case w.id != "" && (o.ID == nil || *o.ID != w.id):
+		t.Errorf("line %d: id %v, want %q", w.line, derefStr(o.ID), w.id)
+	}
+	if w.err != "" {
+		if o.Error == nil || !strings.Contains(*o.Error, w.err) {
+			t.Errorf("line %d: error %v, want one containing %q", w.line, derefStr(o.Error), w.err)
+		}
+		if o.Result != nil {
+			t.Errorf("line %d: an error line has a result", w.line)
+		}
+		return
+	}
+	if o.Error != nil {
+		t.Errorf("line %d: unexpected error %q", w.line, *o.Error)
+		return
+	}
+	var res struct {
+		Generation map[string]json.RawMessage `json:"generation"`
+		Verdicts   struct {
+			Generation map[string]json.RawMessage `json:"generation"`
+		} `json:"verdicts"`
+		Diagnosis       string `json:"diagnosis"`
+		DecisionVariant string `json:"decisionVariant"`
+	}
+	if err := json.Unmarshal(o.Result, &res); err != nil {
+		t.Fatalf("line %d: result: %v", w.line, err)
+	}
+	if res.Diagnosis == "" {
+		t.Errorf("line %d: result without a diagnosis: %s", w.line, o.Result)
+	}
+	_, hasCorr := res.Generation["correctness"]
+	_, hasCorrVerdict := res.Verdicts.Generation["correctness"]
+	if hasCorr == w.noRef || hasCorrVerdict == w.noRef {
+		t.Errorf("line %d: generation.correctness present = %v, verdict present = %v; want %v (variant %s)",
+			w.line, hasCorr, hasCorrVerdict, !w.noRef, res.DecisionVariant)
+	}
+	if _, ok := res.Generation["groundedness"]; !ok {
+		t.Errorf("line %d: no generation.groundedness", w.line)
+	}
+}
+
+func derefInt(p *int) any {
+	if p == nil {
+		return "missing"
+	}
+	return *p
+}
+
+func derefStr(p *string) any {
+	if p == nil {
+		return "missing"
+	}
+	return strconv.Quote(*p)
+}
+
+func TestJudgeSampleFile(t *testing.T) {
+	rows := sampleLines(t)
+	for _, workers := range []int{1, 4} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"judge", "-workers", strconv.Itoa(workers), sampleFile}, nil, &stdout, &stderr)
+			if code != 0 {
+				t.Fatalf("exit status %d, want 0; stderr:\n%s", code, stderr.String())
+			}
+			got := decodeOutput(t, stdout.String())
+			if len(got) != len(rows) {
+				t.Fatalf("%d output lines, want %d", len(got), len(rows))
+			}
+			for i, row := range rows {
+				var r struct{ ID string }
+				if err := json.Unmarshal(row, &r); err != nil {
+					t.Fatal(err)
+				}
+				checkLine(t, got[i], want{line: i + 1, id: r.ID})
+			}
+			if n, judged, failed := parseSummary(t, stderr.String()); n != len(rows) || judged != len(rows) || failed != 0 {
+				t.Errorf("summary %d lines, %d judged, %d failed; want %d, %d, 0", n, judged, failed, len(rows), len(rows))
+			}
+		})
+	}
+}
+
+// TestJudgeWorkersSameOutput checks that the parallel pipeline writes what
+// the sequential loop writes, in the same order (latency aside).
+func TestJudgeWorkersSameOutput(t *testing.T) {
+	rows := sampleLines(t)
+	var in bytes.Buffer
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		switch rng.IntN(10) {
+		case 0:
+			in.WriteString("{oops\n")
+		case 1:
+			in.WriteString("\n")
+		default:
+			in.Write(rows[i%len(rows)])
+			in.WriteByte('\n')
+		}
+	}
+	latency := regexp.MustCompile(`"latencyMs":[0-9.e+-]+`)
+	outputs := map[int]string{}
+	for _, workers := range []int{1, 2, 7} {
+		var stdout, stderr bytes.Buffer
+		run([]string{"judge", "-workers", strconv.Itoa(workers)}, bytes.NewReader(in.Bytes()), &stdout, &stderr)
+		outputs[workers] = latency.ReplaceAllString(stdout.String(), `"latencyMs":0`)
+	}
+	for _, workers := range []int{2, 7} {
+		if outputs[workers] != outputs[1] {
+			t.Errorf("-workers %d output differs from -workers 1", workers)
+		}
+	}
+}
+
+// TestJudgeStreams checks that each output line is written before the next
+// input line arrives: judge can sit in a pipeline fed one line at a time.
+func TestJudgeStreams(t *testing.T) {
+	rows := sampleLines(t)
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan int, 1)
+			go func() {
+				code := run([]string{"judge", "-workers", strconv.Itoa(workers)}, inR, outW, io.Discard)
+				outW.Close()
+				done <- code
+			}()
+			lines := make(chan string)
+			go func() {
+				sc := bufio.NewScanner(outR)
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			for i := range 3 {
+				if _, err := inW.Write(append(rows[i], '\n')); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case l := <-lines:
+					if !strings.HasPrefix(l, fmt.Sprintf(`{"line":%d,`, i+1)) {
+						t.Errorf("output %d: %.60s", i+1, l)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no output for line %d while the input stays open", i+1)
+				}
+			}
+			inW.Close()
+			if _, ok := <-lines; ok {
+				t.Error("extra output")
+			}
+			if code := <-done; code != 0 {
+				t.Errorf("exit status %d", code)
+			}
+		})
+	}
+}
+
+func TestJudgeEmptyInput(t *testing.T) {
+	for _, in := range []string{"", "\n", "\n\r\n  \n"} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"judge"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Errorf("judge on %q: exit status %d, want 0", in, code)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("judge on %q wrote %q", in, stdout.String())
+		}
+		if n, j, f := parseSummary(t, stderr.String()); n != 0 || j != 0 || f != 0 {
+			t.Errorf("judge on %q: summary %d, %d, %d", in, n, j, f)
+		}
+	}
+}
+
+func TestJudgeBOM(t *testing.T) {
+	rows := sampleLines(t)
+	var stdout, stderr bytes.Buffer
+	in := "\xef\xbb\xbf" + string(rows[0]) + "\n"
+	if code := run([]string{"judge"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Errorf("exit status %d, want 0; output %s", code, stdout.String())
+	}
+}
+
+func TestJudgeUsage(t *testing.T) {
+	dir := t.TempDir()
+	badProfile := filepath.Join(dir, "profile.json")
+	if err := os.WriteFile(badProfile, []byte(`{"version":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{}, 2},
+		{[]string{"nope"}, 2},
+		{[]string{"help"}, 0},
+		{[]string{"help", "judge"}, 0},
+		{[]string{"help", "nope"}, 2},
+		{[]string{"judge", "-h"}, 0},
+		{[]string{"judge", "-bogus"}, 2},
+		{[]string{"judge", "-workers", "-1"}, 2},
+		{[]string{"judge", "a", "b"}, 2},
+		{[]string{"judge", filepath.Join(dir, "missing.jsonl")}, 1},
+		{[]string{"judge", "-profile", filepath.Join(dir, "missing.json")}, 1},
+		{[]string{"judge", "-profile", badProfile}, 1},
+		{[]string{"judge", "-"}, 0}, // empty stdin
+		{[]string{"selftest", "extra"}, 2},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.code {
+			t.Errorf("run(%q) = %d, want %d; stderr:\n%s", tc.args, code, tc.code, stderr.String())
+		}
+	}
+}
+
+func TestJudgeProfileFlag(t *testing.T) {
+	// The embedded profile, written out, must load and give the same output
+	// as the default.
+	data, err := json.Marshal(lexical.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "profile.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	latency := regexp.MustCompile(`"latencyMs":[0-9.e+-]+`)
+	var outs [2]string
+	for i, args := range [][]string{{"judge", sampleFile}, {"judge", "-profile", path, sampleFile}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
+		}
+		outs[i] = latency.ReplaceAllString(stdout.String(), "")
+	}
+	if outs[0] != outs[1] {
+		t.Error("-profile with the embedded profile changes the output")
+	}
+}
+
+// TestLineReader compares the reader with a plain split on random input,
+// across buffer sizes and limits.
+func TestLineReader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 300 {
+		var in bytes.Buffer
+		var lines []string
+		for range rng.IntN(12) {
+			n := rng.IntN(200)
+			if rng.IntN(4) == 0 {
+				n = 0
+			}
+			l := strings.Repeat(string(rune('a'+rng.IntN(26))), n)
+			lines = append(lines, l)
+			in.WriteString(l)
+			in.WriteByte('\n')
+		}
+		if len(lines) > 0 && rng.IntN(2) == 0 {
+			in.Truncate(in.Len() - 1) // no final line feed
+			if lines[len(lines)-1] == "" {
+				lines = lines[:len(lines)-1] // an empty last "line" is no line
+			}
+		}
+		bufSize := 16 + rng.IntN(100)
+		limit := rng.IntN(250)
+		lr := newLineReader(bytes.NewReader(in.Bytes()), bufSize, limit)
+		for i, want := range lines {
+			line, size, err := lr.next()
+			if err != nil {
+				t.Fatalf("iter %d line %d: %v", iter, i+1, err)
+			}
+			if lr.n != i+1 {
+				t.Fatalf("iter %d: n = %d, want %d", iter, lr.n, i+1)
+			}
+			if size != len(want) {
+				t.Fatalf("iter %d line %d: size %d, want %d", iter, i+1, size, len(want))
+			}
+			if len(want) > limit {
+				if line != nil {
+					t.Fatalf("iter %d line %d: over the limit but returned", iter, i+1)
+				}
+			} else if string(line) != want {
+				t.Fatalf("iter %d line %d: %q, want %q", iter, i+1, line, want)
+			}
+			if cap(lr.long) > 2*limit+bufSize {
+				t.Fatalf("iter %d: kept %d bytes for a limit of %d", iter, cap(lr.long), limit)
+			}
+		}
+		if _, _, err := lr.next(); err != io.EOF {
+			t.Fatalf("iter %d: after the last line: %v, want EOF", iter, err)
+		}
+	}
+}
+
+// TestJudgeHugeLine feeds a line far over the limit: it is reported, never
+// held in memory, and the next line is judged.
+func TestJudgeHugeLine(t *testing.T) {
+	setLimits(t, 1000, 256)
+	head := `{"id":"x","question":"`
+	huge := func() io.Reader {
+		return io.MultiReader(strings.NewReader(head), &repeatReader{b: []byte("x"), n: 10 << 20}, strings.NewReader("\"}\n"))
+	}
+	lr := newLineReader(huge(), readBufferSize, maxLineBytes)
+	line, size, err := lr.next()
+	if err != nil || line != nil || size != len(head)+10<<20+2 {
+		t.Fatalf("next() = %d bytes, size %d, %v", len(line), size, err)
+	}
+	if cap(lr.long) > 2000 {
+		t.Errorf("kept %d bytes", cap(lr.long))
+	}
+
+	good := `{"id":"y","question":"Who wrote Hamlet?","contexts":[{"id":"c1","text":"Hamlet is a tragedy by William Shakespeare."}],"answer":"William Shakespeare"}`
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"judge"}, io.MultiReader(huge(), strings.NewReader(good)), &stdout, &stderr)
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	got := decodeOutput(t, stdout.String())
+	if len(got) != 2 {
+		t.Fatalf("%d output lines, want 2", len(got))
+	}
+	checkLine(t, got[0], want{line: 1, err: "over the limit of 1000"})
+	checkLine(t, got[1], want{line: 2, id: "y", noRef: true})
+}
+
+// repeatReader yields b over and over, n bytes in all.
+type repeatReader struct {
+	b   []byte
+	n   int
+	off int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && r.n > 0 {
+		c := copy(p[k:min(len(p), k+r.n)], r.b[r.off:])
+		r.off = (r.off + c) % len(r.b)
+		k += c
+		r.n -= c
+	}
+	return k, nil
+}
+
+// BenchmarkJudgeCLI runs `ragtriage judge` end to end over b.N HaluEval rows
+// (the sample, cycled), with output discarded. ns/op is per row.
+func BenchmarkJudgeCLI(b *testing.B) {
+	rows := sampleLines(b)
+	var cycle []byte
+	for _, r := range rows {
+		cycle = append(append(cycle, r...), '\n')
+	}
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(cycle) / len(rows))) // the mean row
+			// Feed whole cycles: at least b.N rows.
+			cycles := (b.N + len(rows) - 1) / len(rows)
+			n := cycles * len(rows)
+			in := &repeatReader{b: cycle, n: cycles * len(cycle)}
+			b.ResetTimer()
+			code := run([]string{"judge", "-workers", strconv.Itoa(workers)}, in, io.Discard, io.Discard)
+			b.StopTimer()
+			if code != 0 {
+				b.Fatalf("exit status %d", code)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkJudgeStages splits the per-row cost of judge: parsing, judging,
+// encoding the result.
+func BenchmarkJudgeStages(b *testing.B) {
+	rows := sampleLines(b)
+	g, err := lexical.NewGuard()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	parsed := make([]evalkit.Row, len(rows))
+	for i, r := range rows {
+		if parsed[i], err = evalkit.ParseRow(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("parse", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := evalkit.ParseRow(rows[i%len(rows)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("evaluate", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := g.Evaluate(ctx, parsed[i%len(rows)].Sample); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	o := newOutBuf()
+	res, _ := g.Evaluate(ctx, parsed[0].Sample)
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			o.Reset()
+			if err := o.resultLine(1, "id", &res); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(int64(o.Len()))
+	})
+}

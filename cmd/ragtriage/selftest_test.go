@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+// TestSelftest runs the planted cases of `ragtriage selftest` (cases.go) as
+// subtests: go test -run 'TestSelftest/negation-flip' -v shows one.
+func TestSelftest(t *testing.T) {
+	g, err := lexical.NewGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			problems, desc := runCase(ctx, g, c)
+			if len(problems) > 0 && c.KnownMiss != "" {
+				t.Skipf("known limitation (%s): %s", c.KnownMiss, strings.Join(problems, "; "))
+			}
+			if len(problems) > 0 {
+				t.Errorf("%s\nresult: %s", strings.Join(problems, "\n"), desc)
+			} else {
+				t.Log(desc)
+			}
+		})
+	}
+}
+
+// TestSelftestCases checks the case list itself: unique names, valid
+// samples, planted failures and passes both present.
+func TestSelftestCases(t *testing.T) {
+	seen := map[string]bool{}
+	var fails, passes int
+	for _, c := range cases {
+		if seen[c.Name] {
+			t.Errorf("duplicate case name %q", c.Name)
+		}
+		seen[c.Name] = true
+		if err := c.Sample.Validate(guard.Limits{}); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+		if len(c.Want.Diagnosis)+len(c.Want.NotDiagnosis)+len(c.Want.Probs)+len(c.Want.Evidence) == 0 {
+			t.Errorf("%s: empty expectation", c.Name)
+		}
+		if len(c.Want.NotDiagnosis) == len(failureDiagnoses) {
+			passes++
+		} else {
+			fails++
+		}
+	}
+	if fails < 10 || passes < 4 {
+		t.Errorf("%d planted failures and %d planted passes; want at least 10 and 4", fails, passes)
+	}
+}
+
+// TestExpectation checks the checker on hand-made results.
+func TestExpectation(t *testing.T) {
+	known := func(p float64) guard.Prob { return guard.KnownProb(p) }
+	res := guard.Result{Diagnosis: guard.GeneratorUngrounded}
+	res.Generation.Groundedness = known(0.2)
+	res.Verdicts.Generation.Groundedness = guard.Fail
+	res.Generation.Contradiction = guard.Prob{Asked: true} // unknown
+	res.Evidence = []guard.Evidence{{Decision: guard.Groundedness, Kind: guard.EvidenceNumberMismatch}}
+	for _, tc := range []struct {
+		e    expectation
+		want int // problems
+	}{
+		{expectation{NotDiagnosis: []guard.Diagnosis{guard.PassDiagnosis}}, 0},
+		{expectation{Diagnosis: []guard.Diagnosis{guard.PassDiagnosis}}, 1},
+		{expectation{NotDiagnosis: failureDiagnoses}, 1},
+		{expectation{Probs: []probCheck{below(guard.Groundedness, 0.5)}}, 0},
+		{expectation{Probs: []probCheck{atLeast(guard.Groundedness, 0.5)}}, 1},
+		{expectation{Probs: []probCheck{above(guard.Contradiction, 0.5)}}, 1}, // unknown P
+		{expectation{Probs: []probCheck{below(guard.Contradiction, 0.5)}}, 1}, // unknown P
+		{expectation{Probs: []probCheck{below(guard.Correctness, 0.5)}}, 1},   // absent
+		{expectation{Probs: []probCheck{verdictNot(guard.Groundedness, guard.Fail)}}, 1},
+		{expectation{Probs: []probCheck{verdictNot(guard.Groundedness, guard.Pass)}}, 0},
+		{expectation{Evidence: []evidenceCheck{evidence(guard.EvidenceNumberMismatch)}}, 0},
+		{expectation{Evidence: []evidenceCheck{evidenceFor(guard.Contradiction, guard.EvidenceNumberMismatch)}}, 1},
+		{expectation{Evidence: []evidenceCheck{evidence(guard.EvidenceConflict, guard.EvidenceNumberMismatch)}}, 0},
+		{expectation{Evidence: []evidenceCheck{evidence(guard.EvidenceConflict)}}, 1},
+	} {
+		if got := tc.e.check(&res); len(got) != tc.want {
+			t.Errorf("check(%+v) = %q; want %d problems", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestSelftestCommand checks the command's output format: one line per case,
+// then the summary, and an exit status that agrees with them.
+func TestSelftestCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"selftest"}, nil, &stdout, &stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != len(cases)+1 {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(cases)+1, stdout.String())
+	}
+	failed := 0
+	for i, c := range cases {
+		switch l := lines[i]; {
+		case l == "PASS "+c.Name:
+		case strings.HasPrefix(l, "FAIL "+c.Name+": "):
+			failed++
+		default:
+			t.Errorf("line %d: %q, want PASS or FAIL %s", i+1, l, c.Name)
+		}
+	}
+	if want := fmt.Sprintf("selftest: %d cases, %d passed, %d failed", len(cases), len(cases)-failed, failed); lines[len(cases)] != want {
+		t.Errorf("summary %q, want %q", lines[len(cases)], want)
+	}
+	if (code != 0) != (failed > 0) {
+		t.Errorf("exit status %d with %d failing cases", code, failed)
+	}
+}
