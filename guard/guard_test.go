@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,18 +22,18 @@ func (inlineSlow) Inline() bool { return true }
 
 // estimatesFunc returns a judge answering each requested decision with
 // healthy probabilities, then letting edit change the answer.
-func estimatesFunc(edit func([]guard.Estimate) []guard.Estimate) guard.Judge {
+func estimatesFunc(edit func(guard.Request, []guard.Estimate) []guard.Estimate) guard.Judge {
 	return guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 		out, err := healthyJudge().Judge(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		return edit(out), nil
+		return edit(req, out), nil
 	})
 }
 
-func setP(d guard.Decision, p float64) func([]guard.Estimate) []guard.Estimate {
-	return func(es []guard.Estimate) []guard.Estimate {
+func setP(d guard.Decision, p float64) func(guard.Request, []guard.Estimate) []guard.Estimate {
+	return func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
 		for i := range es {
 			if es[i].Decision == d {
 				es[i].P = p
@@ -43,6 +44,22 @@ func setP(d guard.Decision, p float64) func([]guard.Estimate) []guard.Estimate {
 }
 
 var errBoom = errors.New("boom")
+
+// judgeErrors lists the *JudgeErrors joined in err.
+func judgeErrors(err error) []*guard.JudgeError {
+	var out []*guard.JudgeError
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var je *guard.JudgeError
+		if errors.As(e, &je) {
+			out = append(out, je)
+		}
+	}
+	return out
+}
 
 // TestEvaluateFailedJudge checks that a judge that fails in any way makes its
 // decisions uncertain, is listed in the result and the error, and never lets
@@ -60,6 +77,14 @@ func TestEvaluateFailedJudge(t *testing.T) {
 	deadline20ms := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(context.Background(), 20*time.Millisecond)
 	}
+	notAsked := func(req guard.Request, es []guard.Estimate) []guard.Estimate {
+		for _, d := range guard.Decisions {
+			if !req.Wants(d) && d != guard.ChunkRelevance {
+				return append(es, guard.Estimate{Decision: d, P: 1})
+			}
+		}
+		return append(es, guard.Estimate{Decision: guard.Decision(0), P: 1}) // everything was asked
+	}
 	tests := []struct {
 		name   string
 		judge  guard.Judge
@@ -73,14 +98,13 @@ func TestEvaluateFailedJudge(t *testing.T) {
 		{"panic on the judge's goroutine", guardtest.Panicking{Value: "kaboom"}, cancellable, nil, "panicked: kaboom"},
 		{"NaN", guardtest.NaN{}, background, nil, "NaN"},
 		{"P=1.7", estimatesFunc(setP(guard.Groundedness, 1.7)), background, nil, "outside [0, 1]"},
-		{"P=-0.1", estimatesFunc(setP(guard.AnswerRelevance, -0.1)), background, nil, "outside [0, 1]"},
-		{"decision not asked", estimatesFunc(func(es []guard.Estimate) []guard.Estimate {
-			return append(es, guard.Estimate{Decision: guard.Correctness, P: 1})
-		}), background, nil, "not asked"},
-		{"unknown context", estimatesFunc(func(es []guard.Estimate) []guard.Estimate {
+		{"P=-0.1", estimatesFunc(setP(guard.Groundedness, -0.1)), background, nil, "outside [0, 1]"},
+		{"P=+Inf", estimatesFunc(setP(guard.Groundedness, math.Inf(1))), background, nil, "outside [0, 1]"},
+		{"decision not asked", estimatesFunc(notAsked), background, nil, "not asked"},
+		{"unknown context", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
 			return append(es, guard.Estimate{Decision: guard.ChunkRelevance, ContextID: "nope", P: 1})
-		}), background, nil, "unknown context"},
-		{"context ID on a set-level decision", estimatesFunc(func(es []guard.Estimate) []guard.Estimate {
+		}), background, nil, "chunk_relevance"}, // unknown context, or not asked
+		{"context ID on a set-level decision", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
 			return append(es[:0:0], guard.Estimate{Decision: guard.Groundedness, ContextID: "c1", P: 1})
 		}), background, nil, "names context"},
 		{"cancelled before the call", healthyJudge(), cancelled, context.Canceled, "canceled"},
@@ -94,7 +118,9 @@ func TestEvaluateFailedJudge(t *testing.T) {
 			ds   []guard.Decision // nil: all decisions
 		}{{"all decisions", nil}, {"groundedness", []guard.Decision{guard.Groundedness}}} {
 			t.Run(tt.name+"/"+scope.name, func(t *testing.T) {
-				g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithJudge(tt.judge, scope.ds...), guard.WithPolicy(testPolicy))
+				// The failing judge is named "bad", the other "healthy".
+				bad := &recording{name: "bad", judge: tt.judge}
+				g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithJudge(bad, scope.ds...), guard.WithPolicy(testPolicy))
 				ctx, cancel := tt.ctx()
 				defer cancel()
 				start := time.Now()
@@ -117,9 +143,26 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantIn) {
 					t.Errorf("Evaluate error = %v; want it to mention %q", err, tt.wantIn)
 				}
+				if strings.HasPrefix(tt.name, "panic") {
+					var pe *guard.PanicError
+					if !errors.As(err, &pe) || pe.Value != "kaboom" {
+						t.Errorf("Evaluate error = %v; want a *PanicError with value kaboom", err)
+					}
+				}
+				// One JudgeError for the bad judge; the healthy one may only
+				// fail because the context is done.
+				jes := judgeErrors(err)
 				var je *guard.JudgeError
-				if !errors.As(err, &je) {
-					t.Fatalf("Evaluate error = %v (%T); want a *JudgeError", err, err)
+				for _, e := range jes {
+					switch {
+					case e.Judge == "bad":
+						je = e
+					case ctx.Err() == nil:
+						t.Errorf("unexpected failure of judge %s: %v", e.Judge, e)
+					}
+				}
+				if je == nil {
+					t.Fatalf("Evaluate error = %v; want a *JudgeError for judge bad", err)
 				}
 				wantDs := scope.ds
 				if wantDs == nil {
@@ -128,14 +171,13 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				if !reflect.DeepEqual(je.Decisions, wantDs) {
 					t.Errorf("JudgeError.Decisions = %v; want %v", je.Decisions, wantDs)
 				}
-				if tt.name == "panic" || strings.HasPrefix(tt.name, "panic ") {
-					var pe *guard.PanicError
-					if !errors.As(err, &pe) || pe.Value != "kaboom" {
-						t.Errorf("Evaluate error = %v; want a *PanicError with value kaboom", err)
-					}
+				if len(r.Errors) != len(jes) {
+					t.Errorf("Result.Errors = %+v; want the %d failures of the error", r.Errors, len(jes))
 				}
-				if len(r.Errors) != 1 || r.Errors[0].Judge != je.Judge || r.Errors[0].Message == "" {
-					t.Errorf("Result.Errors = %+v; want the one failure of %s", r.Errors, je.Judge)
+				for i := range r.Errors {
+					if i < len(jes) && (r.Errors[i].Judge != jes[i].Judge || r.Errors[i].Message != jes[i].Err.Error()) {
+						t.Errorf("Result.Errors[%d] = %+v; want judge %s, message %q", i, r.Errors[i], jes[i].Judge, jes[i].Err)
+					}
 				}
 				// Every decision the judge was asked is unknown and uncertain.
 				for _, d := range wantDs {

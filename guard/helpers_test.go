@@ -85,6 +85,12 @@ func (r *recording) Judge(ctx context.Context, req guard.Request) ([]guard.Estim
 	return r.judge.Judge(ctx, req)
 }
 
+// Inline forwards the wrapped judge's answer.
+func (r *recording) Inline() bool {
+	in, ok := r.judge.(guard.Inline)
+	return ok && in.Inline()
+}
+
 func (r *recording) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: r.name, Version: "test"} }
 
 func (r *recording) calls() [][]guard.Decision {

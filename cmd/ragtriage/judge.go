@@ -68,7 +68,11 @@ var (
 	readBufferSize = 64 << 10
 )
 
-const writeBufferSize = 64 << 10
+const (
+	writeBufferSize = 64 << 10
+	// keepBytes is the largest buffer a parallel job keeps for the next line.
+	keepBytes = 1 << 20
+)
 
 func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
@@ -147,7 +151,7 @@ type judgeStats struct {
 // returns an error when in cannot be read or out cannot be written; bad lines
 // are not errors (they are counted in stats). Memory use does not grow with
 // the input: it is bounded by the longest line kept (maxLineBytes) and, with
-// several workers, by the number of lines in flight (4 per worker).
+// several workers, by the lines in flight (4 per worker).
 func judgeStream(ctx context.Context, g *guard.Guard, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
 	lr := newLineReader(in, readBufferSize, maxLineBytes)
 	w := bufio.NewWriterSize(out, writeBufferSize)
@@ -285,6 +289,13 @@ func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio
 					werr = err
 					writeFailed.Store(true)
 				}
+			}
+			// Do not keep a huge line's buffers in every job.
+			if cap(j.data) > keepBytes {
+				j.data = nil
+			}
+			if j.out.Cap() > keepBytes {
+				j.out = newOutBuf()
 			}
 			free <- j
 		}
