@@ -1,0 +1,90 @@
+// Package guard decides, for each answer a RAG application produces, whether
+// to pass it automatically, fail it automatically or escalate it to a more
+// expensive fallback judge (or a human), and says why.
+//
+// # How it decides
+//
+// Judges estimate atomic decisions as probabilities: for a [Sample] (question,
+// retrieved contexts, answer and an optional reference answer), a [Judge]
+// answers each [Decision] it is asked — the relevance of each chunk, whether
+// the contexts suffice, whether they conflict, whether the answer is
+// relevant, grounded, contradicted by the contexts and, only when the sample
+// has a reference, correct — with an [Estimate]: P(true) in [0, 1], or an
+// abstention. A judge that errors, panics, returns a NaN or out-of-range
+// probability, or does not stop when its context is cancelled makes its
+// decisions uncertain; it never makes an answer pass.
+//
+// A two-sided [Policy] turns each probability into a [Verdict] with one
+// [Thresholds] per decision: P ≤ Fail is [Fail] (confidently false), P ≥ Pass
+// is [Pass] (confidently true), anything between is [Uncertain], as is an
+// abstention or an unset threshold. The zero Policy makes everything
+// uncertain, so an unconfigured guard escalates rather than passes.
+//
+// [Diagnose] reads the verdicts in a fixed precedence — CONFLICTING_EVIDENCE,
+// RETRIEVAL_MISS, RETRIEVAL_INSUFFICIENT, ANSWER_IRRELEVANT,
+// GENERATOR_UNGROUNDED, ANSWER_INCORRECT, JUDGE_UNCERTAIN, PASS — and gives
+// the first that applies, with a confidence and a [Route]: [Auto] for a
+// confident finding, [Fallback] for JUDGE_UNCERTAIN. [WithDiagnoser] replaces
+// the rules.
+//
+// [Guard.Evaluate] does all of this for one sample and returns a [Result]:
+// the probabilities and verdicts per decision, the diagnosis, the evidence,
+// the definitions and rules it used, and what each judge failed at. Its JSON
+// form is stable: a probability a judge could not give is null, and
+// correctness is absent without a reference.
+//
+// # Getting a guard
+//
+// The usual way is [github.com/ragtriage/ragtriage/guard/lexical.NewGuard],
+// which returns a guard with the embedded judges (deterministic, no network,
+// no model) and the policy calibrated with them:
+//
+//	g, err := lexical.NewGuard()
+//	if err != nil {
+//		return err
+//	}
+//	res, err := g.Evaluate(ctx, guard.Sample{
+//		Question: "How long do refunds take?",
+//		Contexts: []guard.Context{{ID: "policy#1", Text: "Refunds are processed within 5 business days."}},
+//		Answer:   "Refunds take 5 business days.",
+//	})
+//	if errors.Is(err, guard.ErrInvalidSample) {
+//		return err // no result
+//	}
+//	// Other errors are failed judges; res is complete and their decisions are uncertain.
+//	switch {
+//	case res.Route == guard.Fallback:
+//		// escalate: ask the fallback judge, or a human
+//	case res.Diagnosis == guard.PassDiagnosis:
+//		// serve the answer
+//	default:
+//		// block it; res.Diagnosis and res.Reason say why
+//	}
+//
+// Any function can be a judge through [JudgeFunc], and [WithJudge] routes
+// decisions to judges (a later WithJudge takes over the decisions it names).
+// Package [github.com/ragtriage/ragtriage/guard/guardtest] has fakes and a
+// conformance test for judges.
+//
+// # Concurrency
+//
+// A [Guard] is immutable after [New] and safe for concurrent use: call
+// Evaluate from as many goroutines as you like. Judges and Diagnosers must be
+// safe for concurrent use, since the guard calls them from all of those
+// goroutines. [Sample], [Policy], [Thresholds] and [Result] are plain values:
+// share them freely as long as nobody modifies them. Evaluate calls an
+// [Inline] judge (one that does no I/O) on the caller's goroutine, and any
+// other judge on a goroutine of its own when ctx can be cancelled, so that a
+// judge ignoring cancellation cannot hold the caller past its deadline; such a
+// judge keeps running, and reading the sample, until it returns, so do not
+// modify the sample's contexts after a deadline until the judge has had time
+// to return.
+//
+// # Cost
+//
+// With an inline judge and five contexts, Evaluate adds about 2 µs and 7
+// allocations (3 KB) per call to what the judge itself costs (one of those
+// allocations is the judge's own estimate slice; BenchmarkEvaluateFixed on a
+// 2-core AMD EPYC). A judge that runs on its own goroutine adds about 2.5 µs
+// and 3 allocations more (BenchmarkEvaluateGoroutine).
+package guard
