@@ -110,7 +110,8 @@ func WithClock(now func() time.Time) Option {
 }
 
 // New returns a Guard. With no options it has no judges and the zero policy:
-// every sample comes out JUDGE_UNCERTAIN.
+// every sample comes out JUDGE_UNCERTAIN, except one with no contexts, which
+// Diagnose reports as RETRIEVAL_MISS (nothing was retrieved).
 func New(opts ...Option) (*Guard, error) {
 	g := &Guard{diagnoser: DefaultDiagnoser, limits: DefaultLimits, now: time.Now}
 	for _, o := range opts {

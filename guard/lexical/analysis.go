@@ -3,7 +3,6 @@ package lexical
 import (
 	"math"
 	"sync"
-	"unsafe"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
@@ -41,7 +40,6 @@ type analysis struct {
 
 	// scratch
 	fold     []byte
-	given    []bool // per answer token: supported by construction
 	winScore []float64
 	qScore   []float64
 	winSeen  []int32
@@ -192,18 +190,6 @@ func (a *analysis) inContext(h uint64, ci int) bool {
 		}
 	}
 	return false
-}
-
-// ctxDF counts the contexts that hold h.
-func (a *analysis) ctxDF(h uint64) int {
-	n, last := 0, int32(-1)
-	for o := a.head(h); o != 0; o = a.occ[o-1].next {
-		if c := a.occ[o-1].ctx; c != last {
-			n++
-			last = c
-		}
-	}
-	return n
 }
 
 func inDoc(d *doc, h uint64) bool {
@@ -364,20 +350,4 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		}
 	}
 	return false
-}
-
-// tokIndex returns the index of t within the answer's tokens, or -1 when t
-// is not one of them.
-func (a *analysis) tokIndex(t *token) int {
-	toks := a.a.toks
-	if len(toks) == 0 {
-		return -1
-	}
-	base := uintptr(unsafe.Pointer(&toks[0]))
-	p := uintptr(unsafe.Pointer(t))
-	size := unsafe.Sizeof(toks[0])
-	if p < base || p >= base+uintptr(len(toks))*size {
-		return -1
-	}
-	return int((p - base) / size)
 }

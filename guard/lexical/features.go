@@ -132,10 +132,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	// given: answer tokens supported by construction (see below), or in the
 	// question.
 	givenOrQ := func(t *token) bool {
-		if i := a.tokIndex(t); i >= 0 && a.given[i] {
-			return true
-		}
-		return inQ(t)
+		return t.flags&fGiven != 0 || inQ(t)
 	}
 	f.refusal, a.fold = isRefusal(a.a.s, a.fold)
 	f.qtype = classifyQuestion(&a.q)
@@ -148,11 +145,6 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			ansContent++
 		}
 	}
-	if cap(a.given) < len(a.a.toks) {
-		a.given = make([]bool, len(a.a.toks))
-	}
-	a.given = a.given[:len(a.a.toks)]
-	clear(a.given)
 	// Quantities.
 	numMis, numUnsup := 0, 0
 	for qi, q := range a.a.quants {
@@ -181,7 +173,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			// count as supported.
 			for i := range a.a.toks {
 				if t := &a.a.toks[i]; int(t.start) >= q.Start && int(t.end) <= q.End {
-					a.given[i] = true
+					t.flags |= fGiven
 				}
 			}
 			continue
@@ -206,7 +198,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 			wt := w(t)
 			total += wt
-			in := a.inContexts(t.hash) || a.given[int(a.a.sentAt[k])+i]
+			in := a.inContexts(t.hash) || t.flags&fGiven != 0
 			if in {
 				ctxOnly += wt
 			}
@@ -259,7 +251,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	unsupEnt := 0
 	for i := range a.a.toks {
 		t := &a.a.toks[i]
-		if !t.content() || a.inContexts(t.hash) || a.given[i] || inQ(t) {
+		if !t.content() || a.inContexts(t.hash) || t.flags&fGiven != 0 || inQ(t) {
 			continue
 		}
 		wt := w(t)
@@ -442,10 +434,6 @@ func coverage(run []token, w func(*token) float64, in func(*token) bool) float64
 		return 1
 	}
 	return got / total
-}
-
-func (a *analysis) windowCoverage(win window, run []token, w func(*token) float64) float64 {
-	return coverage(run, w, func(t *token) bool { return a.windowHas(win, t.hash) })
 }
 
 func hasNeg(run []token) bool {

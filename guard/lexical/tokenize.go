@@ -23,6 +23,7 @@ const (
 	fInitial                    // first token of its sentence
 	fHedge                      // hedging or uncertainty word
 	fCapAny                     // starts with an upper-case letter (anywhere)
+	fGiven                      // answer token supported by construction (a quantity the contexts state)
 )
 
 func (t *token) content() bool { return t.flags&fStop == 0 }
