@@ -15,6 +15,8 @@ type Guard struct {
 	diagnoser Diagnoser
 	limits    Limits
 	now       func() time.Time
+	esc       *escalation
+	claims    ClaimExtractor
 }
 
 type binding struct {

@@ -182,6 +182,9 @@ type Result struct {
 	Route      Route     `json:"route"`
 	// Reason explains the diagnosis in one sentence.
 	Reason string `json:"reason,omitempty"`
+	// Action is what the host should do with the answer: allow it, block it,
+	// or send it for review. See Guard.Evaluate.
+	Action Action `json:"action"`
 
 	DecisionID       string  `json:"decisionId"`
 	DecisionVersion  string  `json:"decisionVersion"`
@@ -198,6 +201,11 @@ type Result struct {
 	Judges map[string]string `json:"judges,omitempty"`
 	// Errors lists the judges that failed; their decisions are uncertain.
 	Errors []JudgeError `json:"errors,omitempty"`
+	// Fallback records the escalation to the fallback judge, if any.
+	Fallback *FallbackInfo `json:"fallback,omitempty"`
+	// Claims lists the answer's atomic claims and their support, in claims
+	// mode (WithClaims) only.
+	Claims []Claim `json:"claims,omitempty"`
 	// Usage sums what the judges spent.
 	Usage     Usage   `json:"usage,omitzero"`
 	LatencyMs float64 `json:"latencyMs"`

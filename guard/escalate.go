@@ -1,0 +1,173 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// An Escalator settles the decisions the guard's own judges left uncertain:
+// it is the fallback path of the cascade (package cascade implements it
+// around a slower judge with a circuit breaker, cache, deadline and budget).
+//
+// The guard calls Escalate only when its own outcome routes to the fallback
+// (the diagnosis is JUDGE_UNCERTAIN), and only for the uncertain decisions.
+// Escalate returns estimates the same way a Judge does; an estimate it
+// cannot give is returned with Abstained set and a Reason ("circuit breaker
+// open", "budget spent", …) or left out. A returned error makes every
+// escalated decision uncertain and is reported like a judge failure.
+type Escalator interface {
+	Escalate(ctx context.Context, esc Escalation) ([]Estimate, error)
+}
+
+// EscalatorFunc adapts a function to the Escalator interface.
+type EscalatorFunc func(ctx context.Context, esc Escalation) ([]Estimate, error)
+
+// Escalate calls f(ctx, esc).
+func (f EscalatorFunc) Escalate(ctx context.Context, esc Escalation) ([]Estimate, error) {
+	return f(ctx, esc)
+}
+
+// Escalation is what an Escalator is asked.
+type Escalation struct {
+	// Request names the sample and the uncertain decisions. When
+	// ChunkRelevance is listed, ContextIDs says which contexts.
+	Request
+	// ContextIDs lists the contexts whose relevance is uncertain.
+	ContextIDs []string
+	// Primary holds what the guard's own judges estimated for the escalated
+	// decisions (including abstentions). Read only.
+	Primary []Estimate
+}
+
+// Degrade is the rule applied when the fallback cannot settle an escalated
+// decision (breaker open, deadline too near, budget spent, fallback failed).
+// The diagnosis stays JUDGE_UNCERTAIN either way; the rule only sets
+// Result.Action. The zero Degrade is FailClosed.
+type Degrade uint8
+
+const (
+	// FailClosed treats an unsettled escalation as a failure: the answer is
+	// blocked.
+	FailClosed Degrade = iota
+	// FailOpen lets the answer through, marked as not verified.
+	FailOpen
+)
+
+func (d Degrade) String() string {
+	if d == FailOpen {
+		return "fail_open"
+	}
+	return "fail_closed"
+}
+
+// MarshalText writes "fail_open" or "fail_closed".
+func (d Degrade) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads "fail_open" or "fail_closed".
+func (d *Degrade) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "fail_open":
+		*d = FailOpen
+	case "fail_closed":
+		*d = FailClosed
+	default:
+		return fmt.Errorf("guard: unknown degrade rule %q", b)
+	}
+	return nil
+}
+
+// FallbackInfo records an escalation in a Result.
+type FallbackInfo struct {
+	// Judge names the escalator (its Describe name, or its type).
+	Judge string `json:"judge"`
+	// Decisions lists what was escalated; Contexts the chunk IDs among them.
+	Decisions []Decision `json:"decisions"`
+	Contexts  []string   `json:"contexts,omitempty"`
+	// Settled counts the escalated estimates the fallback decided (a pass or
+	// a fail under the fallback policy); Unsettled the rest.
+	Settled   int `json:"settled"`
+	Unsettled int `json:"unsettled"`
+	// Reason says why some decisions stayed unsettled (the first abstention
+	// reason or the error).
+	Reason string `json:"reason,omitempty"`
+	// Rule is the degrade rule that applied to the unsettled decisions.
+	Rule      Degrade `json:"rule"`
+	LatencyMs float64 `json:"latencyMs"`
+}
+
+// Action is what the host application should do with an answer.
+type Action uint8
+
+const (
+	// Review: the guard could not decide; a human or a later check should.
+	Review Action = iota
+	// Allow: the answer passed (or a fail-open rule let it through).
+	Allow
+	// Block: the answer failed (or a fail-closed rule stopped it).
+	Block
+)
+
+func (a Action) String() string {
+	switch a {
+	case Allow:
+		return "allow"
+	case Block:
+		return "block"
+	}
+	return "review"
+}
+
+// MarshalText writes "allow", "block" or "review".
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads "allow", "block" or "review".
+func (a *Action) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "allow":
+		*a = Allow
+	case "block":
+		*a = Block
+	case "review":
+		*a = Review
+	default:
+		return fmt.Errorf("guard: unknown action %q", b)
+	}
+	return nil
+}
+
+// WithEscalator sends the decisions the guard's judges leave uncertain to e,
+// and reads e's estimates with policy p (which must be valid; the zero policy
+// would leave everything uncertain). rule decides Result.Action when e cannot
+// settle them.
+func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
+	return func(g *Guard) error {
+		if e == nil {
+			return errors.New("guard: WithEscalator: nil escalator")
+		}
+		if err := p.Validate(); err != nil {
+			return err
+		}
+		if rule > FailOpen {
+			return fmt.Errorf("guard: WithEscalator: invalid degrade rule %d", uint8(rule))
+		}
+		g.esc = &escalation{e: e, policy: p, rule: rule, name: describe(e)}
+		return nil
+	}
+}
+
+type escalation struct {
+	e      Escalator
+	policy Policy
+	rule   Degrade
+	name   string
+}
+
+func describe(v any) string {
+	if d, ok := v.(Describer); ok {
+		if n := d.Describe().Name; n != "" {
+			return n
+		}
+	}
+	return fmt.Sprintf("%T", v)
+}
