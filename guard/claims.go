@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // A ClaimExtractor splits an answer into atomic claims, each a short
@@ -48,4 +49,157 @@ func WithClaims(x ClaimExtractor) Option {
 		g.claims = x
 		return nil
 	}
+}
+
+// MaxClaims bounds the claims judged per answer in claims mode; an extractor
+// that returns more is reported as failed and the whole answer is judged.
+const MaxClaims = 64
+
+// claimsMode replaces the groundedness estimate in ests by the weakest
+// claim's. It reports whether it did.
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result, errs *[]error) ([]Estimate, bool) {
+	var b *binding
+	for i := range g.bindings {
+		if contains(g.bindings[i].decisions, Groundedness) {
+			b = &g.bindings[i]
+		}
+	}
+	if b == nil {
+		return ests, false
+	}
+	name := describe(g.claims)
+	fail := func(err error) ([]Estimate, bool) {
+		je := newJudgeError(name, []Decision{Groundedness}, err)
+		*errs = append(*errs, je)
+		res.Errors = append(res.Errors, *je)
+		return ests, false
+	}
+	var claims []string
+	_, err := g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
+		var err error
+		claims, err = g.claims.ExtractClaims(ctx, s)
+		return nil, err
+	})}, Request{Sample: s})
+	switch {
+	case err != nil:
+		return fail(fmt.Errorf("claim extraction: %w", err))
+	case len(claims) == 0:
+		return fail(errors.New("claim extraction found no claim"))
+	case len(claims) > MaxClaims:
+		return fail(fmt.Errorf("claim extraction returned %d claims, more than %d", len(claims), MaxClaims))
+	}
+
+	res.Claims = make([]Claim, len(claims))
+	agg := Estimate{Decision: Groundedness, Judge: name, via: viaFixed, fixed: Pass}
+	weakest, known := 2.0, 0
+	for i, text := range claims {
+		c := &res.Claims[i]
+		c.Text = text
+		cs := *s
+		cs.Answer = text
+		e, err := g.claimEstimate(ctx, b, &cs, defs)
+		if err != nil {
+			je := newJudgeError(b.info.Name, []Decision{Groundedness}, fmt.Errorf("claim %d: %w", i+1, err))
+			*errs = append(*errs, je)
+			res.Errors = append(res.Errors, *je)
+			e = Abstain(Groundedness, "", "the judge failed on this claim")
+		}
+		v := Uncertain
+		if !e.Abstained {
+			v = g.policy.For(Groundedness).Verdict(e.P)
+		}
+		if v == Uncertain && g.esc != nil {
+			if fe, ok := g.escalateClaim(ctx, &cs, defs, e, errs, res); ok {
+				e, c.Escalated = fe, true
+				v = Uncertain
+				if !e.Abstained {
+					v = g.esc.policy.For(Groundedness).Verdict(e.P)
+				}
+			}
+		}
+		c.Judge, c.Verdict, c.Evidence = e.Judge, v, e.Evidence
+		if e.Abstained {
+			c.Groundedness, c.Reason = Prob{Asked: true}, e.Reason
+		} else {
+			c.Groundedness = KnownProb(e.P)
+			known++
+			if e.P < weakest {
+				weakest = e.P
+			}
+		}
+		agg.Usage = agg.Usage.Add(e.Usage)
+		// The weakest verdict wins: fail < uncertain < pass.
+		switch {
+		case v == Fail:
+			agg.fixed = Fail
+			agg.Evidence = append(agg.Evidence, e.Evidence...)
+		case v == Uncertain && agg.fixed == Pass:
+			agg.fixed = Uncertain
+		}
+	}
+	if known == 0 {
+		agg.Abstained, agg.Reason = true, "no claim's support could be estimated"
+	} else {
+		agg.P = weakest
+	}
+	out := make([]Estimate, 0, len(ests)+1)
+	for _, e := range ests {
+		if e.Decision != Groundedness {
+			out = append(out, e)
+		} else {
+			// Keep the whole-answer citations; the claims carry the rest.
+			agg.Citations = e.Citations
+		}
+	}
+	return append(out, agg), true
+}
+
+// claimEstimate asks the groundedness judge about one claim.
+func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample, defs *DefinitionSet) (Estimate, error) {
+	ds := []Decision{Groundedness}
+	out, err := g.call(ctx, b, Request{Sample: cs, Decisions: ds, Definitions: defs})
+	if err == nil {
+		err = checkEstimates(out, ds, cs)
+	}
+	if err != nil {
+		return Estimate{}, err
+	}
+	for _, e := range out {
+		if e.Decision == Groundedness {
+			if e.Judge == "" {
+				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
+			}
+			e.via = viaPolicy
+			return e, nil
+		}
+	}
+	return Abstain(Groundedness, "", "no judge estimated it"), nil
+}
+
+// escalateClaim sends one uncertain claim to the escalator; ok is false when
+// the escalator failed (the failure is reported).
+func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, errs *[]error, res *Result) (Estimate, bool) {
+	ds := []Decision{Groundedness}
+	out, err := g.callEscalator(ctx, Escalation{
+		Request: Request{Sample: cs, Decisions: ds, Definitions: defs},
+		Primary: []Estimate{prim},
+	})
+	if err == nil {
+		err = checkEstimates(out, ds, cs)
+	}
+	if err != nil {
+		je := newJudgeError(g.esc.name, ds, fmt.Errorf("claim: %w", err))
+		*errs = append(*errs, je)
+		res.Errors = append(res.Errors, *je)
+		return Estimate{}, false
+	}
+	for _, e := range out {
+		if e.Decision == Groundedness && !e.Abstained {
+			if e.Judge == "" {
+				e.Judge = g.esc.name
+			}
+			return e, true
+		}
+	}
+	return Estimate{}, false
 }

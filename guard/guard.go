@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -144,6 +145,14 @@ func (g *Guard) Policy() Policy { return g.policy }
 // ctx was cancelled — its decisions are uncertain, the failure is listed in
 // Result.Errors, and Evaluate also returns those errors joined (each a
 // *JudgeError). A failed judge never yields a pass.
+//
+// With an escalator (WithEscalator), a sample the judges leave
+// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator; its
+// estimates replace the uncertain ones (read with the escalator's policy),
+// the diagnosis is made again, Route is Fallback and Result.Fallback records
+// what happened. Result.Action is Allow for PASS, Block for a confident
+// failure, and for JUDGE_UNCERTAIN: the degrade rule when an escalation left
+// decisions unsettled, Review otherwise.
 func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
@@ -154,10 +163,27 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		defs = &withRef
 	}
 	var (
-		ests []Estimate
-		errs []error
 		res  Result
+		errs []error
 	)
+	ests := g.primary(ctx, &s, defs, &res, &errs)
+	claimed := false
+	if g.claims != nil {
+		ests, claimed = g.claimsMode(ctx, &s, defs, ests, &res, &errs)
+	}
+	g.assemble(&res, &s, defs, ests)
+	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
+		g.escalate(ctx, &res, &s, defs, ests, claimed, &errs)
+	}
+	res.Action = action(&res)
+	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
+	return res, errors.Join(errs...)
+}
+
+// primary runs the guard's own judges. The estimates are copied out of what
+// the judges returned, so a judge may keep (and reuse) its slices.
+func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res *Result, errs *[]error) []Estimate {
+	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
 		ds := b.decisions
@@ -168,34 +194,206 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 			continue
 		}
 		if res.Judges == nil {
-			res.Judges = make(map[string]string, len(g.bindings))
+			res.Judges = make(map[string]string, len(g.bindings)+1)
 		}
 		res.Judges[b.info.Name] = b.info.Version
-		out, err := g.call(ctx, b, Request{Sample: &s, Decisions: ds, Definitions: defs})
+		out, err := g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds), Definitions: defs})
 		if err == nil {
-			err = checkEstimates(out, ds, &s)
+			err = checkEstimates(out, ds, s)
 		}
 		if err != nil {
 			je := newJudgeError(b.info.Name, ds, err)
-			errs = append(errs, je)
+			*errs = append(*errs, je)
 			res.Errors = append(res.Errors, *je)
 			continue
 		}
-		for j := range out {
-			e := &out[j]
+		n := len(ests)
+		ests = append(ests, out...)
+		for j := n; j < len(ests); j++ {
+			e := &ests[j]
+			e.via, e.fixed = viaPolicy, Uncertain
 			if e.Judge == "" {
 				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
 			}
 		}
-		if ests == nil {
-			ests = out
-		} else {
-			ests = append(ests, out...)
+	}
+	return ests
+}
+
+// escalate sends the uncertain decisions of res to the escalator and
+// rebuilds res from the merged estimates.
+func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *DefinitionSet, ests []Estimate, claimed bool, errs *[]error) {
+	var ds []Decision
+	var ids []string
+	// Chunk relevance matters to the diagnosis only while no chunk passes.
+	anyPass := false
+	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+		anyPass = anyPass || e.Value == Pass
+	}
+	if !anyPass {
+		for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+			if e.Value == Uncertain {
+				ids = append(ids, e.Key)
+			}
+		}
+		if len(ids) > 0 {
+			ds = append(ds, ChunkRelevance)
 		}
 	}
-	g.assemble(&res, &s, defs, ests)
-	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
-	return res, errors.Join(errs...)
+	for _, d := range Decisions[1:] {
+		if d == Groundedness && claimed {
+			continue // its claims were escalated one by one
+		}
+		if v, ok := res.Verdict(d); ok && v == Uncertain {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return
+	}
+	var prim []Estimate
+	for i := range ests {
+		e := &ests[i]
+		if escalated(e, ds, ids) {
+			prim = append(prim, *e)
+		}
+	}
+	info := &FallbackInfo{Judge: g.esc.name, Decisions: ds, Contexts: ids, Rule: g.esc.rule}
+	t0 := g.now()
+	out, err := g.callEscalator(ctx, Escalation{
+		Request:    Request{Sample: s, Decisions: slices.Clone(ds), Definitions: defs},
+		ContextIDs: slices.Clone(ids),
+		Primary:    prim,
+	})
+	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+	if err == nil {
+		err = checkEstimates(out, ds, s)
+	}
+	if res.Judges == nil {
+		res.Judges = make(map[string]string, 1)
+	}
+	if _, ok := res.Judges[g.esc.name]; !ok {
+		res.Judges[g.esc.name] = ""
+		if d, ok := g.esc.e.(Describer); ok {
+			res.Judges[g.esc.name] = d.Describe().Version
+		}
+	}
+	final := ests
+	if err != nil {
+		je := newJudgeError(g.esc.name, ds, err)
+		*errs = append(*errs, je)
+		res.Errors = append(res.Errors, *je)
+		info.Reason = je.Message
+	} else {
+		final = make([]Estimate, 0, len(ests)+len(out))
+		for i := range ests {
+			e := &ests[i]
+			if !escalated(e, ds, ids) || !answered(out, e.Decision, e.ContextID) {
+				final = append(final, *e)
+			}
+		}
+		for i := range out {
+			e := out[i]
+			if e.Decision == ChunkRelevance && !slices.Contains(ids, e.ContextID) {
+				continue // a chunk that was not escalated keeps the primary's estimate
+			}
+			if e.Abstained {
+				if info.Reason == "" {
+					info.Reason = e.Reason
+				}
+				if has(ests, e.Decision, e.ContextID) {
+					continue // keep the primary's probability; the verdict stays uncertain
+				}
+			}
+			e.via = viaFallback
+			if e.Judge == "" {
+				e.Judge = g.esc.name
+			}
+			final = append(final, e)
+		}
+	}
+	judges, jerrs := res.Judges, res.Errors
+	*res = Result{Judges: judges, Errors: jerrs, Claims: res.Claims}
+	g.assemble(res, s, defs, final)
+	// Count what the fallback settled.
+	for _, d := range ds {
+		if d == ChunkRelevance {
+			for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+				if slices.Contains(ids, e.Key) {
+					info.count(e.Value)
+				}
+			}
+			continue
+		}
+		v, _ := res.Verdict(d)
+		info.count(v)
+	}
+	if info.Unsettled > 0 && info.Reason == "" {
+		info.Reason = "the fallback gave no estimate"
+	}
+	res.Fallback = info
+	res.Route = Fallback
+}
+
+func (f *FallbackInfo) count(v Verdict) {
+	if v == Uncertain {
+		f.Unsettled++
+	} else {
+		f.Settled++
+	}
+}
+
+// escalated reports whether e is among the escalated decisions.
+func escalated(e *Estimate, ds []Decision, ids []string) bool {
+	if !slices.Contains(ds, e.Decision) {
+		return false
+	}
+	return e.Decision != ChunkRelevance || slices.Contains(ids, e.ContextID)
+}
+
+// answered reports whether out holds a non-abstaining estimate of (d, id).
+func answered(out []Estimate, d Decision, id string) bool {
+	for i := range out {
+		if out[i].Decision == d && out[i].ContextID == id && !out[i].Abstained {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether ests holds an estimate of (d, id).
+func has(ests []Estimate, d Decision, id string) bool {
+	for i := range ests {
+		if ests[i].Decision == d && ests[i].ContextID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// action maps a result to what the host should do with the answer.
+func action(r *Result) Action {
+	switch r.Diagnosis {
+	case PassDiagnosis:
+		return Allow
+	case JudgeUncertain:
+		if r.Fallback != nil && r.Fallback.Unsettled > 0 {
+			if r.Fallback.Rule == FailOpen {
+				return Allow
+			}
+			return Block
+		}
+		return Review
+	}
+	return Block
+}
+
+// callEscalator runs the escalator on its own goroutine, like a judge that
+// is not inline.
+func (g *Guard) callEscalator(ctx context.Context, esc Escalation) ([]Estimate, error) {
+	return g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
+		return g.esc.e.Escalate(ctx, esc)
+	})}, esc.Request)
 }
 
 // call runs one judge, turning a panic, a cancelled context or an ignored
@@ -259,6 +457,11 @@ func checkEstimates(out []Estimate, asked []Decision, s *Sample) error {
 		if why := e.check(); why != "" {
 			return fmt.Errorf("%v estimate: %s", e.Decision, why)
 		}
+		for k := range e.Evidence {
+			if !e.Evidence[k].Decision.Valid() {
+				return fmt.Errorf("%v estimate: evidence %d names no valid decision", e.Decision, k)
+			}
+		}
 	}
 	return nil
 }
@@ -289,21 +492,20 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 	prob := func(d Decision) (Prob, Verdict) {
 		e := single[d]
 		if e == nil {
-			r.Abstentions = append(r.Abstentions, Abstention{Decision: d, Reason: "no judge estimated it"})
+			r.Abstentions = append(r.Abstentions, Abstention{Decision: d, Reason: missingReason(r, d)})
 			return Prob{Asked: true}, Uncertain
 		}
 		if e.Abstained {
 			r.Abstentions = append(r.Abstentions, Abstention{Decision: d, Judge: e.Judge, Reason: e.Reason})
 			return Prob{Asked: true}, Uncertain
 		}
-		return KnownProb(e.P), g.policy.For(d).Verdict(e.P)
+		return KnownProb(e.P), g.verdict(e)
 	}
 
 	// Chunk relevance, in context order.
 	if n := len(s.Contexts); n > 0 {
 		r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
 		r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
-		th := g.policy.For(ChunkRelevance)
 		cursor := 0
 		for i := range s.Contexts {
 			id := s.Contexts[i].ID
@@ -321,12 +523,12 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 			}
 			switch {
 			case e == nil:
-				r.Abstentions = append(r.Abstentions, Abstention{Decision: ChunkRelevance, ContextID: id, Reason: "no judge estimated it"})
+				r.Abstentions = append(r.Abstentions, Abstention{Decision: ChunkRelevance, ContextID: id, Reason: missingReason(r, ChunkRelevance)})
 			case e.Abstained:
 				r.Abstentions = append(r.Abstentions, Abstention{Decision: ChunkRelevance, ContextID: id, Judge: e.Judge, Reason: e.Reason})
 			default:
 				r.Retrieval.ChunkRelevance[i].Value = KnownProb(e.P)
-				r.Verdicts.Retrieval.ChunkRelevance[i].Value = th.Verdict(e.P)
+				r.Verdicts.Retrieval.ChunkRelevance[i].Value = g.verdict(e)
 			}
 		}
 	} else {
@@ -359,6 +561,28 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 	}
 	o := g.diagnoser.Diagnose(r)
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
+}
+
+// missingReason says why no judge estimated d: its judge failed, or none
+// was asked.
+func missingReason(r *Result, d Decision) string {
+	for i := range r.Errors {
+		if contains(r.Errors[i].Decisions, d) {
+			return "judge " + r.Errors[i].Judge + " failed"
+		}
+	}
+	return "no judge estimated it"
+}
+
+// verdict reads e with the policy that applies to it.
+func (g *Guard) verdict(e *Estimate) Verdict {
+	switch e.via {
+	case viaFallback:
+		return g.esc.policy.For(e.Decision).Verdict(e.P)
+	case viaFixed:
+		return e.fixed
+	}
+	return g.policy.For(e.Decision).Verdict(e.P)
 }
 
 func contains(ds []Decision, d Decision) bool {

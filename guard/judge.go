@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -78,7 +79,7 @@ type JudgeError struct {
 }
 
 func newJudgeError(judge string, ds []Decision, err error) *JudgeError {
-	return &JudgeError{Judge: judge, Decisions: ds, Err: err, Message: err.Error()}
+	return &JudgeError{Judge: judge, Decisions: slices.Clone(ds), Err: err, Message: err.Error()}
 }
 
 func (e *JudgeError) Error() string {
