@@ -27,7 +27,9 @@ func (e *escalator) Escalate(ctx context.Context, esc guard.Escalation) ([]guard
 	return e.judge.Judge(ctx, esc.Request)
 }
 
-func (e *escalator) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: "fallback", Version: "f1"} }
+func (e *escalator) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "fallback", Version: "f1"}
+}
 
 // uncertainGroundedness is healthy except for an uncertain groundedness.
 func uncertainGroundedness() guardtest.Fixed {
