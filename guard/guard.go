@@ -442,13 +442,26 @@ func safeJudge(ctx context.Context, j Judge, req Request) (out []Estimate, err e
 // malformed: a judge that returns garbage for one decision is not trusted for
 // the others.
 func checkEstimates(out []Estimate, asked []Decision, s *Sample) error {
+	var ids map[string]struct{}
+	if len(s.Contexts) > 32 {
+		ids = make(map[string]struct{}, len(s.Contexts))
+		for i := range s.Contexts {
+			ids[s.Contexts[i].ID] = struct{}{}
+		}
+	}
 	for i := range out {
 		e := &out[i]
 		if !contains(asked, e.Decision) {
 			return fmt.Errorf("estimate %d is for %v, which was not asked", i, e.Decision)
 		}
 		if e.Decision == ChunkRelevance {
-			if !hasContext(s, e.ContextID) {
+			known := false
+			if ids != nil {
+				_, known = ids[e.ContextID]
+			} else {
+				known = hasContext(s, e.ContextID)
+			}
+			if !known {
 				return fmt.Errorf("chunk_relevance estimate for unknown context %q", e.ContextID)
 			}
 		} else if e.ContextID != "" {

@@ -97,6 +97,9 @@ func (e *SampleError) Unwrap() error { return ErrInvalidSample }
 func (s *Sample) Validate(l Limits) error {
 	l = l.withDefaults()
 	total := len(s.Question) + len(s.Answer)
+	if why := checkText(s.ID, l); why != "" {
+		return &SampleError{"id", why}
+	}
 	if why := checkText(s.Question, l); why != "" {
 		return &SampleError{"question", why}
 	}
@@ -112,6 +115,11 @@ func (s *Sample) Validate(l Limits) error {
 	if len(s.Contexts) > l.MaxContexts {
 		return &SampleError{"contexts", fmt.Sprintf("%d contexts, over the limit of %d", len(s.Contexts), l.MaxContexts)}
 	}
+	// A linear scan finds duplicates in few contexts; a map in many.
+	var seen map[string]int
+	if len(s.Contexts) > 32 {
+		seen = make(map[string]int, len(s.Contexts))
+	}
 	for i := range s.Contexts {
 		c := &s.Contexts[i]
 		if c.ID == "" {
@@ -120,10 +128,17 @@ func (s *Sample) Validate(l Limits) error {
 		if why := checkText(c.ID, l); why != "" {
 			return &SampleError{fmt.Sprintf("contexts[%d].id", i), why}
 		}
-		for j := 0; j < i; j++ {
-			if s.Contexts[j].ID == c.ID {
+		if seen == nil {
+			for j := 0; j < i; j++ {
+				if s.Contexts[j].ID == c.ID {
+					return &SampleError{fmt.Sprintf("contexts[%d].id", i), fmt.Sprintf("duplicate of contexts[%d].id %q", j, c.ID)}
+				}
+			}
+		} else {
+			if j, ok := seen[c.ID]; ok {
 				return &SampleError{fmt.Sprintf("contexts[%d].id", i), fmt.Sprintf("duplicate of contexts[%d].id %q", j, c.ID)}
 			}
+			seen[c.ID] = i
 		}
 		total += len(c.Text)
 		if why := checkText(c.Text, l); why != "" {

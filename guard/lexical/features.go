@@ -3,6 +3,7 @@ package lexical
 import (
 	"bytes"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
@@ -171,8 +172,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		if compatible {
 			// Words of a quantity the contexts state ("thirty" for "30")
 			// count as supported.
-			for i := range a.a.toks {
-				if t := &a.a.toks[i]; int(t.start) >= q.Start && int(t.end) <= q.End {
+			// Tokens are in text order: start at the first one inside q.
+			toks := a.a.toks
+			i := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= q.Start })
+			for ; i < len(toks) && int(toks[i].start) < q.End; i++ {
+				if t := &toks[i]; int(t.end) <= q.End {
 					t.flags |= fGiven
 				}
 			}
