@@ -1,8 +1,48 @@
 // Package evalkit reads labeled datasets and recorded traffic, replays them
 // through a guard, and reports how well the guard decides.
 //
-// This first part holds the dataset reader shared by `ragtriage judge` and
-// the profile refit tool: ParseRow decodes one JSON line of the dataset shape
-// (id, question, contexts[{id,text}], answer, referenceAnswer?, expected?),
-// rejecting bad lines with an error that names the field.
+// # Inputs
+//
+// ParseRow decodes one JSON line of the dataset shape (id, question,
+// contexts[{id,text}], answer, referenceAnswer?, expected?), rejecting bad
+// lines with an error that names the field; a label that is absent is
+// unlabeled, never false. ParseRecord decodes one line of a record file
+// (Record, written by the middleware's record sink). A [Source] streams
+// replay items: [DatasetSource] over dataset files, [RecordSource] over
+// record files joined by id with the labels of [ReadLabels]. A bad line is an
+// item with its file, line and reason, never silently dropped.
+//
+// # Replay
+//
+// [Run] judges every item with bounded concurrency, collects the results in
+// input order, keeps only the numbers the metrics need, and returns a
+// [Report]; cancelling its context yields a partial report. [NewModeGuard]
+// builds the guard of a [Mode] — primary, fallback or cascade (the guard's
+// escalator is a [JudgeEscalator] around the fallback judge) — with judges
+// wrapped by [Metered] so that latency and usage are attributed to the
+// primary and fallback legs. [SimulatedJudge] is a deterministic, label-aware
+// SIMULATION of a fallback judge for offline runs; reports made with it say
+// so.
+//
+//	g, _ := evalkit.NewModeGuard(evalkit.ModePrimary, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: policy})
+//	src := evalkit.NewDatasetSource("testdata/eval/fixture.jsonl")
+//	defer src.Close()
+//	rep, err := evalkit.Run(ctx, src, evalkit.Config{Mode: evalkit.ModePrimary, Guard: g, PrimaryPolicy: &policy})
+//	if err != nil && rep == nil { … }
+//	_ = rep.WriteJSON("report.json")
+//	os.WriteFile("report.md", []byte(evalkit.Markdown(rep)), 0o644)
+//
+// # Reports
+//
+// The report's JSON schema (ReportSchema) is documented field by field in
+// docs/report-schema.md; [Markdown] and [HTML] render it, and [Compare] is
+// the baseline gate of `ragtriage eval -baseline`. Costs are priced from a
+// versioned [Pricing] snapshot and are "unavailable", never 0, without a
+// price.
+//
+// # Cost
+//
+// BenchmarkReplay100k replays 100,000 rows through the lexical guard at
+// about 4,900 rows/s on 2 cores (AMD EPYC), with about 25 MB of heap in use
+// at peak and under 2% of the time spent on metrics and the report.
 package evalkit

@@ -4,9 +4,11 @@
 //
 //	ragtriage judge [-profile FILE] [-workers N] [FILE|-]   judge a JSON Lines dataset
 //	ragtriage selftest [-v] [-profile FILE]                 run the planted cases
+//	ragtriage eval -dataset FILE -out report.json [flags]    replay labeled data, write a deployment report
+//	ragtriage calibrate -dataset FILE -out profile.json      fit a calibration profile with risk-bounded thresholds
 //	ragtriage help [COMMAND]                                 show help
 //
-// Run "ragtriage help judge" or "ragtriage help selftest" for details.
+// Run "ragtriage help COMMAND" for details.
 package main
 
 import (
@@ -34,7 +36,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{judgeCommand, selftestCommand}
+	commands = []*command{judgeCommand, selftestCommand, evalCommand, calibrateCommand}
 }
 
 const mainUsage = `ragtriage judges RAG answers: whether each answer is grounded in the retrieved

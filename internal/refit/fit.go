@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"log"
 	"math"
 	"os"
@@ -97,11 +96,7 @@ func writeJSON(path string, v any) error {
 }
 
 // foldOf assigns a group to a fold by hash, so the assignment is stable.
-func foldOf(group string) int {
-	h := fnv.New64a()
-	h.Write([]byte(group))
-	return int(h.Sum64() % nFolds)
-}
+func foldOf(group string) int { return calibrate.GroupFold(group, nFolds) }
 
 type decisionReport struct {
 	Decision  string                     `json:"decision"`
@@ -295,51 +290,13 @@ func fitDecision(d guard.Decision, es []example, alpha, confidence float64) (*le
 }
 
 // fitStd fits a logistic model on standardized features and folds the
-// standardization back into the weights.
+// standardization back into the weights (calibrate.FitStandardized, shared
+// with `ragtriage calibrate`).
 func fitStd(xs [][]float64, ys []bool, ws []float64) (calibrate.Logistic, error) {
 	if len(xs) == 0 {
 		return calibrate.Logistic{}, fmt.Errorf("no examples")
 	}
-	k := len(xs[0])
-	mean := make([]float64, k)
-	sd := make([]float64, k)
-	for _, x := range xs {
-		for i, v := range x {
-			mean[i] += v
-		}
-	}
-	for i := range mean {
-		mean[i] /= float64(len(xs))
-	}
-	for _, x := range xs {
-		for i, v := range x {
-			sd[i] += (v - mean[i]) * (v - mean[i])
-		}
-	}
-	for i := range sd {
-		sd[i] = math.Sqrt(sd[i] / float64(len(xs)))
-		if sd[i] < 1e-9 {
-			sd[i] = 1
-		}
-	}
-	zs := make([][]float64, len(xs))
-	for r, x := range xs {
-		z := make([]float64, k)
-		for i, v := range x {
-			z[i] = (v - mean[i]) / sd[i]
-		}
-		zs[r] = z
-	}
-	m, err := calibrate.FitLogistic(zs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 200})
-	if err != nil {
-		return m, err
-	}
-	out := calibrate.Logistic{Weights: make([]float64, k), Bias: m.Bias}
-	for i := range out.Weights {
-		out.Weights[i] = m.Weights[i] / sd[i]
-		out.Bias -= m.Weights[i] * mean[i] / sd[i]
-	}
-	return out, nil
+	return calibrate.FitStandardized(xs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 200})
 }
 
 func groupOf(id string) string {

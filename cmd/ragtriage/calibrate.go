@@ -1,0 +1,556 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+var calibrateCommand = &command{
+	name:    "calibrate",
+	summary: "fit the lexical judges' calibration and thresholds with a risk bound",
+	usage:   calibrateUsage,
+	run:     runCalibrate,
+}
+
+const calibrateUsage = `Usage: ragtriage calibrate -dataset FILE [-dataset FILE …] [-alpha 0.05] [-confidence 0.95]
+                           -out profile.json [flags]
+
+Calibrate fits, for each decision with labels in the datasets, the logistic
+model that turns the lexical judges' raw features into a probability, and
+chooses the decision's thresholds (fail, pass) so that the automatically
+decided share is as large as possible while, in each accepted region
+(P ≤ fail, P ≥ pass), the Clopper–Pearson upper bound on the error rate at
+-confidence stays ≤ -alpha. The bound, not the point estimate, is what must
+stay under alpha, so the thresholds keep their promise on new data.
+
+The thresholds are chosen on out-of-fold predictions: rows are split into
+-folds folds, grouped so that rows sharing a question or a context set never
+straddle folds, and every row is predicted by a model that did not see it.
+The same predictions give the calibration reported (AUROC, Brier, ECE), and a
+held-out check picks thresholds on all folds but one and applies them to the
+remaining one. The model shipped in the profile is then fitted on all rows.
+
+The profile written loads with "ragtriage judge -profile FILE",
+"ragtriage eval -profile FILE" and lexical.LoadProfile / lexical.New.
+Decisions that are not refitted keep the model and thresholds of the base
+profile (-base, default the embedded one), and the profile says so.
+
+Calibrate refuses, naming the decision, when a decision to fit has fewer than
+-min-labels labels, fewer than -min-class of either class, or a fold whose
+training rows hold a single class. Leave such a decision out with -decisions.
+
+Flags:
+  -dataset FILE     labeled JSON Lines (repeatable, or a comma-separated list)
+  -out FILE         the profile to write (required)
+  -alpha A          largest error rate allowed in each accepted region (0.05)
+  -confidence C     confidence of the upper bound (0.95)
+  -decisions LIST   decisions to fit, comma-separated (default: every decision
+                    with at least one label)
+  -min-labels N     fewest labels a decision needs (30)
+  -min-class N      fewest labels of each class (5)
+  -folds K          cross-validation folds (5)
+  -base FILE        profile whose other decisions are kept (default: embedded)
+  -version NAME     profile version (default calibrated-DATE-HASH)
+  -report FILE      also write the calibration report as JSON
+
+A line that is not a valid row is listed on standard error and skipped.
+Exit status: 0 when the profile was written, 1 when calibration refused or
+failed, 2 on a usage error.
+`
+
+// calibrationReport is what -report writes and the summary prints.
+type calibrationReport struct {
+	Profile    string              `json:"profile"`
+	Alpha      float64             `json:"alpha"`
+	Confidence float64             `json:"confidence"`
+	Folds      int                 `json:"folds"`
+	Data       []lexical.DataFile  `json:"data"`
+	BadLines   int                 `json:"badLines"`
+	Decisions  []decisionFitReport `json:"decisions"`
+	Kept       []string            `json:"kept"`
+}
+
+type decisionFitReport struct {
+	Decision  string           `json:"decision"`
+	N         int              `json:"n"`
+	Positives int              `json:"positives"`
+	Groups    int              `json:"groups"`
+	OOF       lexical.Quality  `json:"outOfFold"`
+	AUROCNote string           `json:"aurocNote,omitempty"`
+	Bins      []calibrate.Bin  `json:"reliability"`
+	Policy    guard.Thresholds `json:"policy"`
+	// Selection is the threshold choice on all out-of-fold predictions.
+	AutoPass calibrate.Region `json:"autoPass"`
+	AutoFail calibrate.Region `json:"autoFail"`
+	Coverage float64          `json:"coverage"`
+	// HeldOut applies thresholds chosen on the other folds to each fold.
+	HeldOut heldOutCheck `json:"heldOut"`
+}
+
+type heldOutCheck struct {
+	N              int     `json:"n"`
+	AutoPass       int     `json:"autoPass"`
+	AutoPassErrors int     `json:"autoPassErrors"`
+	AutoFail       int     `json:"autoFail"`
+	AutoFailErrors int     `json:"autoFailErrors"`
+	Coverage       float64 `json:"coverage"`
+	ErrorRate      float64 `json:"errorRate"`
+}
+
+// calExample is one labeled feature vector.
+type calExample struct {
+	x     []float64
+	y     bool
+	group int // index of the row's group
+	file  string
+}
+
+func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage) }
+	var datasets, decisions listFlag
+	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
+	fs.Var(&decisions, "decisions", "decisions to fit")
+	out := fs.String("out", "", "profile `FILE` to write")
+	alpha := fs.Float64("alpha", 0.05, "largest error rate in each accepted region")
+	confidence := fs.Float64("confidence", 0.95, "confidence of the upper bound")
+	minLabels := fs.Int("min-labels", 30, "fewest labels a decision needs")
+	minClass := fs.Int("min-class", 5, "fewest labels of each class")
+	folds := fs.Int("folds", 5, "cross-validation folds")
+	basePath := fs.String("base", "", "base profile `FILE`")
+	version := fs.String("version", "", "profile version")
+	reportPath := fs.String("report", "", "calibration report `FILE`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "ragtriage calibrate: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected argument %q (give datasets with -dataset)", fs.Arg(0))
+	case len(datasets) == 0:
+		return usage("-dataset is required")
+	case *out == "":
+		return usage("-out is required")
+	case !(*alpha > 0 && *alpha < 1):
+		return usage("-alpha %v: want a number in (0, 1)", *alpha)
+	case !(*confidence > 0 && *confidence < 1):
+		return usage("-confidence %v: want a number in (0, 1)", *confidence)
+	case *folds < 2:
+		return usage("-folds %d: want 2 or more", *folds)
+	case *minLabels < 2 || *minClass < 1:
+		return usage("-min-labels must be ≥ 2 and -min-class ≥ 1")
+	}
+	var want []guard.Decision
+	for _, name := range decisions {
+		d, err := guard.ParseDecision(name)
+		if err != nil {
+			return usage("-decisions: %v", err)
+		}
+		want = append(want, d)
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "ragtriage calibrate: %v\n", err)
+		return 1
+	}
+
+	base := lexical.DefaultProfile()
+	if *basePath != "" {
+		var err error
+		if base, err = lexical.LoadProfile(*basePath); err != nil {
+			return fail(err)
+		}
+	}
+	judge, err := lexical.New(base)
+	if err != nil {
+		return fail(err)
+	}
+
+	// Read the rows and compute their features.
+	src := evalkit.NewDatasetSource(datasets...)
+	defer src.Close()
+	ex := map[guard.Decision][]calExample{}
+	groups := newGroups()
+	bad := 0
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if it.Err != nil {
+			bad++
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
+			continue
+		}
+		if it.Expected == nil {
+			continue
+		}
+		s := it.Sample
+		if err := s.Validate(guard.Limits{}); err != nil {
+			bad++
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, err)
+			continue
+		}
+		g := groups.add(s)
+		f := judge.Features(s)
+		e := it.Expected
+		for ci, c := range s.Contexts {
+			if v, ok := e.ChunkLabel(c.ID); ok {
+				ex[guard.ChunkRelevance] = append(ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, it.Pos.File})
+			}
+		}
+		vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
+			guard.AnswerRelevance: f.AnswerRelevance, guard.Groundedness: f.Groundedness, guard.Contradiction: f.Contradiction,
+			guard.Correctness: f.Correctness}
+		for d, x := range vecs {
+			if x == nil {
+				continue // correctness without a reference
+			}
+			if v, ok := e.Label(d); ok {
+				ex[d] = append(ex[d], calExample{x, v, g, it.Pos.File})
+			}
+		}
+	}
+	for _, es := range ex {
+		for i := range es {
+			es[i].group = groups.find(es[i].group)
+		}
+	}
+	if len(want) == 0 {
+		for _, d := range guard.Decisions {
+			if len(ex[d]) > 0 {
+				want = append(want, d)
+			}
+		}
+	}
+	if len(want) == 0 {
+		return fail(errors.New("no labels in the datasets: nothing to calibrate"))
+	}
+
+	// Refuse before fitting anything.
+	var refusals []string
+	for _, d := range want {
+		n, pos := len(ex[d]), 0
+		for _, e := range ex[d] {
+			if e.y {
+				pos++
+			}
+		}
+		switch {
+		case n < *minLabels:
+			refusals = append(refusals, fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, *minLabels))
+		case pos == 0 || pos == n:
+			refusals = append(refusals, fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n))
+		case pos < *minClass || n-pos < *minClass:
+			refusals = append(refusals, fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, *minClass))
+		}
+	}
+	if len(refusals) > 0 {
+		for _, r := range refusals {
+			fmt.Fprintf(stderr, "ragtriage calibrate: refusing: %s\n", r)
+		}
+		fmt.Fprintln(stderr, "ragtriage calibrate: add labels, or leave those decisions out with -decisions (they then keep the base profile's model)")
+		return 1
+	}
+
+	var data []lexical.DataFile
+	for _, in := range src.Inputs() {
+		data = append(data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
+	}
+	now := evalNow().UTC()
+	prof := &lexical.Profile{
+		Version: *version, FeaturesVersion: lexical.FeaturesVersion, Created: now.Format(time.RFC3339),
+		RefitCommand: "ragtriage calibrate " + strings.Join(args, " "),
+		Data:         data, Decisions: map[string]*lexical.DecisionModel{}, Policy: base.Policy,
+	}
+	if prof.Version == "" {
+		h := sha256.New()
+		for _, d := range data {
+			h.Write([]byte(d.SHA256))
+		}
+		prof.Version = "calibrated-" + now.Format("20060102") + "-" + hex.EncodeToString(h.Sum(nil))[:8]
+	}
+	rep := calibrationReport{Profile: prof.Version, Alpha: *alpha, Confidence: *confidence, Folds: *folds, Data: data, BadLines: bad}
+	for _, d := range guard.Decisions {
+		if slices.Contains(want, d) {
+			continue
+		}
+		if m, ok := base.Decisions[d.String()]; ok {
+			kept := *m
+			kept.Sources = append([]string{"not refitted by ragtriage calibrate: kept from profile " + base.Version}, m.Sources...)
+			prof.Decisions[d.String()] = &kept
+			rep.Kept = append(rep.Kept, d.String())
+		}
+	}
+	for _, d := range want {
+		dm, dr, err := fitCalibration(d, ex[d], *folds, *alpha, *confidence)
+		if err != nil {
+			return fail(fmt.Errorf("refusing: %s: %w", d, err))
+		}
+		dr.Groups = groups.count(ex[d])
+		prof.Decisions[d.String()] = dm
+		prof.Policy.Set(d, dr.Policy)
+		rep.Decisions = append(rep.Decisions, dr)
+	}
+	if err := prof.Validate(); err != nil {
+		return fail(err)
+	}
+	if err := writeIndentedJSON(*out, prof); err != nil {
+		return fail(err)
+	}
+	if *reportPath != "" {
+		if err := writeIndentedJSON(*reportPath, rep); err != nil {
+			return fail(err)
+		}
+	}
+	printCalibration(stdout, &rep, *out)
+	return 0
+}
+
+// fitCalibration fits one decision: out-of-fold predictions, their quality,
+// the thresholds chosen on them, the held-out check, and the final model.
+func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence float64) (*lexical.DecisionModel, decisionFitReport, error) {
+	cfg := calibrate.LogisticConfig{L2: 1, MaxIter: 200}
+	x := make([][]float64, len(es))
+	y := make([]bool, len(es))
+	folds := make([]int, len(es))
+	pos := 0
+	for i, e := range es {
+		x[i], y[i] = e.x, e.y
+		folds[i] = calibrate.GroupFold(fmt.Sprint(e.group), k)
+		if e.y {
+			pos++
+		}
+	}
+	// Every training set (all folds but one) needs both classes.
+	for f := range k {
+		tp, tn := 0, 0
+		for i := range es {
+			if folds[i] != f {
+				if y[i] {
+					tp++
+				} else {
+					tn++
+				}
+			}
+		}
+		if tp == 0 || tn == 0 {
+			return nil, decisionFitReport{}, fmt.Errorf("the rows outside fold %d hold a single class; add labels of the other class", f)
+		}
+	}
+	oof, err := calibrate.CrossValPredict(x, y, nil, folds, k, cfg)
+	if err != nil {
+		return nil, decisionFitReport{}, err
+	}
+	full, err := calibrate.FitStandardized(x, y, nil, cfg)
+	if err != nil {
+		return nil, decisionFitReport{}, err
+	}
+	dr := decisionFitReport{Decision: d.String(), N: len(es), Positives: pos}
+	dr.OOF = lexical.Quality{N: len(es), Brier: calibrate.Brier(oof, y, nil), ECE: calibrate.ECE(oof, y, nil, 10), AUROC: -1}
+	if a, err := calibrate.AUROC(oof, y, nil); err == nil {
+		dr.OOF.AUROC = a
+	} else {
+		dr.AUROCNote = err.Error()
+	}
+	dr.Bins = calibrate.Reliability(oof, y, nil, 10)
+	sel, err := calibrate.SelectThresholds(oof, y, alpha, confidence)
+	if err != nil {
+		return nil, decisionFitReport{}, err
+	}
+	dr.Policy = thresholdsOf(sel)
+	dr.AutoPass, dr.AutoFail, dr.Coverage = sel.AutoPass, sel.AutoFail, sel.Coverage
+
+	// Held-out check.
+	h := &dr.HeldOut
+	for f := range k {
+		var p []float64
+		var yy []bool
+		for i := range es {
+			if folds[i] != f {
+				p, yy = append(p, oof[i]), append(yy, y[i])
+			}
+		}
+		s, err := calibrate.SelectThresholds(p, yy, alpha, confidence)
+		if err != nil {
+			return nil, decisionFitReport{}, fmt.Errorf("held-out check, fold %d: %w", f, err)
+		}
+		th := thresholdsOf(s)
+		for i := range es {
+			if folds[i] != f {
+				continue
+			}
+			h.N++
+			switch th.Verdict(oof[i]) {
+			case guard.Pass:
+				h.AutoPass++
+				if !y[i] {
+					h.AutoPassErrors++
+				}
+			case guard.Fail:
+				h.AutoFail++
+				if y[i] {
+					h.AutoFailErrors++
+				}
+			}
+		}
+	}
+	if h.N > 0 {
+		h.Coverage = float64(h.AutoPass+h.AutoFail) / float64(h.N)
+	}
+	if dec := h.AutoPass + h.AutoFail; dec > 0 {
+		h.ErrorRate = float64(h.AutoPassErrors+h.AutoFailErrors) / float64(dec)
+	}
+
+	dm := &lexical.DecisionModel{Features: lexical.FeatureNames(d), Model: full, Positives: pos, Negatives: len(es) - pos,
+		CV: map[string]lexical.Quality{"all": dr.OOF}}
+	byFile := map[string][]int{}
+	for i, e := range es {
+		byFile[e.file] = append(byFile[e.file], i)
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		idx := byFile[f]
+		p := make([]float64, len(idx))
+		yy := make([]bool, len(idx))
+		n := 0
+		for j, i := range idx {
+			p[j], yy[j] = oof[i], y[i]
+			if y[i] {
+				n++
+			}
+		}
+		q := lexical.Quality{N: len(idx), Brier: calibrate.Brier(p, yy, nil), ECE: calibrate.ECE(p, yy, nil, 10), AUROC: -1}
+		if a, err := calibrate.AUROC(p, yy, nil); err == nil {
+			q.AUROC = a
+		}
+		dm.CV[strings.TrimSuffix(f, ".jsonl")] = q
+		dm.Sources = append(dm.Sources, fmt.Sprintf("%s: %d labels (%d true)", f, len(idx), n))
+	}
+	return dm, dr, nil
+}
+
+// thresholdsOf turns a selection into policy thresholds; with no usable
+// region it is (0, 1), which escalates every probability strictly between.
+func thresholdsOf(s calibrate.Selection) guard.Thresholds {
+	f, p := s.Thresholds()
+	if !(f < p) {
+		return guard.Thresholds{Fail: 0, Pass: 1}
+	}
+	return guard.Thresholds{Fail: f, Pass: p}
+}
+
+// rowGroups joins rows that share a question or a context set into one group
+// (union–find), so that cross-validation never splits them.
+type rowGroups struct {
+	parent []int
+	byKey  map[string]int
+}
+
+func newGroups() *rowGroups { return &rowGroups{byKey: map[string]int{}} }
+
+func (g *rowGroups) find(i int) int {
+	for g.parent[i] != i {
+		g.parent[i] = g.parent[g.parent[i]]
+		i = g.parent[i]
+	}
+	return i
+}
+
+func (g *rowGroups) node(key string) int {
+	if i, ok := g.byKey[key]; ok {
+		return i
+	}
+	i := len(g.parent)
+	g.parent = append(g.parent, i)
+	g.byKey[key] = i
+	return i
+}
+
+// add returns the row's node; rows sharing a key end up with the same root.
+func (g *rowGroups) add(s *guard.Sample) int {
+	q := g.node("q\x00" + strings.ToLower(strings.Join(strings.Fields(s.Question), " ")))
+	if len(s.Contexts) > 0 {
+		h := sha256.New()
+		for _, c := range s.Contexts {
+			h.Write([]byte(c.Text))
+			h.Write([]byte{0})
+		}
+		c := g.node("c\x00" + string(h.Sum(nil)))
+		if rq, rc := g.find(q), g.find(c); rq != rc {
+			g.parent[max(rq, rc)] = min(rq, rc)
+		}
+	}
+	return q
+}
+
+// count returns the number of distinct groups among examples.
+func (g *rowGroups) count(es []calExample) int {
+	seen := map[int]bool{}
+	for _, e := range es {
+		seen[g.find(e.group)] = true
+	}
+	return len(seen)
+}
+
+func writeIndentedJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func printCalibration(w io.Writer, r *calibrationReport, out string) {
+	fmt.Fprintf(w, "ragtriage calibrate: profile %s → %s (alpha %.3g at %.0f%% confidence, %d folds; %d bad lines skipped)\n",
+		r.Profile, out, r.Alpha, 100*r.Confidence, r.Folds, r.BadLines)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "decision\tn\ttrue\tgroups\tOOF AUROC\tOOF Brier\tOOF ECE\tfail ≤\tpass ≥\tcoverage\tpass err UB\tfail err UB\theld-out coverage\theld-out error\t")
+	for _, d := range r.Decisions {
+		auc := "n/a"
+		if d.OOF.AUROC >= 0 {
+			auc = fmt.Sprintf("%.3f", d.OOF.AUROC)
+		}
+		ub := func(reg calibrate.Region) string {
+			if reg.Count == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.3f", reg.UpperBound)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t%s\t%.1f%%\t%.1f%%\t\n", d.Decision, d.N, d.Positives, d.Groups, auc,
+			d.OOF.Brier, d.OOF.ECE, d.Policy.Fail, d.Policy.Pass, 100*d.Coverage, ub(d.AutoPass), ub(d.AutoFail), 100*d.HeldOut.Coverage, 100*d.HeldOut.ErrorRate)
+	}
+	tw.Flush()
+	if len(r.Kept) > 0 {
+		fmt.Fprintf(w, "kept from the base profile (not refitted): %s\n", strings.Join(r.Kept, ", "))
+	}
+}

@@ -1,0 +1,464 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+var evalCommand = &command{
+	name:    "eval",
+	summary: "replay a labeled dataset or recorded traffic and write a deployment report",
+	usage:   evalUsage,
+	run:     runEval,
+}
+
+const evalUsage = `Usage: ragtriage eval -dataset FILE [-records FILE] [-mode MODE] [-profile FILE]
+                      -out report.json [-md report.md] [-html report.html]
+                      [-baseline report.json -max-drop 0.02] [flags]
+
+Eval replays labeled rows through the guard and reports, per decision and for
+the diagnosis, how much traffic each threshold decides automatically and with
+what error, how primary-only, fallback-only and cascade compare, and what the
+judging costs. The JSON report's schema is documented in docs/report-schema.md.
+
+Input (-dataset and -records may be repeated, or given a comma-separated list):
+  -dataset FILE   JSON Lines in the dataset shape (id, question, contexts,
+                  answer, referenceAnswer?, expected?). Without -records these
+                  are the rows replayed; with -records they only supply the
+                  labels, joined to the records by id.
+  -records FILE   record files as the middleware's record sink writes them
+                  (one ragtriage.record/1 line per evaluated request).
+
+Bad lines are counted and listed (file:line and why) and the run goes on.
+
+Modes (the same rows in every mode):
+  -mode primary   the lexical judges and the profile's policy (default)
+  -mode fallback  the fallback judge alone, as the baseline
+  -mode cascade   the primary decides what it is confident about and the
+                  uncertain decisions go to the fallback judge
+  -mode recorded  score records from the results they carry (-records only)
+
+Fallback judge:
+  -fallback NAME          the fallback judge; available: simulated (default)
+  -fallback-policy F,P    thresholds the fallback's probabilities are read
+                          with, for every decision (default 0.3,0.7)
+  -degrade RULE           fail_closed (default) or fail_open: what the host
+                          should do when the fallback cannot settle a decision
+
+  The "simulated" fallback is a SIMULATION, not a model: it reads each row's
+  labels and answers on the labeled side of 0.5 except for a configured error
+  rate, and reports a configured latency and token usage. Every report made
+  with it says so. Its flags:
+  -sim-error-rate R       probability of a wrong estimate (default 0.05)
+  -sim-latency D          latency reported per call (default 300ms)
+  -sim-sleep              actually wait that long (default: only report it)
+  -sim-tokens N           input tokens reported per call (default 400)
+  -sim-output-tokens N    output tokens reported per call (default 8)
+  -sim-seed N             seed of the deterministic draws (default 1)
+  -sim-price-as MODEL     price the simulated tokens as this model of the
+                          pricing snapshot (default gpt-4o-mini)
+  -sim-unlabeled WHO      decisions without a label: "primary" (answered by
+                          the lexical judge, default) or "abstain"
+
+Output:
+  -out FILE        the JSON report (required)
+  -md FILE         a Markdown summary
+  -html FILE       a self-contained HTML page with plots (no network)
+  -baseline FILE   compare with an earlier JSON report: exit 1 when a
+                   quality metric got worse by more than -max-drop (0.02),
+                   naming each such metric
+  -pricing FILE    token price snapshot (default testdata/pricing/2025-06-01.json;
+                   without it, costs are reported as unavailable)
+
+Other flags:
+  -profile FILE    calibration profile of the lexical judges (default: embedded)
+  -workers N       rows judged at once (default: one per CPU)
+  -progress WHEN   auto (a bar on a terminal for runs over 2s), always, never
+
+Interrupting (Ctrl-C) writes a partial report, marked partial, covering the
+rows evaluated so far.
+
+Exit status: 0 on success; 1 when a row failed, the run was interrupted, the
+baseline gate found a regression, or the run could not start; 2 on a usage
+error.
+`
+
+// listFlag is a repeatable flag that also splits on commas.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+// evalFlags holds the parsed flags of eval.
+type evalFlags struct {
+	datasets, records listFlag
+	mode              string
+	profile           string
+	out, md, html     string
+	baseline          string
+	maxDrop           float64
+	pricing           string
+	pricingSet        bool
+	workers           int
+	progress          string
+
+	fallback       string
+	fallbackPolicy string
+	degrade        string
+
+	simErrorRate    float64
+	simLatency      time.Duration
+	simSleep        bool
+	simTokens       int
+	simOutputTokens int
+	simSeed         uint64
+	simPriceAs      string
+	simUnlabeled    string
+}
+
+const defaultPricing = "testdata/pricing/2025-06-01.json"
+
+// fallbackSetup is what a fallback factory returns.
+type fallbackSetup struct {
+	judge      guard.Judge
+	name       string
+	model      string // the model its usage is priced at
+	simulation *evalkit.SimulationInfo
+}
+
+// fallbackFactories builds fallback judges by name. Another fallback (an LLM
+// judge) plugs in here with a flag or two of its own.
+var fallbackFactories = map[string]func(f *evalFlags, primary guard.Judge) (fallbackSetup, error){
+	"simulated": newSimulatedFallback,
+}
+
+func newSimulatedFallback(f *evalFlags, primary guard.Judge) (fallbackSetup, error) {
+	cfg := evalkit.SimulatedConfig{ErrorRate: f.simErrorRate, Latency: f.simLatency, Sleep: f.simSleep,
+		InputTokens: f.simTokens, OutputTokens: f.simOutputTokens, Seed: f.simSeed}
+	unlabeled := "abstain"
+	switch f.simUnlabeled {
+	case "primary":
+		cfg.Unlabeled = primary
+		unlabeled = lexical.Name
+	case "abstain":
+	default:
+		return fallbackSetup{}, fmt.Errorf("-sim-unlabeled %q: want primary or abstain", f.simUnlabeled)
+	}
+	j, err := evalkit.NewSimulatedJudge(cfg)
+	if err != nil {
+		return fallbackSetup{}, err
+	}
+	info := j.Describe()
+	return fallbackSetup{judge: j, name: info.Name, model: f.simPriceAs, simulation: &evalkit.SimulationInfo{
+		Judge: info.Name, Version: info.Version, ErrorRate: cfg.ErrorRate,
+		LatencyMs: float64(cfg.Latency) / float64(time.Millisecond), Slept: cfg.Sleep,
+		InputTokens: cfg.InputTokens, OutputTokens: cfg.OutputTokens, Seed: cfg.Seed,
+		PricedAs: f.simPriceAs, Unlabeled: unlabeled,
+		Note: "SIMULATED fallback judge: it reads the labels and is wrong at the configured rate; its quality, latency, tokens and cost are simulated, not measured",
+	}}, nil
+}
+
+// Test hooks.
+var (
+	evalNow    = time.Now
+	evalSignal = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(ctx, os.Interrupt)
+	}
+)
+
+func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var f evalFlags
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, evalUsage) }
+	fs.Var(&f.datasets, "dataset", "dataset `FILE`")
+	fs.Var(&f.records, "records", "record `FILE`")
+	fs.StringVar(&f.mode, "mode", "primary", "primary, fallback, cascade or recorded")
+	fs.StringVar(&f.profile, "profile", "", "calibration profile `FILE`")
+	fs.StringVar(&f.out, "out", "", "JSON report `FILE`")
+	fs.StringVar(&f.md, "md", "", "Markdown summary `FILE`")
+	fs.StringVar(&f.html, "html", "", "HTML report `FILE`")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline JSON report `FILE`")
+	fs.Float64Var(&f.maxDrop, "max-drop", 0.02, "largest tolerated worsening of a metric")
+	fs.StringVar(&f.pricing, "pricing", defaultPricing, "pricing snapshot `FILE`")
+	fs.IntVar(&f.workers, "workers", 0, "rows judged at once (0: one per CPU)")
+	fs.StringVar(&f.progress, "progress", "auto", "auto, always or never")
+	fs.StringVar(&f.fallback, "fallback", "simulated", "fallback judge")
+	fs.StringVar(&f.fallbackPolicy, "fallback-policy", "0.3,0.7", "fallback thresholds FAIL,PASS")
+	fs.StringVar(&f.degrade, "degrade", "fail_closed", "fail_closed or fail_open")
+	fs.Float64Var(&f.simErrorRate, "sim-error-rate", 0.05, "simulated fallback: error rate")
+	fs.DurationVar(&f.simLatency, "sim-latency", 300*time.Millisecond, "simulated fallback: latency per call")
+	fs.BoolVar(&f.simSleep, "sim-sleep", false, "simulated fallback: wait the latency")
+	fs.IntVar(&f.simTokens, "sim-tokens", 400, "simulated fallback: input tokens per call")
+	fs.IntVar(&f.simOutputTokens, "sim-output-tokens", 8, "simulated fallback: output tokens per call")
+	fs.Uint64Var(&f.simSeed, "sim-seed", 1, "simulated fallback: seed")
+	fs.StringVar(&f.simPriceAs, "sim-price-as", "gpt-4o-mini", "simulated fallback: priced as `MODEL`")
+	fs.StringVar(&f.simUnlabeled, "sim-unlabeled", "primary", "simulated fallback: primary or abstain")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "pricing" {
+			f.pricingSet = true
+		}
+	})
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "ragtriage eval: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected argument %q (inputs are given with -dataset and -records)", fs.Arg(0))
+	case len(f.datasets) == 0 && len(f.records) == 0:
+		return usage("-dataset or -records is required")
+	case f.out == "":
+		return usage("-out is required")
+	case f.workers < 0:
+		return usage("-workers %d: want 0 or more", f.workers)
+	case !(f.maxDrop >= 0):
+		return usage("-max-drop %v: want 0 or more", f.maxDrop)
+	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
+		return usage("-progress %q: want auto, always or never", f.progress)
+	}
+	mode, err := evalkit.ParseMode(f.mode)
+	if err != nil {
+		return usage("-mode %q: want primary, fallback, cascade or recorded", f.mode)
+	}
+	if mode == evalkit.ModeRecorded && len(f.records) == 0 {
+		return usage("-mode recorded needs -records")
+	}
+	var rule guard.Degrade
+	if err := rule.UnmarshalText([]byte(f.degrade)); err != nil {
+		return usage("-degrade %q: want fail_closed or fail_open", f.degrade)
+	}
+	fbPolicy, err := parseFallbackPolicy(f.fallbackPolicy)
+	if err != nil {
+		return usage("-fallback-policy %q: %v", f.fallbackPolicy, err)
+	}
+
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "ragtriage eval: %v\n", err)
+		return 1
+	}
+	prof := lexical.DefaultProfile()
+	if f.profile != "" {
+		if prof, err = lexical.LoadProfile(f.profile); err != nil {
+			return fail(err)
+		}
+	}
+	primary, err := lexical.New(prof)
+	if err != nil {
+		return fail(err)
+	}
+	primaryPolicy := primary.Policy()
+	cfg := evalkit.Config{
+		Mode: mode, Workers: f.workers, Degrade: rule, ProfileVersion: prof.Version,
+		PrimaryJudge: lexical.Name, PrimaryModel: lexical.Name, PrimaryPolicy: &primaryPolicy,
+		Command: append([]string{"ragtriage", "eval"}, args...), Now: evalNow,
+	}
+	if mode == evalkit.ModeFallback || mode == evalkit.ModeCascade {
+		factory, ok := fallbackFactories[f.fallback]
+		if !ok {
+			return usage("-fallback %q: unknown (available: simulated)", f.fallback)
+		}
+		fb, err := factory(&f, primary)
+		if err != nil {
+			return usage("%v", err)
+		}
+		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
+		cfg.FallbackPolicy = &fbPolicy
+		g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
+			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule})
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Guard = g
+	} else if mode == evalkit.ModePrimary {
+		g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy})
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Guard = g
+	}
+	if p, err := evalkit.LoadPricing(f.pricing); err == nil {
+		cfg.Pricing = p
+	} else if f.pricingSet || !errors.Is(err, os.ErrNotExist) {
+		return fail(fmt.Errorf("pricing: %w", err))
+	} else {
+		fmt.Fprintf(stderr, "ragtriage eval: no pricing snapshot at %s: costs will be reported as unavailable\n", f.pricing)
+	}
+
+	// The input.
+	var (
+		src       evalkit.Source
+		bytesRead atomic.Int64
+		total     int64
+	)
+	if len(f.records) > 0 {
+		labels, err := evalkit.ReadLabels(f.datasets...)
+		if err != nil {
+			return fail(err)
+		}
+		src = evalkit.NewRecordSource(labels, f.records...)
+		total = evalkit.TotalBytes(f.records...)
+	} else {
+		ds := evalkit.NewDatasetSource(f.datasets...)
+		ds.BytesRead = bytesRead.Store
+		src = ds
+		total = evalkit.TotalBytes(f.datasets...)
+	}
+	defer src.Close()
+
+	ctx, stop := evalSignal(context.Background())
+	defer stop()
+	cfg.Progress = newEvalProgress(f.progress, stderr, total, &bytesRead)
+	rep, runErr := evalkit.Run(ctx, src, cfg)
+	if rep == nil {
+		return fail(runErr)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(-1)
+	}
+	if err := rep.WriteJSON(f.out); err != nil {
+		return fail(err)
+	}
+	if f.md != "" {
+		if err := os.WriteFile(f.md, []byte(evalkit.Markdown(rep)), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	if f.html != "" {
+		if err := os.WriteFile(f.html, []byte(evalkit.HTML(rep)), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	in := rep.Input
+	fmt.Fprintf(stderr, "ragtriage eval: %s mode: %d rows read, %d evaluated, %d failed, %d not evaluated; diagnosis accuracy %.3f on %d labeled rows\n",
+		rep.Mode, in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated, rep.Diagnosis.Accuracy, rep.Diagnosis.Attempted)
+	for _, fl := range in.Failures {
+		fmt.Fprintf(stderr, "ragtriage eval: %s: %s: %s\n", fl.Pos, fl.Kind, fl.Reason)
+	}
+	if in.FailuresTotal > in.FailuresListed {
+		fmt.Fprintf(stderr, "ragtriage eval: … and %d more failures (see the report)\n", in.FailuresTotal-in.FailuresListed)
+	}
+	status := 0
+	if runErr != nil {
+		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)
+		status = 1
+	}
+	if in.RowsFailed > 0 {
+		status = 1
+	}
+	if f.baseline != "" {
+		base, err := evalkit.ReadReport(f.baseline)
+		if err != nil {
+			return fail(err)
+		}
+		regs, notes := evalkit.Compare(base, rep, f.maxDrop)
+		for _, n := range notes {
+			fmt.Fprintf(stderr, "ragtriage eval: baseline: %s\n", n)
+		}
+		for _, r := range regs {
+			fmt.Fprintf(stderr, "ragtriage eval: regression: %s\n", r)
+		}
+		if len(regs) > 0 {
+			status = 1
+		} else {
+			fmt.Fprintf(stdout, "ragtriage eval: no metric dropped by more than %g against %s\n", f.maxDrop, f.baseline)
+		}
+	}
+	return status
+}
+
+func parseFallbackPolicy(s string) (guard.Policy, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return guard.Policy{}, errors.New("want FAIL,PASS")
+	}
+	fail, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	pass, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	if err1 != nil || err2 != nil {
+		return guard.Policy{}, errors.New("want two numbers FAIL,PASS")
+	}
+	th := guard.Thresholds{Fail: fail, Pass: pass}
+	if th.IsZero() {
+		return guard.Policy{}, errors.New("0,0 would leave every decision uncertain")
+	}
+	if err := th.Validate(); err != nil {
+		return guard.Policy{}, err
+	}
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, th)
+	}
+	return p, nil
+}
+
+// newEvalProgress returns the progress callback: a byte-based bar on stderr
+// when it is a terminal (or when forced), shown only once the run has taken
+// more than two seconds. Called with -1 it finishes the bar.
+func newEvalProgress(when string, stderr io.Writer, total int64, read *atomic.Int64) func(int) {
+	if when == "never" {
+		return nil
+	}
+	out, isFile := stderr.(*os.File)
+	if when == "auto" && (!isFile || !term.IsTerminal(int(out.Fd()))) {
+		return nil
+	}
+	start := time.Now()
+	delay := 2 * time.Second
+	if when == "always" {
+		delay = 0
+	}
+	var bar *progressbar.ProgressBar
+	return func(rows int) {
+		if rows < 0 {
+			if bar != nil {
+				_ = bar.Finish()
+				fmt.Fprintln(stderr)
+			}
+			return
+		}
+		if bar == nil {
+			if time.Since(start) < delay {
+				return
+			}
+			bar = progressbar.NewOptions64(total,
+				progressbar.OptionSetWriter(stderr),
+				progressbar.OptionSetDescription("replaying"),
+				progressbar.OptionShowBytes(true),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(100*time.Millisecond),
+			)
+		}
+		_ = bar.Set64(read.Load())
+	}
+}

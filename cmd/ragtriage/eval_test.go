@@ -1,0 +1,509 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/expected-report.json")
+
+const (
+	fixtureFile = "../../testdata/eval/fixture.jsonl"
+	goldenFile  = "../../testdata/expected-report.json"
+	pricingFile = "../../testdata/pricing/2025-06-01.json"
+)
+
+// fixedClock pins the report's timestamp.
+func fixedClock(t *testing.T) {
+	t.Helper()
+	old := evalNow
+	evalNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	t.Cleanup(func() { evalNow = old })
+}
+
+func runCmd(t *testing.T, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	status = run(args, strings.NewReader(""), &o, &e)
+	return status, o.String(), e.String()
+}
+
+func readReportFile(t *testing.T, path string) *evalkit.Report {
+	t.Helper()
+	r, err := evalkit.ReadReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// machineFields are the report fields that depend on the machine or the
+// invocation, not on the data: they are left out of the golden comparison.
+var machineFields = [][]string{
+	{"reproducibility", "timestamp"},
+	{"reproducibility", "command"},
+	{"reproducibility", "goVersion"},
+	{"reproducibility", "modules"},
+	{"reproducibility", "elapsedSeconds"},
+	{"reproducibility", "metricsSeconds"},
+	{"reproducibility", "workers"},
+	{"latency", "primary"},
+	{"latency", "combined"},
+}
+
+func normalizeReport(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range machineFields {
+		obj := m
+		for _, k := range path[:len(path)-1] {
+			obj, _ = obj[k].(map[string]any)
+		}
+		if obj != nil {
+			delete(obj, path[len(path)-1])
+		}
+	}
+	return m
+}
+
+// firstDiff returns the path of the first difference between two decoded
+// JSON values.
+func firstDiff(path string, a, b any) string {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			return path
+		}
+		keys := map[string]bool{}
+		for k := range av {
+			keys[k] = true
+		}
+		for k := range bv {
+			keys[k] = true
+		}
+		ks := make([]string, 0, len(keys))
+		for k := range keys {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			if d := firstDiff(path+"."+k, av[k], bv[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return fmt.Sprintf("%s (length %d vs %v)", path, len(av), len(bv))
+		}
+		for i := range av {
+			if d := firstDiff(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i]); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(a, b) {
+		return fmt.Sprintf("%s: %v vs %v", path, a, b)
+	}
+	return ""
+}
+
+// TestGoldenReport replays the fixture in cascade mode with the simulated
+// fallback and compares the report with testdata/expected-report.json,
+// ignoring the machine-dependent fields. Run with -update to rewrite it.
+func TestGoldenReport(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.json")
+	status, _, stderr := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", "cascade", "-pricing", pricingFile,
+		"-out", out, "-md", filepath.Join(dir, "report.md"), "-html", filepath.Join(dir, "report.html"))
+	if status != 0 {
+		t.Fatalf("eval exited %d: %s", status, stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(goldenFile, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", goldenFile)
+		return
+	}
+	want, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/ragtriage -run TestGoldenReport -update)", err)
+	}
+	g, w := normalizeReport(t, got), normalizeReport(t, want)
+	if d := firstDiff("report", g, w); d != "" {
+		t.Errorf("report differs from %s at %s\n(rerun with -update after a deliberate change)", goldenFile, d)
+	}
+	// The golden report exercises every section.
+	rep := readReportFile(t, out)
+	switch {
+	case rep.Cascade == nil || rep.Cascade.Escalated == 0:
+		t.Error("golden report escalates nothing")
+	case rep.Simulation == nil:
+		t.Error("golden report does not say the fallback is simulated")
+	case rep.Cost.Total.Amount == nil:
+		t.Errorf("golden report has no cost: %+v", rep.Cost.Total)
+	case rep.Usage.Fallback.InputTokens == 0:
+		t.Error("golden report has no fallback tokens")
+	}
+}
+
+func TestEvalModes(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	reports := map[string]*evalkit.Report{}
+	for _, mode := range []string{"primary", "fallback", "cascade"} {
+		out := filepath.Join(dir, mode+".json")
+		status, _, stderr := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", mode, "-pricing", pricingFile, "-out", out, "-workers", "3")
+		if status != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, status, stderr)
+		}
+		reports[mode] = readReportFile(t, out)
+	}
+	p, f, c := reports["primary"], reports["fallback"], reports["cascade"]
+	for mode, r := range reports {
+		in := r.Input
+		if in.RowsRead != 144 || in.RowsEvaluated != 144 || in.RowsFailed != 0 {
+			t.Errorf("%s: rows read/evaluated/failed = %d/%d/%d; want 144/144/0", mode, in.RowsRead, in.RowsEvaluated, in.RowsFailed)
+		}
+		if r.Reproduce.Datasets[0].SHA256 != p.Reproduce.Datasets[0].SHA256 {
+			t.Errorf("%s: dataset hash differs between modes", mode)
+		}
+	}
+	if p.Usage.Fallback.Rows != 0 || p.Simulation != nil || p.Cascade != nil {
+		t.Errorf("primary mode used the fallback: %+v", p.Usage.Fallback)
+	}
+	if f.Usage.Primary.Rows != 0 || f.Usage.Fallback.Rows != 144 {
+		t.Errorf("fallback mode: primary rows %d, fallback rows %d; want 0, 144", f.Usage.Primary.Rows, f.Usage.Fallback.Rows)
+	}
+	if c.Cascade.Escalated+c.Cascade.ResolvedByPrimary != 144 || c.Usage.Fallback.Rows != c.Cascade.Escalated {
+		t.Errorf("cascade: escalated %d + resolved %d, fallback rows %d", c.Cascade.Escalated, c.Cascade.ResolvedByPrimary, c.Usage.Fallback.Rows)
+	}
+	// The rows the primary resolves alone are the same in primary and
+	// cascade mode.
+	if got, want := c.Cascade.ResolvedByPrimary, p.Diagnosis.Routes["auto"]; got != want {
+		t.Errorf("cascade resolved %d rows by primary; primary mode routed %d auto", got, want)
+	}
+	// A simulated fallback that reads the labels lifts the diagnosis.
+	if !(c.Diagnosis.Accuracy > p.Diagnosis.Accuracy) {
+		t.Errorf("cascade accuracy %.3f not above primary %.3f", c.Diagnosis.Accuracy, p.Diagnosis.Accuracy)
+	}
+}
+
+func TestEvalOutputs(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	md, htmlPath := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html")
+	status, _, stderr := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", "cascade", "-pricing", pricingFile,
+		"-out", filepath.Join(dir, "r.json"), "-md", md, "-html", htmlPath)
+	if status != 0 {
+		t.Fatalf("exit %d: %s", status, stderr)
+	}
+	mdb, _ := os.ReadFile(md)
+	for _, want := range []string{"| threshold | coverage | accepted errors | error rate |", "Simulated fallback", "## Cascade", "## Reproducibility", "groundedness"} {
+		if !bytes.Contains(mdb, []byte(want)) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	hb, _ := os.ReadFile(htmlPath)
+	h := string(hb)
+	for _, want := range []string{"<svg", "Reliability diagrams", "Risk–coverage", "Two-sided threshold sweep", "simulation"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script", " src=", " href=", "@import", "url("} {
+		if strings.Contains(h, bad) {
+			t.Errorf("HTML is not self-contained: it has %q", bad)
+		}
+	}
+}
+
+func TestEvalBadLines(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	lines, err := os.ReadFile(fixtureFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.SplitN(lines, []byte("\n"), 3)
+	data := string(first[0]) + "\n{not json\n\n" + `{"id":"nul","question":"q\u0000","contexts":[],"answer":"a"}` + "\n" + string(first[1]) + "\n" + `{"id":"x","question":"q"}`
+	in := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(in, []byte(data), 0o644)
+	out := filepath.Join(dir, "r.json")
+	status, _, stderr := runCmd(t, "eval", "-dataset", in, "-pricing", pricingFile, "-out", out)
+	if status != 1 {
+		t.Errorf("exit %d; want 1 (rows failed)", status)
+	}
+	r := readReportFile(t, out)
+	in2 := r.Input
+	if in2.RowsRead != 5 || in2.RowsEvaluated != 2 || in2.RowsFailed != 3 || in2.RowsRead != in2.RowsEvaluated+in2.RowsFailed+in2.RowsNotEvaluated {
+		t.Errorf("rows read %d, evaluated %d, failed %d; want 5, 2, 3", in2.RowsRead, in2.RowsEvaluated, in2.RowsFailed)
+	}
+	if in2.FailuresByKind[evalkit.FailBadLine] != 2 || in2.FailuresByKind[evalkit.FailSample] != 1 {
+		t.Errorf("failures by kind %v; want 2 bad lines, 1 invalid sample", in2.FailuresByKind)
+	}
+	wantPos := []string{"bad.jsonl:2", "bad.jsonl:4", "bad.jsonl:6"}
+	for i, f := range in2.Failures {
+		if i < len(wantPos) && f.Pos.String() != wantPos[i] {
+			t.Errorf("failure %d at %s; want %s", i, f.Pos, wantPos[i])
+		}
+	}
+	if !strings.Contains(stderr, "bad.jsonl:6: bad_line: answer: missing") {
+		t.Errorf("stderr does not name the bad line:\n%s", stderr)
+	}
+}
+
+func TestEvalBaselineGate(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-pricing", pricingFile, "-out", base); st != 0 {
+		t.Fatal(e)
+	}
+	// Unchanged: passes.
+	if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-pricing", pricingFile, "-out", filepath.Join(dir, "same.json"), "-baseline", base); st != 0 {
+		t.Errorf("same data against itself: exit %d: %s", st, e)
+	}
+	// A baseline that was better: fails, naming the metric.
+	r := readReportFile(t, base)
+	r.Diagnosis.Accuracy += 0.05
+	for i := range r.Decisions.Generation {
+		if r.Decisions.Generation[i].Decision == "groundedness" {
+			r.Decisions.Generation[i].Brier -= 0.03
+		}
+	}
+	better := filepath.Join(dir, "better.json")
+	if err := r.WriteJSON(better); err != nil {
+		t.Fatal(err)
+	}
+	st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-pricing", pricingFile, "-out", filepath.Join(dir, "cur.json"), "-baseline", better, "-max-drop", "0.02")
+	if st != 1 {
+		t.Errorf("regression: exit %d; want 1", st)
+	}
+	for _, want := range []string{"regression: diagnosis.accuracy dropped", "regression: decisions.groundedness.brier rose"} {
+		if !strings.Contains(e, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, e)
+		}
+	}
+}
+
+func TestEvalRecords(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	// Record the first 30 fixture rows as the middleware would, half without
+	// content, plus one bad line.
+	g, err := lexical.NewGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := evalkit.NewDatasetSource(fixtureFile)
+	var buf bytes.Buffer
+	for i := 0; i < 30; i++ {
+		it, err := src.Next()
+		if err != nil || it.Sample == nil {
+			t.Fatal(err, it.Err)
+		}
+		res, _ := g.Evaluate(context.Background(), *it.Sample)
+		rec := &evalkit.Record{ID: it.ID, Time: time.Unix(0, 0).UTC(), Result: res,
+			Legs: []evalkit.Leg{{Name: "primary", Judge: lexical.Name, LatencyMs: 1.5}}}
+		if i%2 == 0 {
+			rec.Sample = evalkit.NewRecordSample(it.Sample)
+		}
+		b, err := evalkit.MarshalRecord(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(b)
+	}
+	src.Close()
+	buf.WriteString(`{"recordVersion":"ragtriage.record/9","id":"future"}` + "\n")
+	recs := filepath.Join(dir, "records.jsonl")
+	os.WriteFile(recs, buf.Bytes(), 0o644)
+
+	out := filepath.Join(dir, "recorded.json")
+	st, _, e := runCmd(t, "eval", "-records", recs, "-dataset", fixtureFile, "-mode", "recorded", "-pricing", pricingFile, "-out", out)
+	if st != 1 { // the bad record line
+		t.Errorf("recorded: exit %d; want 1: %s", st, e)
+	}
+	r := readReportFile(t, out)
+	if r.Input.RowsEvaluated != 30 || r.Input.RowsFailed != 1 || r.Input.LabelsUnused != 144-30 || r.Input.RecordsUnlabeled != 0 {
+		t.Errorf("recorded: evaluated %d failed %d unused labels %d unlabeled %d", r.Input.RowsEvaluated, r.Input.RowsFailed, r.Input.LabelsUnused, r.Input.RecordsUnlabeled)
+	}
+	if r.Latency.Primary.N != 30 || r.Latency.Primary.P50 != 1.5 {
+		t.Errorf("recorded legs: %+v", r.Latency.Primary)
+	}
+	if !strings.Contains(e, "records.jsonl:31: bad_line: recordVersion") {
+		t.Errorf("stderr lacks the bad record:\n%s", e)
+	}
+	// Judging records again needs their content.
+	out2 := filepath.Join(dir, "rejudged.json")
+	runCmd(t, "eval", "-records", recs, "-dataset", fixtureFile, "-mode", "primary", "-pricing", pricingFile, "-out", out2)
+	r2 := readReportFile(t, out2)
+	if r2.Input.RowsEvaluated != 15 || r2.Input.FailuresByKind[evalkit.FailNoSample] != 15 {
+		t.Errorf("rejudged: evaluated %d, no-sample failures %d; want 15, 15", r2.Input.RowsEvaluated, r2.Input.FailuresByKind[evalkit.FailNoSample])
+	}
+	// The recorded results are the guard's: same diagnosis accuracy on the
+	// re-judged half as a primary replay of those rows would give.
+	if r2.Diagnosis.Attempted == 0 {
+		t.Error("rejudged records were not joined with their labels")
+	}
+}
+
+func TestEvalInterrupted(t *testing.T) {
+	fixedClock(t)
+	old := evalSignal
+	evalSignal = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		return ctx, cancel
+	}
+	t.Cleanup(func() { evalSignal = old })
+	out := filepath.Join(t.TempDir(), "r.json")
+	st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-pricing", pricingFile, "-out", out)
+	if st != 1 {
+		t.Errorf("exit %d; want 1", st)
+	}
+	r := readReportFile(t, out)
+	if !r.Partial || !strings.Contains(r.PartialReason, "interrupted") {
+		t.Errorf("report not marked partial: %v %q", r.Partial, r.PartialReason)
+	}
+	if r.Input.RowsRead != r.Input.RowsEvaluated+r.Input.RowsFailed+r.Input.RowsNotEvaluated {
+		t.Errorf("rows do not add up: %+v", r.Input)
+	}
+	if !strings.Contains(e, "partial report") {
+		t.Errorf("stderr lacks the partial notice: %s", e)
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-out", "x.json"}, "-dataset or -records is required"},
+		{[]string{"eval", "-dataset", fixtureFile}, "-out is required"},
+		{[]string{"eval", "-dataset", fixtureFile, "-out", "x", "-mode", "both"}, "-mode \"both\""},
+		{[]string{"eval", "-dataset", fixtureFile, "-out", "x", "-mode", "recorded"}, "-mode recorded needs -records"},
+		{[]string{"eval", "-dataset", fixtureFile, "-out", "x", "-mode", "cascade", "-fallback", "oracle"}, "unknown (available: simulated)"},
+		{[]string{"eval", "-dataset", fixtureFile, "-out", "x", "-fallback-policy", "0.8,0.2"}, "-fallback-policy"},
+		{[]string{"eval", "-dataset", fixtureFile, "-out", "x", "-mode", "cascade", "-sim-error-rate", "2"}, "error rate 2 not in [0, 1]"},
+	} {
+		st, _, e := runCmd(t, tc.args...)
+		if st != 2 || !strings.Contains(e, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, st, e, tc.want)
+		}
+	}
+}
+
+func TestCalibrateCommand(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "profile.json")
+	// Every labeled decision: some have too few labels.
+	st, _, e := runCmd(t, "calibrate", "-dataset", fixtureFile, "-out", prof)
+	if st != 1 || !strings.Contains(e, "refusing: context_conflict: 6 labels, fewer than -min-labels 30") {
+		t.Errorf("exit %d; want 1 with a refusal naming context_conflict:\n%s", st, e)
+	}
+	if _, err := os.Stat(prof); err == nil {
+		t.Error("a profile was written despite the refusal")
+	}
+	// A single class.
+	one := filepath.Join(dir, "one.jsonl")
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `{"id":"r%d","question":"q%d?","contexts":[{"id":"c1","text":"text %d"}],"answer":"a%d","expected":{"generation":{"groundedness":true}}}`+"\n", i, i, i, i)
+	}
+	os.WriteFile(one, []byte(b.String()), 0o644)
+	st, _, e = runCmd(t, "calibrate", "-dataset", one, "-out", prof)
+	if st != 1 || !strings.Contains(e, "groundedness: all 40 labels are true: a calibrator cannot be fitted on a single class") {
+		t.Errorf("one class: exit %d:\n%s", st, e)
+	}
+	// The decisions with enough labels.
+	rep := filepath.Join(dir, "cal.json")
+	st, out, e := runCmd(t, "calibrate", "-dataset", fixtureFile, "-decisions", "groundedness,correctness,chunk_relevance", "-out", prof, "-report", rep)
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s", st, e)
+	}
+	if !strings.Contains(out, "groundedness") || !strings.Contains(out, "kept from the base profile") {
+		t.Errorf("summary:\n%s", out)
+	}
+	p, err := lexical.LoadProfile(prof)
+	if err != nil {
+		t.Fatalf("written profile does not load: %v", err)
+	}
+	if !strings.HasPrefix(p.Version, "calibrated-20260102-") || len(p.Data) != 1 || p.Data[0].Path != "fixture.jsonl" {
+		t.Errorf("profile version %q, data %+v", p.Version, p.Data)
+	}
+	if !strings.HasPrefix(p.Decisions["context_conflict"].Sources[0], "not refitted") {
+		t.Errorf("kept decision not marked: %v", p.Decisions["context_conflict"].Sources)
+	}
+	// The thresholds keep their promise on the out-of-fold predictions.
+	var cr calibrationReport
+	cb, _ := os.ReadFile(rep)
+	if err := json.Unmarshal(cb, &cr); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range cr.Decisions {
+		for _, reg := range []struct {
+			name string
+			r    float64
+			n    int
+		}{{"auto-pass", d.AutoPass.UpperBound, d.AutoPass.Count}, {"auto-fail", d.AutoFail.UpperBound, d.AutoFail.Count}} {
+			if reg.n > 0 && reg.r > 0.05 {
+				t.Errorf("%s %s: upper bound %.3f > alpha", d.Decision, reg.name, reg.r)
+			}
+		}
+		th := p.Policy.For(mustDecision(t, d.Decision))
+		if th != d.Policy {
+			t.Errorf("%s: profile policy %+v, report %+v", d.Decision, th, d.Policy)
+		}
+	}
+	// It loads with judge -profile and eval -profile.
+	var o, e2 bytes.Buffer
+	if st := run([]string{"judge", "-profile", prof, sampleFile}, strings.NewReader(""), &o, &e2); st != 0 {
+		t.Errorf("judge -profile: exit %d: %s", st, e2.String())
+	}
+	if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-profile", prof, "-pricing", pricingFile, "-out", filepath.Join(dir, "r.json")); st != 0 {
+		t.Errorf("eval -profile: exit %d: %s", st, e)
+	}
+	if g, err := lexical.New(p); err != nil {
+		t.Error(err)
+	} else if _, err := guard.New(guard.WithJudge(g), guard.WithPolicy(g.Policy())); err != nil {
+		t.Error(err)
+	}
+}
+
+func mustDecision(t *testing.T, name string) guard.Decision {
+	t.Helper()
+	d, err := guard.ParseDecision(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,672 @@
+package evalkit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Report grids. They are part of the report schema (settings).
+var (
+	oneSidedThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}
+	sweepFail          = []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5}
+	sweepPass          = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+)
+
+const (
+	curvePoints    = 51
+	accuracyCutoff = 0.5
+)
+
+// decisionAcc keeps, for one decision, the numbers its metrics need: one
+// probability, label and verdict per labeled item.
+type decisionAcc struct {
+	labeled, abstained int
+	p                  []float64
+	y                  []bool
+	v                  []guard.Verdict
+}
+
+func (d *decisionAcc) add(p guard.Prob, v guard.Verdict, label bool) {
+	d.labeled++
+	if !p.Known {
+		d.abstained++
+		return
+	}
+	d.p = append(d.p, p.Value)
+	d.y = append(d.y, label)
+	d.v = append(d.v, v)
+}
+
+// diagRow is one row with a diagnosis label.
+type diagRow struct {
+	conf    float64
+	truth   int8
+	pred    int8
+	auto    bool
+	success bool
+	file    int16
+}
+
+type fileAcc struct {
+	name             string
+	rows             int
+	labeled, correct int
+}
+
+// accumulator ingests outcomes in input order and keeps only metric numbers.
+type accumulator struct {
+	cfg *Config
+
+	read, evaluated, failed, notEvaluated int
+	labeledRows, judgeErrRows             int
+	failures                              []Failure
+	failuresTotal                         int
+	failKinds                             map[string]int
+
+	dec [8]decisionAcc // indexed by guard.Decision
+
+	diag          []diagRow
+	diagAttempted int
+	invalidLabels int
+	predicted     map[string]int
+	routes        map[string]int
+	actions       map[string]int
+
+	files   []fileAcc
+	fileIdx map[string]int
+
+	lat     [numLegs][]float64
+	latAll  []float64
+	usage   [numLegs]guard.Usage
+	legRows [numLegs]int
+	legFail [numLegs]int
+	retries bool
+
+	// Cascade.
+	escalated, primaryFailures, fallbackFailures int
+	settled, unsettled, stillUncertain           int
+	accepted, escalatedLab, endToEnd             RegionStats
+	selHash                                      hash.Hash
+
+	sets       map[DecisionSetUse]int
+	diagVers   map[string]bool
+	judges     map[string]string
+	anyMeasure bool
+}
+
+func newAccumulator(cfg *Config) *accumulator {
+	return &accumulator{cfg: cfg, failKinds: map[string]int{}, predicted: map[string]int{},
+		routes: map[string]int{}, actions: map[string]int{}, fileIdx: map[string]int{},
+		selHash: sha256.New(), sets: map[DecisionSetUse]int{}, diagVers: map[string]bool{}, judges: map[string]string{}}
+}
+
+var diagIndex = func() map[guard.Diagnosis]int8 {
+	m := map[guard.Diagnosis]int8{}
+	for i, d := range guard.Diagnoses {
+		m[d] = int8(i)
+	}
+	return m
+}()
+
+func (a *accumulator) fail(f Failure) {
+	a.failKinds[f.Kind]++
+	a.failuresTotal++
+	if len(a.failures) < MaxListedFailures {
+		a.failures = append(a.failures, f)
+	}
+}
+
+func (a *accumulator) file(name string) int {
+	if i, ok := a.fileIdx[name]; ok {
+		return i
+	}
+	a.fileIdx[name] = len(a.files)
+	a.files = append(a.files, fileAcc{name: name})
+	return len(a.files) - 1
+}
+
+func (a *accumulator) add(o *outcome) {
+	a.read++
+	it := &o.item
+	fi := a.file(it.Pos.File)
+	a.files[fi].rows++
+	exp := it.Expected
+	var truth guard.Diagnosis
+	hasTruth := exp != nil && exp.Diagnosis != nil
+	if hasTruth {
+		truth = *exp.Diagnosis
+		if _, ok := diagIndex[truth]; !ok {
+			a.invalidLabels++
+			hasTruth = false
+		}
+	}
+	if exp != nil {
+		a.labeledRows++
+	}
+	if !o.hasResult {
+		a.failed++
+		a.fail(Failure{Pos: it.Pos, ID: it.ID, Kind: o.kind, Reason: failReason(o.err)})
+		if hasTruth {
+			a.diagAttempted++
+		}
+		return
+	}
+	a.evaluated++
+	r := &o.res
+	jerr := len(r.Errors) > 0
+	if jerr {
+		a.judgeErrRows++
+	}
+
+	// Decisions.
+	if exp != nil {
+		for i, e := range r.Retrieval.ChunkRelevance {
+			if y, ok := exp.ChunkLabel(e.Key); ok {
+				v := guard.Uncertain
+				if i < len(r.Verdicts.Retrieval.ChunkRelevance) {
+					v = r.Verdicts.Retrieval.ChunkRelevance[i].Value
+				}
+				a.dec[guard.ChunkRelevance].add(e.Value, v, y)
+			}
+		}
+		for _, d := range guard.Decisions[1:] {
+			p := r.Prob(d)
+			if !p.Asked {
+				continue
+			}
+			if y, ok := exp.Label(d); ok {
+				v, _ := r.Verdict(d)
+				a.dec[d].add(p, v, y)
+			}
+		}
+	}
+
+	// Diagnosis.
+	a.predicted[string(r.Diagnosis)]++
+	a.routes[r.Route.String()]++
+	a.actions[r.Action.String()]++
+	correct := false
+	if hasTruth {
+		a.diagAttempted++
+		pred, ok := diagIndex[r.Diagnosis]
+		if !ok {
+			pred = diagIndex[guard.JudgeUncertain]
+		}
+		correct = r.Diagnosis == truth
+		a.diag = append(a.diag, diagRow{conf: r.Confidence, truth: diagIndex[truth], pred: pred,
+			auto: r.Route == guard.Auto, success: !jerr, file: int16(fi)})
+		a.files[fi].labeled++
+		if correct {
+			a.files[fi].correct++
+		}
+	}
+
+	// Legs.
+	total := 0.0
+	for l := range numLegs {
+		s := o.legs[l]
+		if !s.ran {
+			continue
+		}
+		a.legRows[l]++
+		a.lat[l] = append(a.lat[l], s.latencyMs)
+		total += s.latencyMs
+		a.usage[l] = a.usage[l].Add(s.usage)
+		if s.usage.Retries > 0 {
+			a.retries = true
+		}
+		if s.failed {
+			a.legFail[l]++
+		}
+	}
+	a.latAll = append(a.latAll, max(total, o.totalMs))
+	if o.measured {
+		a.anyMeasure = true
+	}
+
+	// Cascade.
+	if a.cfg.Mode == ModeCascade || a.cfg.Mode == ModeRecorded {
+		primaryFailed := false
+		for _, je := range r.Errors {
+			if r.Fallback == nil || je.Judge != r.Fallback.Judge {
+				primaryFailed = true
+			}
+		}
+		if primaryFailed {
+			a.primaryFailures++
+		}
+		if fb := r.Fallback; fb != nil {
+			a.escalated++
+			a.settled += fb.Settled
+			a.unsettled += fb.Unsettled
+			if o.legs[LegFallback].failed {
+				a.fallbackFailures++
+			}
+			if r.Diagnosis == guard.JudgeUncertain {
+				a.stillUncertain++
+			}
+			a.selHash.Write([]byte(it.ID))
+			a.selHash.Write([]byte{'\n'})
+			if hasTruth {
+				countRegion(&a.escalatedLab, !correct)
+			}
+		} else if hasTruth {
+			countRegion(&a.accepted, !correct)
+		}
+		if hasTruth {
+			countRegion(&a.endToEnd, !correct)
+		}
+	}
+
+	// Reproducibility.
+	a.sets[DecisionSetUse{ID: r.DecisionID, Version: r.DecisionVersion, Variant: string(r.DecisionVariant)}]++
+	if r.DiagnosisVersion != "" {
+		a.diagVers[r.DiagnosisVersion] = true
+	}
+	for name, v := range r.Judges {
+		a.judges[name] = v
+	}
+	if fb := r.Fallback; fb != nil && fb.Judge != "" {
+		if _, ok := a.judges[fb.Judge]; !ok {
+			a.judges[fb.Judge] = ""
+		}
+	}
+}
+
+func countRegion(r *RegionStats, wrong bool) {
+	r.Count++
+	if wrong {
+		r.Errors++
+	}
+}
+
+func failReason(err error) string {
+	if err == nil {
+		return ""
+	}
+	var re *RowError
+	if errors.As(err, &re) {
+		return re.Reason
+	}
+	return err.Error()
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (a *accumulator) region(r RegionStats) RegionStats {
+	r.ErrorRate = ratio(r.Errors, r.Count)
+	r.UpperBound = 1
+	if r.Count > 0 {
+		r.UpperBound = calibrate.ClopperPearsonUpper(r.Errors, r.Count, a.cfg.Confidence)
+	}
+	return r
+}
+
+// report builds the report from what was collected.
+func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
+	cfg := a.cfg
+	r := &Report{Schema: ReportSchema, Mode: cfg.Mode, Simulation: cfg.Simulation}
+	r.Settings = ReportSettings{Bins: cfg.Bins, Confidence: cfg.Confidence, OneSided: oneSidedThresholds,
+		SweepFail: sweepFail, SweepPass: sweepPass, CurvePoints: curvePoints, DecisionCutoff: accuracyCutoff}
+
+	// Input.
+	in := &r.Input
+	in.Files = src.Inputs()
+	if in.Files == nil {
+		in.Files = []InputFile{}
+	}
+	in.RowsRead = a.read + a.notEvaluated
+	in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated = a.evaluated, a.failed, a.notEvaluated
+	in.RowsLabeled, in.RowsWithJudgeErrors = a.labeledRows, a.judgeErrRows
+	if rs, ok := src.(*RecordSource); ok {
+		in.RecordsUnlabeled = rs.Unlabeled
+		in.LabelsUnused = rs.labels.Unused()
+		if rs.labels != nil {
+			for _, p := range rs.labels.Problems {
+				a.fail(p)
+			}
+		}
+	}
+	in.FailuresByKind, in.Failures, in.FailuresTotal = a.failKinds, a.failures, a.failuresTotal
+	if in.Failures == nil {
+		in.Failures = []Failure{}
+	}
+	in.FailuresListed = len(in.Failures)
+	for _, f := range a.files {
+		in.PerFile = append(in.PerFile, FileQuality{File: f.name, Rows: f.rows, Labeled: f.labeled, Correct: f.correct, Accuracy: ratio(f.correct, f.labeled)})
+	}
+	if in.PerFile == nil {
+		in.PerFile = []FileQuality{}
+	}
+
+	r.Diagnosis = a.diagnosisReport()
+	r.Decisions = a.decisionsReport()
+	if cfg.Mode == ModeCascade {
+		r.Cascade = a.cascadeReport()
+	}
+	a.latencyUsage(r)
+	r.Cost = priceUsage(cfg.Pricing, &r.Usage, a.evaluated)
+	r.Reproduce = a.reproducibility(r, elapsed)
+	return r
+}
+
+func (a *accumulator) diagnosisReport() DiagnosisReport {
+	d := DiagnosisReport{Attempted: a.diagAttempted, InvalidLabels: a.invalidLabels,
+		Predicted: a.predicted, Routes: a.routes, Actions: a.actions}
+	k := len(guard.Diagnoses)
+	truth := make([]int, len(a.diag))
+	pred := make([]int, len(a.diag))
+	conf := make([]float64, len(a.diag))
+	wrong := make([]bool, len(a.diag))
+	allCorrect := 0
+	for i, row := range a.diag {
+		truth[i], pred[i] = int(row.truth), int(row.pred)
+		ok := row.truth == row.pred
+		wrong[i] = !ok
+		if ok {
+			allCorrect++
+		}
+		if row.success {
+			d.Successful++
+			if ok {
+				d.Correct++
+			}
+		}
+		// Auto-routed rows rank before escalated ones.
+		conf[i] = row.conf
+		if row.auto {
+			conf[i] += 1
+		}
+	}
+	d.Failures = d.Attempted - d.Successful
+	d.Accuracy = ratio(allCorrect, len(a.diag))
+	d.SuccessfulAccuracy = ratio(d.Correct, d.Successful)
+	d.OverallAccuracy = ratio(d.Correct, d.Attempted)
+	d.SuccessRate = ratio(d.Successful, d.Attempted)
+	m := calibrate.Confusion(truth, pred, k)
+	for _, g := range guard.Diagnoses {
+		d.Labels = append(d.Labels, string(g))
+	}
+	d.Confusion = m
+	for i, s := range calibrate.ClassScores(m) {
+		d.PerLabel = append(d.PerLabel, LabelScore{Label: d.Labels[i], ClassScore: s})
+	}
+	// Selective: threshold t accepts auto rows with confidence ≥ t.
+	sel := SelectiveQuality{N: len(a.diag)}
+	for _, t := range oneSidedThresholds {
+		acc, errs := 0, 0
+		for i, row := range a.diag {
+			if row.auto && row.conf >= t {
+				acc++
+				if wrong[i] {
+					errs++
+				}
+			}
+		}
+		sel.Thresholds = append(sel.Thresholds, a.thresholdRow(t, acc, errs, len(a.diag)))
+	}
+	curve := calibrate.RiskCoverage(conf, wrong)
+	for i := range curve {
+		if curve[i].Confidence >= 1 {
+			curve[i].Confidence-- // undo the auto bonus
+		}
+	}
+	sel.Curve = nonNil(calibrate.ThinCurve(curve, curvePoints))
+	sel.AURC = calibrate.AURC(conf, wrong)
+	d.Selective = sel
+	return d
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (a *accumulator) thresholdRow(t float64, accepted, errs, n int) ThresholdRow {
+	row := ThresholdRow{Threshold: t, Accepted: accepted, Errors: errs, Coverage: ratio(accepted, n),
+		ErrorRate: ratio(errs, accepted), UpperBound: 1, Review: 1 - ratio(accepted, n)}
+	if n == 0 {
+		row.Review = 0
+	}
+	if accepted > 0 {
+		row.UpperBound = calibrate.ClopperPearsonUpper(errs, accepted, a.cfg.Confidence)
+	}
+	return row
+}
+
+func (a *accumulator) decisionsReport() DecisionsReport {
+	var out DecisionsReport
+	pol := a.cfg.PrimaryPolicy
+	if a.cfg.Mode == ModeFallback {
+		pol = a.cfg.FallbackPolicy
+	}
+	for _, d := range guard.Decisions {
+		dr := a.decisionReport(d, pol)
+		if d.Retrieval() {
+			out.Retrieval = append(out.Retrieval, dr)
+		} else {
+			out.Generation = append(out.Generation, dr)
+		}
+	}
+	return out
+}
+
+func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) DecisionReport {
+	acc := &a.dec[d]
+	p, y := acc.p, acc.y
+	n := len(p)
+	dr := DecisionReport{Decision: d.String(), Stage: "generation", Labeled: acc.labeled, N: n, Abstained: acc.abstained}
+	if d.Retrieval() {
+		dr.Stage = "retrieval"
+	}
+	right := 0
+	conf := make([]float64, n)
+	wrong := make([]bool, n)
+	for i, pi := range p {
+		if y[i] {
+			dr.Positives++
+		}
+		w := (pi >= accuracyCutoff) != y[i]
+		wrong[i] = w
+		if !w {
+			right++
+		}
+		conf[i] = max(pi, 1-pi)
+	}
+	dr.Accuracy = ratio(right, n)
+	switch {
+	case n == 0:
+		dr.AUROCNote = "no labeled items"
+	default:
+		if auc, err := calibrate.AUROC(p, y, nil); err == nil {
+			dr.AUROC = &auc
+		} else if errors.Is(err, calibrate.ErrOneClass) {
+			dr.AUROCNote = "undefined: every label is the same class"
+		} else {
+			dr.AUROCNote = err.Error()
+		}
+	}
+	dr.Brier = calibrate.Brier(p, y, nil)
+	dr.ECE = calibrate.ECE(p, y, nil, a.cfg.Bins)
+	for _, b := range calibrate.Reliability(p, y, nil, a.cfg.Bins) {
+		dr.Reliability = append(dr.Reliability, ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
+	}
+	// The verdicts as they are in the results.
+	if pol != nil {
+		th := pol.For(d)
+		dr.Policy.Fail, dr.Policy.Pass = th.Fail, th.Pass
+	}
+	var ap, af RegionStats
+	for i, v := range acc.v {
+		switch v {
+		case guard.Pass:
+			countRegion(&ap, !y[i])
+		case guard.Fail:
+			countRegion(&af, y[i])
+		default:
+			dr.Policy.Escalated++
+		}
+	}
+	dr.Policy.AutoPass, dr.Policy.AutoFail = a.region(ap), a.region(af)
+	dr.Policy.Coverage = ratio(ap.Count+af.Count, n)
+	// One-sided on confidence: decide when max(P, 1−P) ≥ t.
+	for _, t := range oneSidedThresholds {
+		accepted, errs := 0, 0
+		for i, c := range conf {
+			if c >= t {
+				accepted++
+				if wrong[i] {
+					errs++
+				}
+			}
+		}
+		dr.OneSided = append(dr.OneSided, a.thresholdRow(t, accepted, errs, n))
+	}
+	for _, sp := range calibrate.SweepTwoSided(p, y, sweepFail, sweepPass) {
+		dr.Sweep = append(dr.Sweep, SweepRow{Fail: sp.Fail, Pass: sp.Pass, AutoPassCoverage: sp.AutoPassCoverage,
+			AutoFailCoverage: sp.AutoFailCoverage, FallbackCoverage: sp.EscalatedCoverage,
+			AutoPassErrors: sp.AutoPassErrors, AutoFailErrors: sp.AutoFailErrors,
+			AutoPassErrorRate: sp.AutoPassErrorRate, AutoFailErrorRate: sp.AutoFailErrorRate})
+	}
+	if n == 0 {
+		// SweepTwoSided reports every pair of an empty input as all-zero;
+		// keep them so that the table has the same shape.
+		for i := range dr.Sweep {
+			dr.Sweep[i].FallbackCoverage = 0
+		}
+	}
+	dr.Curve = nonNil(calibrate.ThinCurve(calibrate.RiskCoverage(conf, wrong), curvePoints))
+	dr.AURC = calibrate.AURC(conf, wrong)
+	return dr
+}
+
+func (a *accumulator) cascadeReport() *CascadeReport {
+	c := &CascadeReport{Rows: a.evaluated, Escalated: a.escalated, ResolvedByPrimary: a.evaluated - a.escalated,
+		PrimaryFailures: a.primaryFailures, FallbackFailures: a.fallbackFailures,
+		SettledDecisions: a.settled, UnsettledDecisions: a.unsettled, StillUncertain: a.stillUncertain}
+	c.PrimaryResolved = ratio(c.ResolvedByPrimary, c.Rows)
+	c.FallbackRate = ratio(c.Escalated, c.Rows)
+	c.PrimaryFailureRate = ratio(c.PrimaryFailures, c.Rows)
+	c.AcceptedRegion = a.region(a.accepted)
+	c.EscalatedRows = a.region(a.escalatedLab)
+	c.EndToEnd = a.region(a.endToEnd)
+	if c.EndToEnd.Count > 0 {
+		c.EndToEndAccuracy = 1 - c.EndToEnd.ErrorRate
+	}
+	return c
+}
+
+func (a *accumulator) latencyUsage(r *Report) {
+	cfg := a.cfg
+	r.Latency.Primary = percentiles(a.lat[LegPrimary])
+	r.Latency.Fallback = percentiles(a.lat[LegFallback])
+	r.Latency.Combined = percentiles(a.latAll)
+	r.Latency.Measured = []string{}
+	if a.anyMeasure {
+		if a.legRows[LegPrimary] > 0 {
+			r.Latency.Measured = append(r.Latency.Measured, "primary")
+		}
+		if a.legRows[LegFallback] > 0 && cfg.Simulation == nil {
+			r.Latency.Measured = append(r.Latency.Measured, "fallback")
+		}
+		r.Latency.Measured = append(r.Latency.Measured, "combined")
+	}
+	legUsage := func(l LegKind, judge, model string) LegUsage {
+		u := a.usage[l]
+		lu := LegUsage{Judge: judge, Model: model, Rows: a.legRows[l], Calls: u.Calls, InputTokens: u.InputTokens,
+			OutputTokens: u.OutputTokens, Failures: a.legFail[l]}
+		if a.retries {
+			n := u.Retries
+			lu.Retries = &n
+		}
+		return lu
+	}
+	r.Usage.Primary = legUsage(LegPrimary, cfg.PrimaryJudge, cfg.PrimaryModel)
+	r.Usage.Fallback = legUsage(LegFallback, cfg.FallbackJudge, cfg.FallbackModel)
+}
+
+// percentiles returns the 50th and 95th percentiles by linear interpolation
+// between closest ranks (x at rank h = (n−1)·q, 0-based), the mean and max.
+func percentiles(xs []float64) Percentiles {
+	n := len(xs)
+	if n == 0 {
+		return Percentiles{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	q := func(p float64) float64 {
+		h := float64(n-1) * p
+		lo := int(math.Floor(h))
+		hi := min(lo+1, n-1)
+		return s[lo] + (h-float64(lo))*(s[hi]-s[lo])
+	}
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	return Percentiles{N: n, P50: q(0.5), P95: q(0.95), Mean: sum / float64(n), Max: s[n-1]}
+}
+
+func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproducibility {
+	cfg := a.cfg
+	rp := Reproducibility{
+		Timestamp: cfg.Now().UTC().Format(time.RFC3339), Command: cfg.Command,
+		Judges: a.judges, PrimaryModel: cfg.PrimaryModel, FallbackModel: cfg.FallbackModel,
+		Datasets: r.Input.Files, ProfileVersion: cfg.ProfileVersion, Workers: cfg.Workers,
+		ElapsedSeconds: elapsed.Seconds(),
+	}
+	for s, n := range a.sets {
+		s.Rows = n
+		rp.DecisionSets = append(rp.DecisionSets, s)
+	}
+	sort.Slice(rp.DecisionSets, func(i, j int) bool { return rp.DecisionSets[i].ID < rp.DecisionSets[j].ID })
+	rp.DecisionSets = nonNil(rp.DecisionSets)
+	variants := map[string]bool{}
+	for _, s := range rp.DecisionSets {
+		variants[s.Variant] = true
+	}
+	switch len(variants) {
+	case 0:
+		rp.Variant = ""
+	case 1:
+		rp.Variant = rp.DecisionSets[0].Variant
+	default:
+		rp.Variant = string(guard.Mixed)
+	}
+	for v := range a.diagVers {
+		rp.DiagnosisVersions = append(rp.DiagnosisVersions, v)
+	}
+	sort.Strings(rp.DiagnosisVersions)
+	rp.DiagnosisVersions = nonNil(rp.DiagnosisVersions)
+	if cfg.Mode == ModeCascade {
+		rp.SelectionHash = hex.EncodeToString(a.selHash.Sum(nil))
+		rp.Degrade = cfg.Degrade.String()
+	}
+	if cfg.Mode != ModeFallback {
+		rp.PrimaryPolicy = cfg.PrimaryPolicy
+	}
+	if cfg.Mode == ModeFallback || cfg.Mode == ModeCascade {
+		rp.FallbackPolicy = cfg.FallbackPolicy
+	}
+	if cfg.Pricing != nil {
+		rp.PricingVersion = cfg.Pricing.Version
+	}
+	rp.GoVersion, rp.Modules = buildModules()
+	return rp
+}

@@ -1,0 +1,156 @@
+package evalkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// JudgeEscalator adapts any guard.Judge to a guard.Escalator: it asks the
+// judge for the escalated decisions and keeps only the estimates the
+// escalation asked for (chunk relevance of the listed contexts). It adds no
+// breaker, cache or budget; package cascade does that. A JudgeEscalator is
+// safe for concurrent use when its judge is.
+type JudgeEscalator struct {
+	j    guard.Judge
+	info guard.JudgeInfo
+}
+
+// NewJudgeEscalator returns an escalator asking j.
+func NewJudgeEscalator(j guard.Judge) *JudgeEscalator {
+	e := &JudgeEscalator{j: j}
+	if d, ok := j.(guard.Describer); ok {
+		e.info = d.Describe()
+	}
+	if e.info.Name == "" {
+		e.info.Name = fmt.Sprintf("%T", j)
+	}
+	return e
+}
+
+// Describe names the escalator after its judge.
+func (e *JudgeEscalator) Describe() guard.JudgeInfo { return e.info }
+
+// Escalate implements guard.Escalator.
+func (e *JudgeEscalator) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+	out, err := e.j.Judge(ctx, esc.Request)
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, est := range out {
+		if !esc.Wants(est.Decision) {
+			continue
+		}
+		if est.Decision == guard.ChunkRelevance && len(esc.ContextIDs) > 0 && !slices.Contains(esc.ContextIDs, est.ContextID) {
+			continue
+		}
+		if est.Judge == "" {
+			est.Judge, est.JudgeVersion = e.info.Name, e.info.Version
+		}
+		kept = append(kept, est)
+	}
+	return kept, nil
+}
+
+// LegKind names one leg of an evaluation: the guard's own judges, or the
+// fallback.
+type LegKind uint8
+
+// The legs.
+const (
+	LegPrimary LegKind = iota
+	LegFallback
+	numLegs
+)
+
+func (l LegKind) String() string {
+	if l == LegFallback {
+		return "fallback"
+	}
+	return "primary"
+}
+
+// legMeter gathers, for one evaluation, what each leg's judges spent. The
+// runner puts a fresh one in each row's context; metered judges add to it.
+type legMeter struct {
+	mu   sync.Mutex
+	legs [numLegs]legSample
+}
+
+// legSample is one row's cost on one leg.
+type legSample struct {
+	ran       bool
+	latencyMs float64 // max(wall time, the longest latency a judge reported)
+	wallMs    float64
+	usage     guard.Usage
+	failed    bool // a judge of the leg returned an error
+}
+
+type meterKey struct{}
+
+func meterFrom(ctx context.Context) *legMeter {
+	m, _ := ctx.Value(meterKey{}).(*legMeter)
+	return m
+}
+
+// Metered wraps a judge so that the runner can attribute its latency and
+// usage to a leg of the evaluation. It keeps the judge's name and Inline
+// property and costs one time.Now pair per call. Outside a replay it only
+// forwards.
+func Metered(j guard.Judge, leg LegKind) guard.Judge {
+	m := &meteredJudge{j: j, leg: leg}
+	if in, ok := j.(guard.Inline); ok {
+		m.inline = in.Inline()
+	}
+	return m
+}
+
+type meteredJudge struct {
+	j      guard.Judge
+	leg    LegKind
+	inline bool
+}
+
+func (m *meteredJudge) Describe() guard.JudgeInfo {
+	if d, ok := m.j.(guard.Describer); ok {
+		if info := d.Describe(); info.Name != "" {
+			return info
+		}
+	}
+	return guard.JudgeInfo{Name: fmt.Sprintf("%T", m.j)}
+}
+
+func (m *meteredJudge) Inline() bool { return m.inline }
+
+func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	meter := meterFrom(ctx)
+	if meter == nil {
+		return m.j.Judge(ctx, req)
+	}
+	start := time.Now()
+	out, err := m.j.Judge(ctx, req)
+	wall := float64(time.Since(start)) / float64(time.Millisecond)
+	reported := 0.0
+	var u guard.Usage
+	for i := range out {
+		reported = max(reported, float64(out[i].Latency)/float64(time.Millisecond))
+		u = u.Add(out[i].Usage)
+	}
+	meter.mu.Lock()
+	s := &meter.legs[m.leg]
+	s.ran = true
+	s.wallMs += wall
+	s.latencyMs += max(wall, reported)
+	s.usage = s.usage.Add(u)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.failed = true
+	}
+	meter.mu.Unlock()
+	return out, err
+}

@@ -1,0 +1,233 @@
+package evalkit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Markdown renders the summary of a report: input accounting, diagnosis
+// quality with its threshold table (threshold | coverage | accepted errors |
+// error rate), per-decision quality and threshold tables, the cascade,
+// latency, usage, cost and the reproducibility block.
+func Markdown(r *Report) string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	title := fmt.Sprintf("# ragtriage eval report: %s mode", r.Mode)
+	if r.Partial {
+		title += " (PARTIAL)"
+	}
+	p("%s\n\n", title)
+	if r.Partial {
+		p("**Partial report**: %s.\n\n", r.PartialReason)
+	}
+	if s := r.Simulation; s != nil {
+		p("> **Simulated fallback.** The fallback judge `%s` is a simulation (%s): it reads the labels and is wrong at rate %.3g; it reports %.0f ms and %d+%d tokens per call (priced as `%s`), seed %d; unlabeled decisions: %s. Fallback quality, latency, tokens and cost below are simulated, not measured.\n\n",
+			s.Judge, s.Version, s.ErrorRate, s.LatencyMs, s.InputTokens, s.OutputTokens, s.PricedAs, s.Seed, s.Unlabeled)
+	}
+
+	in := &r.Input
+	p("## Input\n\n%d rows read: %d evaluated, %d failed, %d not evaluated. %d rows carry labels; %d results list a judge failure.\n\n",
+		in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated, in.RowsLabeled, in.RowsWithJudgeErrors)
+	p("| file | kind | lines | bad | SHA-256 |\n|---|---|---:|---:|---|\n")
+	for _, f := range in.Files {
+		p("| %s | %s | %d | %d | `%.16s…` |\n", f.Name, f.Kind, f.Lines, f.Bad, f.SHA256)
+	}
+	if in.FailuresTotal > 0 {
+		p("\nFailures by kind: %s.", kinds(in.FailuresByKind))
+		for _, f := range in.Failures[:min(10, len(in.Failures))] {
+			p("\n- `%s` %s: %s", f.Pos, f.Kind, f.Reason)
+		}
+		if in.FailuresTotal > 10 {
+			p("\n- … %d more (see the JSON report)", in.FailuresTotal-10)
+		}
+		p("\n")
+	}
+
+	d := &r.Diagnosis
+	p("\n## Diagnosis\n\n")
+	p("| labeled rows | successful | failures | accuracy | successful accuracy | overall accuracy | success rate | AURC |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n\n", d.Attempted, d.Successful, d.Failures, d.Accuracy, d.SuccessfulAccuracy, d.OverallAccuracy, d.SuccessRate, d.Selective.AURC)
+	if len(in.PerFile) > 1 {
+		p("| file | rows | diagnosis labels | accuracy |\n|---|---:|---:|---:|\n")
+		for _, f := range in.PerFile {
+			p("| %s | %d | %d | %.3f |\n", f.File, f.Rows, f.Labeled, f.Accuracy)
+		}
+		p("\n")
+	}
+	p("Threshold table: a row is decided automatically when the guard routes it `auto` with diagnosis confidence ≥ the threshold; an error is a diagnosis other than the label. Upper bound: Clopper–Pearson at %.0f%%.\n\n", 100*r.Settings.Confidence)
+	thresholdTable(&b, d.Selective.Thresholds)
+	p("\n| label | support | predicted | precision | recall | F1 |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, l := range d.PerLabel {
+		if l.Support == 0 && l.Predicted == 0 {
+			continue
+		}
+		p("| %s | %d | %d | %.3f | %.3f | %.3f |\n", l.Label, l.Support, l.Predicted, l.Precision, l.Recall, l.F1)
+	}
+	p("\nConfusion matrix (rows: label, columns: diagnosis; labels that never occur are left out):\n\n")
+	var used []int
+	for i := range d.Labels {
+		if d.PerLabel[i].Support > 0 || d.PerLabel[i].Predicted > 0 {
+			used = append(used, i)
+		}
+	}
+	p("| label \\ diagnosis |")
+	for _, j := range used {
+		p(" %s |", short(d.Labels[j]))
+	}
+	p("\n|---|%s\n", strings.Repeat("---:|", len(used)))
+	for _, i := range used {
+		p("| %s |", d.Labels[i])
+		for _, j := range used {
+			p(" %d |", d.Confusion[i][j])
+		}
+		p("\n")
+	}
+	p("\nRoutes: %s. Actions: %s.\n", kinds(d.Routes), kinds(d.Actions))
+
+	for _, stage := range []struct {
+		name string
+		ds   []DecisionReport
+	}{{"Retrieval decisions", r.Decisions.Retrieval}, {"Generation decisions", r.Decisions.Generation}} {
+		p("\n## %s\n\n", stage.name)
+		p("| decision | labels | n | abstained | accuracy | AUROC | Brier | ECE | AURC | policy fail / pass | policy coverage | auto-pass errors | auto-fail errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
+		for _, dr := range stage.ds {
+			auc := "n/a"
+			if dr.AUROC != nil {
+				auc = fmt.Sprintf("%.3f", *dr.AUROC)
+			}
+			if dr.N == 0 {
+				p("| %s | %d | 0 | %d | – | – | – | – | – | %.3f / %.3f | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, dr.Policy.Fail, dr.Policy.Pass)
+				continue
+			}
+			p("| %s | %d | %d | %d | %.3f | %s | %.3f | %.3f | %.3f | %.3f / %.3f | %.1f%% | %d/%d | %d/%d |\n",
+				dr.Decision, dr.Labeled, dr.N, dr.Abstained, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC,
+				dr.Policy.Fail, dr.Policy.Pass, 100*dr.Policy.Coverage,
+				dr.Policy.AutoPass.Errors, dr.Policy.AutoPass.Count, dr.Policy.AutoFail.Errors, dr.Policy.AutoFail.Count)
+		}
+		for _, dr := range stage.ds {
+			if dr.N == 0 {
+				continue
+			}
+			p("\n### %s\n\nDecided when max(P, 1−P) ≥ threshold (P ≥ t: true, P ≤ 1−t: false).\n\n", dr.Decision)
+			thresholdTable(&b, dr.OneSided)
+		}
+	}
+
+	if c := r.Cascade; c != nil {
+		p("\n## Cascade\n\n| rows | resolved by primary | fallback rate | primary failure rate | accepted-region error | escalated-row error | end-to-end accuracy | settled / unsettled decisions | still uncertain |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %.3f | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
+			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), c.EndToEndAccuracy,
+			c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+	}
+
+	l := &r.Latency
+	p("\n## Latency, usage and cost\n\n| leg | rows | p50 ms | p95 ms | calls | input tokens | output tokens | retries | cost |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	leg := func(name string, pc Percentiles, u *LegUsage, c LegCost) {
+		retries := "–"
+		if u != nil && u.Retries != nil {
+			retries = fmt.Sprint(*u.Retries)
+		}
+		if u == nil {
+			p("| %s | %d | %.3f | %.3f | | | | | %s |\n", name, pc.N, pc.P50, pc.P95, costCell(c, r.Cost.Currency))
+			return
+		}
+		p("| %s | %d | %.3f | %.3f | %d | %d | %d | %s | %s |\n", name, pc.N, pc.P50, pc.P95, u.Calls, u.InputTokens, u.OutputTokens, retries, costCell(c, r.Cost.Currency))
+	}
+	leg("primary", l.Primary, &r.Usage.Primary, r.Cost.Primary)
+	leg("fallback", l.Fallback, &r.Usage.Fallback, r.Cost.Fallback)
+	leg("combined", l.Combined, nil, r.Cost.Total)
+	if r.Cost.PricingVersion != "" {
+		p("\nPrices: snapshot %s (%s).", r.Cost.PricingVersion, r.Cost.Currency)
+	}
+	if r.Cost.PerThousandRows != nil {
+		p(" Cost per 1000 rows: %.4f %s.", *r.Cost.PerThousandRows, r.Cost.Currency)
+	}
+	p(" Latency measured on this machine: %s.\n", strings.Join(l.Measured, ", "))
+
+	rp := &r.Reproduce
+	p("\n## Reproducibility\n\n")
+	p("- timestamp: %s\n- variant: %s\n", rp.Timestamp, rp.Variant)
+	for _, s := range rp.DecisionSets {
+		p("- decision set: `%s` %s (%s), %d rows\n", s.ID, s.Version, s.Variant, s.Rows)
+	}
+	p("- diagnosis rules: %s\n", strings.Join(rp.DiagnosisVersions, ", "))
+	var js []string
+	for n, v := range rp.Judges {
+		js = append(js, fmt.Sprintf("`%s` %s", n, v))
+	}
+	sort.Strings(js)
+	p("- judges: %s\n", strings.Join(js, ", "))
+	if rp.ProfileVersion != "" {
+		p("- profile: %s\n", rp.ProfileVersion)
+	}
+	if rp.SelectionHash != "" {
+		p("- fallback selection hash: `%s`\n", rp.SelectionHash)
+	}
+	if rp.PricingVersion != "" {
+		p("- pricing: %s\n", rp.PricingVersion)
+	}
+	if len(rp.Command) > 0 {
+		p("- command: `%s`\n", strings.Join(rp.Command, " "))
+	}
+	p("- Go %s, %d modules in the build\n", rp.GoVersion, len(rp.Modules))
+	return b.String()
+}
+
+func thresholdTable(b *strings.Builder, rows []ThresholdRow) {
+	fmt.Fprintf(b, "| threshold | coverage | accepted errors | error rate | error upper bound | review |\n|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range rows {
+		fmt.Fprintf(b, "| %.2f | %.1f%% (%d) | %d | %.1f%% | %.1f%% | %.1f%% |\n", t.Threshold, 100*t.Coverage, t.Accepted, t.Errors, 100*t.ErrorRate, 100*t.UpperBound, 100*t.Review)
+	}
+}
+
+func regionCell(r RegionStats) string {
+	if r.Count == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%% (%d/%d)", 100*r.ErrorRate, r.Errors, r.Count)
+}
+
+func costCell(c LegCost, cur string) string {
+	if c.Amount == nil {
+		return "unavailable"
+	}
+	return fmt.Sprintf("%.4f %s", *c.Amount, cur)
+}
+
+func kinds(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// short abbreviates a diagnosis code for a table header.
+func short(s string) string {
+	switch s {
+	case "CONFLICTING_EVIDENCE":
+		return "CONFLICT"
+	case "RETRIEVAL_MISS":
+		return "MISS"
+	case "RETRIEVAL_INSUFFICIENT":
+		return "INSUFF"
+	case "ANSWER_IRRELEVANT":
+		return "IRREL"
+	case "GENERATOR_UNGROUNDED":
+		return "UNGROUNDED"
+	case "ANSWER_INCORRECT":
+		return "INCORRECT"
+	case "JUDGE_UNCERTAIN":
+		return "UNCERTAIN"
+	}
+	return s
+}

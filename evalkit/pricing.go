@@ -1,0 +1,133 @@
+package evalkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+)
+
+// Pricing is a versioned snapshot of token prices (testdata/pricing/DATE.json):
+//
+//	{"version": "2025-06-01", "currency": "USD", "unit": "per 1M tokens",
+//	 "source": "…", "models": {"gpt-4o-mini": {"input": 0.15, "output": 0.60}, …}}
+//
+// A model absent from the snapshot has no price: its cost is reported as
+// unavailable, never as 0. A local judge that costs nothing per token is
+// listed with explicit zero prices.
+type Pricing struct {
+	Version  string           `json:"version"`
+	Currency string           `json:"currency"`
+	Unit     string           `json:"unit"`
+	Source   string           `json:"source"`
+	Models   map[string]Price `json:"models"`
+}
+
+// Price is the price of one model per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+	Note   string  `json:"note,omitempty"`
+}
+
+// LoadPricing reads and checks a pricing snapshot.
+func LoadPricing(path string) (*Pricing, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Pricing
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("evalkit: pricing %s: %w", path, err)
+	}
+	if p.Version == "" || p.Currency == "" {
+		return nil, fmt.Errorf("evalkit: pricing %s: version and currency are required", path)
+	}
+	if p.Unit != "per 1M tokens" {
+		return nil, fmt.Errorf("evalkit: pricing %s: unit %q, want \"per 1M tokens\"", path, p.Unit)
+	}
+	for m, pr := range p.Models {
+		if !(pr.Input >= 0) || !(pr.Output >= 0) || math.IsInf(pr.Input, 0) || math.IsInf(pr.Output, 0) {
+			return nil, fmt.Errorf("evalkit: pricing %s: model %q: prices must be finite and ≥ 0", path, m)
+		}
+	}
+	return &p, nil
+}
+
+// Cost returns the cost of the given tokens on model, and false when the
+// snapshot has no price for it.
+func (p *Pricing) Cost(model string, input, output int) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	pr, ok := p.Models[model]
+	if !ok {
+		return 0, false
+	}
+	return (float64(input)*pr.Input + float64(output)*pr.Output) / 1e6, true
+}
+
+func priceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
+	c := CostReport{}
+	if p != nil {
+		c.PricingVersion, c.Currency = p.Version, p.Currency
+	}
+	leg := func(lu *LegUsage) LegCost {
+		switch {
+		case lu.Rows == 0:
+			zero := 0.0
+			return LegCost{Status: "priced", Amount: &zero, Reason: "the leg did not run"}
+		case p == nil:
+			return LegCost{Status: "unavailable", Reason: "no pricing snapshot"}
+		case lu.Model == "":
+			return LegCost{Status: "unavailable", Reason: "the leg's model is not known"}
+		}
+		amt, ok := p.Cost(lu.Model, lu.InputTokens, lu.OutputTokens)
+		if !ok {
+			return LegCost{Status: "unavailable", Reason: fmt.Sprintf("pricing %s has no price for %q", p.Version, lu.Model)}
+		}
+		return LegCost{Status: "priced", Amount: &amt}
+	}
+	c.Primary, c.Fallback = leg(&u.Primary), leg(&u.Fallback)
+	if c.Primary.Amount != nil && c.Fallback.Amount != nil {
+		t := *c.Primary.Amount + *c.Fallback.Amount
+		c.Total = LegCost{Status: "priced", Amount: &t}
+		if rows > 0 {
+			per := t * 1000 / float64(rows)
+			c.PerThousandRows = &per
+		}
+	} else {
+		why := c.Primary.Reason
+		if c.Fallback.Amount == nil {
+			why = c.Fallback.Reason
+		}
+		c.Total = LegCost{Status: "unavailable", Reason: why}
+	}
+	return c
+}
+
+// buildModules returns the Go version and the main module and dependency
+// versions the binary was built with (path@version), from the build info.
+func buildModules() (string, []string) {
+	out := []string{}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return runtime.Version(), out
+	}
+	if bi.Main.Path != "" {
+		out = append(out, bi.Main.Path+"@"+bi.Main.Version)
+	}
+	var deps []string
+	for _, d := range bi.Deps {
+		v := d.Version
+		if d.Replace != nil {
+			v += " => " + d.Replace.Path + "@" + d.Replace.Version
+		}
+		deps = append(deps, d.Path+"@"+v)
+	}
+	sort.Strings(deps)
+	return bi.GoVersion, append(out, deps...)
+}

@@ -1,0 +1,286 @@
+package evalkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrBadRecord is wrapped by every error ParseRecord returns.
+var ErrBadRecord = errors.New("bad record")
+
+// RecordError says what is wrong with a record line. ID is the record's id
+// when it could be read.
+type RecordError struct {
+	ID     string
+	Reason string
+}
+
+func (e *RecordError) Error() string { return e.Reason }
+
+// Unwrap makes errors.Is(err, ErrBadRecord) true.
+func (e *RecordError) Unwrap() error { return ErrBadRecord }
+
+// ParseRecord decodes one line of a record file (see Record). It rejects,
+// with a *RecordError: invalid UTF-8, malformed JSON, a recordVersion other
+// than ragtriage.record/1 (a newer major version needs a newer reader), a
+// missing id, and a captured sample whose contexts lack ids or repeat one.
+// Unknown fields are ignored, so records with new optional fields still read.
+func ParseRecord(line []byte) (Record, error) {
+	var r Record
+	if len(line) > MaxLineBytes {
+		return r, &RecordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
+	}
+	if !utf8.Valid(line) {
+		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", firstInvalid(line))}
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		id := peekID(line)
+		return Record{}, &RecordError{ID: id, Reason: "malformed record: " + err.Error()}
+	}
+	bad := func(format string, args ...any) (Record, error) {
+		return Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case r.Version == "":
+		return bad("recordVersion: missing")
+	case r.Version != RecordVersion:
+		return bad("recordVersion: %q, this reader knows %q", r.Version, RecordVersion)
+	case r.ID == "":
+		return bad("id: missing (records are joined to labels by id)")
+	}
+	if s := r.Sample; s != nil {
+		seen := make(map[string]int, len(s.Contexts))
+		for i, c := range s.Contexts {
+			if c.ID == "" {
+				return bad("sample.contexts[%d].id: empty", i)
+			}
+			if j, dup := seen[c.ID]; dup {
+				return bad("sample.contexts[%d].id: duplicate of sample.contexts[%d].id %q", i, j, c.ID)
+			}
+			seen[c.ID] = i
+		}
+	}
+	return r, nil
+}
+
+// peekID returns the top-level "id" string of a line that failed to decode,
+// when it can be found.
+func peekID(line []byte) string {
+	var v struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(line, &v) == nil {
+		return v.ID
+	}
+	return ""
+}
+
+// Labels maps sample IDs to their labels, read from dataset files. Only the
+// labels are kept, not the texts.
+type Labels struct {
+	m map[string]*Expected
+	// Files describes the label files read.
+	Files []InputFile
+	// Problems lists the lines of the label files that could not be used
+	// (bad lines, rows without an id, repeated ids: the first row wins).
+	Problems []Failure
+	used     map[string]bool
+}
+
+// ReadLabels reads the labels of the dataset files at paths. A bad line is
+// listed in Problems, not an error; an unreadable file is.
+func ReadLabels(paths ...string) (*Labels, error) {
+	l := &Labels{m: map[string]*Expected{}, used: map[string]bool{}}
+	for _, p := range paths {
+		lf, err := openLines(p, "labels")
+		if err != nil {
+			return nil, fmt.Errorf("evalkit: labels: %w", err)
+		}
+		for {
+			line, n, err := lf.next()
+			if err == io.EOF {
+				break
+			}
+			pos := Position{File: lf.info.Name, Line: n}
+			if errors.Is(err, errLongLine) {
+				lf.info.Bad++
+				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
+				continue
+			}
+			if err != nil {
+				lf.f.Close()
+				return nil, fmt.Errorf("evalkit: labels: %w", err)
+			}
+			row, err := ParseRow(line)
+			switch {
+			case err != nil:
+				lf.info.Bad++
+				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
+			case row.Sample.ID == "":
+				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailLabels, Reason: "row has no id: its labels cannot be joined"})
+			default:
+				if _, dup := l.m[row.Sample.ID]; dup {
+					l.Problems = append(l.Problems, Failure{Pos: pos, ID: row.Sample.ID, Kind: FailLabels, Reason: "id repeated: the first row's labels are used"})
+					continue
+				}
+				l.m[row.Sample.ID] = row.Expected
+			}
+		}
+		l.Files = append(l.Files, lf.done())
+		lf.f.Close()
+	}
+	return l, nil
+}
+
+// Lookup returns the labels of id (nil when the row has none) and whether
+// the id is known. It marks the id as used.
+func (l *Labels) Lookup(id string) (*Expected, bool) {
+	if l == nil {
+		return nil, false
+	}
+	e, ok := l.m[id]
+	if ok {
+		l.used[id] = true
+	}
+	return e, ok
+}
+
+// Len returns the number of labeled ids.
+func (l *Labels) Len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.m)
+}
+
+// Unused returns how many ids were never looked up.
+func (l *Labels) Unused() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.m) - len(l.used)
+}
+
+// RecordSource reads record files (one Record per line, as the middleware's
+// record sink writes them) and joins each record to its labels by ID.
+type RecordSource struct {
+	paths  []string
+	labels *Labels
+	cur    *lineFile
+	next   int
+	inputs []InputFile
+	// Unlabeled counts the records whose id has no labels.
+	Unlabeled int
+}
+
+// NewRecordSource returns a source over the record files at paths, joined
+// with labels (which may be nil: every record is then unlabeled).
+func NewRecordSource(labels *Labels, paths ...string) *RecordSource {
+	return &RecordSource{paths: paths, labels: labels}
+}
+
+// Next implements Source. A record with captured content yields an Item
+// with Sample set (its ID is the record's); one without content yields an
+// Item with only Record set.
+func (s *RecordSource) Next() (Item, error) {
+	for {
+		if s.cur == nil {
+			if s.next >= len(s.paths) {
+				return Item{}, io.EOF
+			}
+			lf, err := openLines(s.paths[s.next], "records")
+			if err != nil {
+				return Item{}, fmt.Errorf("evalkit: records: %w", err)
+			}
+			s.cur = lf
+			s.next++
+		}
+		line, n, err := s.cur.next()
+		if err == io.EOF {
+			s.inputs = append(s.inputs, s.cur.done())
+			s.cur.f.Close()
+			s.cur = nil
+			continue
+		}
+		pos := Position{File: s.cur.info.Name, Line: n}
+		if errors.Is(err, errLongLine) {
+			s.cur.info.Bad++
+			return Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
+		}
+		if err != nil {
+			return Item{}, fmt.Errorf("evalkit: records: %w", err)
+		}
+		rec, err := ParseRecord(bytes.Clone(line))
+		if err != nil {
+			s.cur.info.Bad++
+			var re *RecordError
+			id := ""
+			if errors.As(err, &re) {
+				id = re.ID
+			}
+			return Item{Pos: pos, ID: id, Err: err}, nil
+		}
+		it := Item{Pos: pos, ID: rec.ID, Record: &rec}
+		if e, ok := s.labels.Lookup(rec.ID); ok {
+			it.Expected = e
+		} else {
+			s.Unlabeled++
+		}
+		if rec.Sample != nil {
+			gs := rec.Sample.GuardSample(rec.ID)
+			gs.Metadata = rec.Metadata
+			it.Sample = &gs
+		}
+		return it, nil
+	}
+}
+
+// Inputs implements Source: the record files read so far, then the label
+// files.
+func (s *RecordSource) Inputs() []InputFile {
+	out := append([]InputFile(nil), s.inputs...)
+	if s.labels != nil {
+		out = append(out, s.labels.Files...)
+	}
+	return out
+}
+
+// Close implements Source.
+func (s *RecordSource) Close() error {
+	if s.cur != nil {
+		err := s.cur.f.Close()
+		s.cur = nil
+		return err
+	}
+	return nil
+}
+
+// recordedLegs returns the latency and usage of each leg of a record, from
+// its Legs when present and otherwise from its result.
+func recordedLegs(r *Record) (primary, fallback legSample) {
+	if len(r.Legs) > 0 {
+		for _, l := range r.Legs {
+			ls := legSample{ran: true, latencyMs: l.LatencyMs, usage: l.Usage}
+			if l.Retries > 0 && ls.usage.Retries == 0 {
+				ls.usage.Retries = l.Retries
+			}
+			if strings.EqualFold(l.Name, "fallback") {
+				fallback = ls
+			} else {
+				primary = ls
+			}
+		}
+		return primary, fallback
+	}
+	primary = legSample{ran: true, latencyMs: r.Result.LatencyMs, usage: r.Result.Usage}
+	if fb := r.Result.Fallback; fb != nil {
+		fallback = legSample{ran: true, latencyMs: fb.LatencyMs}
+		primary.latencyMs = max(0, primary.latencyMs-fb.LatencyMs)
+	}
+	return primary, fallback
+}

@@ -1,0 +1,305 @@
+package evalkit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodRow = `{"id":"r%d","question":"How long do refunds take?","contexts":[{"id":"c1","text":"Refunds take 5 days."}],"answer":"5 days.","expected":{"diagnosis":"PASS","generation":{"groundedness":true}}}`
+
+func TestDatasetSource(t *testing.T) {
+	long := `{"id":"long","question":"` + strings.Repeat("x", MaxLineBytes) + `","contexts":[],"answer":"a"}`
+	data := "\xef\xbb\xbf" + fmt.Sprintf(goodRow, 1) + "\n\n  \t\r\n{oops\n" + long + "\n" + fmt.Sprintf(goodRow, 2)
+	path := writeFile(t, "d.jsonl", data)
+	src := NewDatasetSource(path)
+	defer src.Close()
+	var got []string
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case it.Err != nil:
+			got = append(got, fmt.Sprintf("%s bad", it.Pos))
+		default:
+			got = append(got, fmt.Sprintf("%s %s", it.Pos, it.ID))
+		}
+	}
+	want := []string{"d.jsonl:1 r1", "d.jsonl:4 bad", "d.jsonl:5 bad", "d.jsonl:6 r2"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("items %v; want %v", got, want)
+	}
+	in := src.Inputs()
+	sum := sha256.Sum256([]byte(data))
+	if len(in) != 1 || in[0].SHA256 != hex.EncodeToString(sum[:]) || in[0].Lines != 4 || in[0].Bad != 2 || in[0].Bytes != int64(len(data)) {
+		t.Errorf("inputs %+v", in)
+	}
+	if _, err := NewDatasetSource(filepath.Join(t.TempDir(), "missing")).Next(); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestParseRecord(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, ""},
+		{`{"id":"a","result":{}}`, "recordVersion: missing"},
+		{`{"recordVersion":"ragtriage.record/2","id":"a"}`, `recordVersion: "ragtriage.record/2"`},
+		{`{"recordVersion":"ragtriage.record/1","result":{}}`, "id: missing"},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, "malformed record"},
+		{"\xff", "invalid UTF-8"},
+	} {
+		_, err := ParseRecord([]byte(tc.line))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("ParseRecord(%s) = %v; want no error", tc.line, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadRecord)):
+			t.Errorf("ParseRecord(%s) = %v; want an ErrBadRecord containing %q", tc.line, err, tc.want)
+		}
+	}
+	// A record written by MarshalRecord reads back.
+	res := guard.Result{Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Generation: guard.GenerationScores{Groundedness: guard.KnownProb(0.9)}}
+	b, err := MarshalRecord(&Record{ID: "x", Result: res, Sample: &RecordSample{Question: "q", Answer: "a", Contexts: []RecordContext{{ID: "c", Text: "t"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseRecord(b[:len(b)-1])
+	if err != nil || r.Result.Diagnosis != guard.PassDiagnosis || r.Result.Generation.Groundedness.Value != 0.9 || r.Sample.Contexts[0].ID != "c" {
+		t.Errorf("round trip: %+v, %v", r, err)
+	}
+}
+
+func TestSimulatedJudge(t *testing.T) {
+	if _, err := NewSimulatedJudge(SimulatedConfig{ErrorRate: 1.5}); err == nil {
+		t.Error("error rate 1.5 accepted")
+	}
+	j, err := NewSimulatedJudge(SimulatedConfig{ErrorRate: 0.1, Latency: 100 * time.Millisecond, InputTokens: 7, OutputTokens: 2, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := j.Describe(); !strings.Contains(info.Name, "simulated") {
+		t.Errorf("name %q does not say simulated", info.Name)
+	}
+	yes, no := true, false
+	exp := &Expected{Generation: &GenerationLabels{Groundedness: &yes, Contradiction: &no},
+		Retrieval: &RetrievalLabels{ChunkRelevance: map[string]bool{"c1": true}}}
+	wrong, n := 0, 4000
+	for i := range n {
+		s := guard.Sample{ID: fmt.Sprint("s", i), Question: "q", Answer: "a", Contexts: []guard.Context{{ID: "c1", Text: "x"}, {ID: "c2", Text: "y"}}}
+		req := guard.Request{Sample: &s, Decisions: []guard.Decision{guard.ChunkRelevance, guard.Groundedness, guard.Contradiction, guard.AnswerRelevance}}
+		ctx := ContextWithLabels(context.Background(), exp)
+		out, err := j.Judge(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := j.Judge(ctx, req)
+		if fmt.Sprint(out) != fmt.Sprint(again) {
+			t.Fatal("not deterministic")
+		}
+		if len(out) != 5 {
+			t.Fatalf("%d estimates; want 5 (c1, c2 abstained, groundedness, contradiction, answer_relevance abstained)", len(out))
+		}
+		for _, e := range out {
+			switch {
+			case e.Decision == guard.AnswerRelevance || e.ContextID == "c2":
+				if !e.Abstained {
+					t.Fatalf("unlabeled %v %s not abstained", e.Decision, e.ContextID)
+				}
+			case e.Decision == guard.Groundedness:
+				if e.P < 0.5 {
+					wrong++
+				}
+				if e.Usage.InputTokens != 7 || e.Usage.OutputTokens != 2 || e.Usage.Calls != 1 || e.Latency < 80*time.Millisecond || e.Latency > 120*time.Millisecond {
+					t.Fatalf("usage %+v latency %v", e.Usage, e.Latency)
+				}
+			case e.Decision == guard.Contradiction:
+				if (e.P >= 0.5) != (e.P >= 0.8) || e.P > 0.99 || e.P < 0.01 {
+					t.Fatalf("P %v outside the simulated bands", e.P)
+				}
+			}
+		}
+	}
+	// 4000 draws at 0.1: the share of wrong estimates is 0.1 ± 0.015 (3 sd ≈ 0.014).
+	if rate := float64(wrong) / float64(n); math.Abs(rate-0.1) > 0.015 {
+		t.Errorf("wrong rate %.3f; want about 0.1", rate)
+	}
+	// Without labels in the context everything abstains.
+	s := guard.Sample{ID: "x", Contexts: []guard.Context{{ID: "c1"}}}
+	out, _ := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: []guard.Decision{guard.Groundedness}})
+	if len(out) != 1 || !out[0].Abstained {
+		t.Errorf("unlabeled: %+v", out)
+	}
+}
+
+func TestJudgeEscalatorFilters(t *testing.T) {
+	j := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		var out []guard.Estimate
+		for _, c := range req.Sample.Contexts {
+			out = append(out, guard.Estimate{Decision: guard.ChunkRelevance, ContextID: c.ID, P: 0.9})
+		}
+		return append(out, guard.Estimate{Decision: guard.Groundedness, P: 0.8}, guard.Estimate{Decision: guard.Correctness, P: 0.1}), nil
+	})
+	s := guard.Sample{Contexts: []guard.Context{{ID: "a"}, {ID: "b"}, {ID: "c"}}}
+	out, err := NewJudgeEscalator(j).Escalate(context.Background(), guard.Escalation{
+		Request:    guard.Request{Sample: &s, Decisions: []guard.Decision{guard.ChunkRelevance, guard.Groundedness}},
+		ContextIDs: []string{"b"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range out {
+		got = append(got, e.Decision.String()+e.ContextID)
+	}
+	if strings.Join(got, ",") != "chunk_relevanceb,groundedness" {
+		t.Errorf("escalated estimates %v; want chunk b and groundedness only", got)
+	}
+}
+
+// orderGuard diagnoses each row after a random delay and escalates the rows
+// whose ID ends in an even digit.
+type orderGuard struct{ calls atomic.Int64 }
+
+func (g *orderGuard) Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error) {
+	g.calls.Add(1)
+	time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+	r := guard.Result{Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Confidence: 0.9, DecisionID: "set", DecisionVariant: guard.WithoutReference}
+	if strings.ContainsAny(s.ID[len(s.ID)-1:], "02468") {
+		r.Fallback = &guard.FallbackInfo{Judge: "fb"}
+		r.Route = guard.Fallback
+	}
+	return r, ctx.Err()
+}
+
+func TestRunOrderAndSelectionHash(t *testing.T) {
+	var b strings.Builder
+	h := sha256.New()
+	for i := range 300 {
+		fmt.Fprintf(&b, goodRow+"\n", i)
+		if i%2 == 0 {
+			fmt.Fprintf(h, "r%d\n", i)
+		}
+	}
+	path := writeFile(t, "d.jsonl", b.String())
+	src := NewDatasetSource(path)
+	rep, err := Run(context.Background(), src, Config{Mode: ModeCascade, Guard: &orderGuard{}, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Reproduce.SelectionHash, hex.EncodeToString(h.Sum(nil)); got != want {
+		t.Errorf("selection hash %s; want %s (rows collected out of order?)", got, want)
+	}
+	if rep.Cascade.Escalated != 150 || rep.Input.RowsEvaluated != 300 || rep.Diagnosis.Correct != 300 {
+		t.Errorf("escalated %d, evaluated %d, correct %d", rep.Cascade.Escalated, rep.Input.RowsEvaluated, rep.Diagnosis.Correct)
+	}
+}
+
+// cancelGuard cancels the run when it sees row "r40".
+type cancelGuard struct {
+	cancel context.CancelFunc
+	orderGuard
+}
+
+func (g *cancelGuard) Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error) {
+	if s.ID == "r40" {
+		g.cancel()
+	}
+	return g.orderGuard.Evaluate(ctx, s)
+}
+
+func TestRunCancelled(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, goodRow+"\n", i)
+	}
+	path := writeFile(t, "d.jsonl", b.String())
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &cancelGuard{cancel: cancel}
+	rep, err := Run(ctx, NewDatasetSource(path), Config{Mode: ModePrimary, Guard: g, Workers: 4})
+	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
+		t.Fatalf("err %v, report %v; want a partial report and context.Canceled", err, rep != nil)
+	}
+	in := rep.Input
+	if in.RowsEvaluated > 40 || in.RowsRead != in.RowsEvaluated+in.RowsFailed+in.RowsNotEvaluated || in.RowsRead >= 2000 {
+		t.Errorf("rows read %d = evaluated %d + failed %d + not evaluated %d?", in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated)
+	}
+	if g.calls.Load() > 100 {
+		t.Errorf("%d rows judged after cancelling at row 40: reading did not stop", g.calls.Load())
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	// Hand computation: sorted 1..5, p50 at rank 2 → 3; p95 at rank 3.8 → 4.8.
+	p := percentiles([]float64{5, 1, 4, 2, 3})
+	if p.P50 != 3 || math.Abs(p.P95-4.8) > 1e-12 || p.Mean != 3 || p.Max != 5 || p.N != 5 {
+		t.Errorf("percentiles = %+v", p)
+	}
+	if (percentiles(nil) != Percentiles{}) {
+		t.Error("empty percentiles not zero")
+	}
+}
+
+func TestCostNeverMadeUp(t *testing.T) {
+	pr := &Pricing{Version: "v", Currency: "USD", Models: map[string]Price{"m": {Input: 1, Output: 2}}}
+	u := UsageReport{Primary: LegUsage{Rows: 3, Model: "local"}, Fallback: LegUsage{Rows: 2, Model: "m", InputTokens: 1e6, OutputTokens: 5e5}}
+	c := priceUsage(pr, &u, 5)
+	if c.Primary.Amount != nil || c.Primary.Status != "unavailable" || !strings.Contains(c.Primary.Reason, `"local"`) {
+		t.Errorf("unpriced leg: %+v", c.Primary)
+	}
+	if c.Fallback.Amount == nil || *c.Fallback.Amount != 2 {
+		t.Errorf("fallback cost %+v; want 2 (1M×1 + 0.5M×2 per 1M)", c.Fallback)
+	}
+	if c.Total.Amount != nil || c.Total.Status != "unavailable" || c.PerThousandRows != nil {
+		t.Errorf("total %+v; want unavailable", c.Total)
+	}
+	if c := priceUsage(nil, &u, 5); c.Fallback.Amount != nil {
+		t.Error("cost without a snapshot")
+	}
+	if _, err := LoadPricing(writeFile(t, "p.json", `{"version":"v","currency":"USD","unit":"per 1K tokens","models":{}}`)); err == nil {
+		t.Error("wrong unit accepted")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	auc := 0.9
+	base := &Report{Mode: ModePrimary, Diagnosis: DiagnosisReport{Attempted: 10, Accuracy: 0.8},
+		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: 0.9, AUROC: &auc, ECE: 0.05}}}}
+	cur := *base
+	cur.Diagnosis.Accuracy = 0.79
+	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: 0.9, AUROC: &auc, ECE: 0.1}}}
+	regs, _ := Compare(base, &cur, 0.02)
+	if len(regs) != 1 || regs[0].Metric != "decisions.groundedness.ece" || regs[0].HigherIsBetter {
+		t.Errorf("regressions %v; want only the ECE rise", regs)
+	}
+	cur.Mode = ModeCascade
+	if _, notes := Compare(base, &cur, 0.02); len(notes) == 0 || !strings.Contains(notes[0], "modes differ") {
+		t.Errorf("notes %v", notes)
+	}
+}

@@ -1,0 +1,436 @@
+package evalkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// ReportSchema names the JSON form of Report. It changes when a field changes
+// meaning; new fields keep it. docs/report-schema.md documents every field.
+const ReportSchema = "ragtriage.report/1"
+
+// Report is the outcome of a replay: how well each decision and the
+// diagnosis are judged, at which thresholds how much traffic is decided
+// automatically with what error, and what the judging cost. Its JSON form is
+// stable (see ReportSchema). Rates whose denominator is 0 are 0; a metric
+// that is undefined for the data (AUROC with one class) is null.
+type Report struct {
+	Schema string `json:"schema"`
+	// Mode is primary, fallback, cascade or recorded.
+	Mode Mode `json:"mode"`
+	// Partial is set when the run was interrupted; the figures cover the
+	// rows evaluated before the interruption (PartialReason says which).
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partialReason,omitempty"`
+	// Simulation describes the simulated fallback judge, when one was used.
+	// Every figure of the fallback leg then comes from a simulation.
+	Simulation *SimulationInfo `json:"simulation,omitempty"`
+
+	Input     InputReport     `json:"input"`
+	Diagnosis DiagnosisReport `json:"diagnosis"`
+	Decisions DecisionsReport `json:"decisions"`
+	Cascade   *CascadeReport  `json:"cascade,omitempty"`
+	Latency   LatencyReport   `json:"latency"`
+	Usage     UsageReport     `json:"usage"`
+	Cost      CostReport      `json:"cost"`
+	Reproduce Reproducibility `json:"reproducibility"`
+	Settings  ReportSettings  `json:"settings"`
+}
+
+// SimulationInfo describes a simulated fallback judge in a report.
+type SimulationInfo struct {
+	Judge        string  `json:"judge"`
+	Version      string  `json:"version"`
+	ErrorRate    float64 `json:"errorRate"`
+	LatencyMs    float64 `json:"latencyMs"`
+	Slept        bool    `json:"slept"`
+	InputTokens  int     `json:"inputTokensPerCall"`
+	OutputTokens int     `json:"outputTokensPerCall"`
+	Seed         uint64  `json:"seed"`
+	// PricedAs is the model whose price the simulated tokens are costed at.
+	PricedAs string `json:"pricedAs,omitempty"`
+	// Unlabeled says who answers decisions without a label ("abstain" or a
+	// judge name).
+	Unlabeled string `json:"unlabeled"`
+	Note      string `json:"note"`
+}
+
+// ReportSettings records the fixed grids and constants of the report.
+type ReportSettings struct {
+	Bins           int       `json:"reliabilityBins"`
+	Confidence     float64   `json:"boundConfidence"`
+	OneSided       []float64 `json:"oneSidedThresholds"`
+	SweepFail      []float64 `json:"sweepFail"`
+	SweepPass      []float64 `json:"sweepPass"`
+	CurvePoints    int       `json:"curvePoints"`
+	DecisionCutoff float64   `json:"accuracyCutoff"`
+}
+
+// InputReport accounts for every row: RowsRead = RowsEvaluated + RowsFailed
+// + RowsNotEvaluated.
+type InputReport struct {
+	Files []InputFile `json:"files"`
+	// RowsRead counts the non-blank lines read from the replayed files.
+	RowsRead int `json:"rowsRead"`
+	// RowsEvaluated have a result (judged, or recorded).
+	RowsEvaluated int `json:"rowsEvaluated"`
+	// RowsFailed could not be evaluated: see FailuresByKind and Failures.
+	RowsFailed int `json:"rowsFailed"`
+	// RowsNotEvaluated were read but not evaluated because the run was
+	// interrupted.
+	RowsNotEvaluated int `json:"rowsNotEvaluated"`
+	// RowsLabeled have at least one label; RowsWithJudgeErrors have a result
+	// in which a judge failed (those decisions are uncertain).
+	RowsLabeled         int `json:"rowsLabeled"`
+	RowsWithJudgeErrors int `json:"rowsWithJudgeErrors"`
+	// RecordsUnlabeled counts records whose id had no labels; LabelsUnused
+	// the labeled ids no record matched (record input only).
+	RecordsUnlabeled int `json:"recordsUnlabeled,omitempty"`
+	LabelsUnused     int `json:"labelsUnused,omitempty"`
+	// FailuresByKind counts failed rows (and unusable label lines) by kind.
+	FailuresByKind map[string]int `json:"failuresByKind"`
+	// Failures lists the first MaxListedFailures failures; FailuresListed
+	// says how many of FailuresTotal that is.
+	Failures       []Failure `json:"failures"`
+	FailuresTotal  int       `json:"failuresTotal"`
+	FailuresListed int       `json:"failuresListed"`
+	// PerFile breaks the diagnosis accuracy down by input file.
+	PerFile []FileQuality `json:"perFile"`
+}
+
+// MaxListedFailures bounds the failures a report lists one by one.
+const MaxListedFailures = 100
+
+// Failure kinds.
+const (
+	FailBadLine  = "bad_line"       // the line is not a valid row or record
+	FailSample   = "invalid_sample" // the guard rejected the sample (size limits, NUL bytes, …)
+	FailNoSample = "no_sample"      // a record without captured content cannot be judged again
+	FailLabels   = "bad_labels"     // a label line could not be used
+	FailEval     = "evaluate"       // evaluation failed without a result
+)
+
+// Failure is one row that could not be evaluated, or one unusable label line.
+type Failure struct {
+	Pos    Position `json:"position"`
+	ID     string   `json:"id,omitempty"`
+	Kind   string   `json:"kind"`
+	Reason string   `json:"reason"`
+}
+
+// FileQuality is the diagnosis quality on the rows of one input file.
+type FileQuality struct {
+	File     string  `json:"file"`
+	Rows     int     `json:"rows"`
+	Labeled  int     `json:"diagnosisLabeled"`
+	Correct  int     `json:"correct"`
+	Accuracy float64 `json:"accuracy"`
+}
+
+// DiagnosisReport scores the diagnosis as a multi-class decision on the rows
+// with a diagnosis label.
+type DiagnosisReport struct {
+	// Attempted counts the rows with a diagnosis label that were evaluated
+	// or failed; Successful those evaluated with no judge failure; Failures
+	// = Attempted − Successful; Correct the successful rows whose diagnosis
+	// equals the label.
+	Attempted  int `json:"attempted"`
+	Successful int `json:"successful"`
+	Failures   int `json:"failures"`
+	Correct    int `json:"correct"`
+	// Accuracy = correct/evaluated over every evaluated labeled row (a row
+	// whose judge failed counts with the result it got).
+	Accuracy float64 `json:"accuracy"`
+	// SuccessfulAccuracy = Correct/Successful; OverallAccuracy =
+	// Correct/Attempted (a failure counts as wrong); SuccessRate =
+	// Successful/Attempted.
+	SuccessfulAccuracy float64 `json:"successfulAccuracy"`
+	OverallAccuracy    float64 `json:"overallAccuracy"`
+	SuccessRate        float64 `json:"successRate"`
+	// InvalidLabels counts rows whose diagnosis label is not a known code.
+	InvalidLabels int `json:"invalidLabels"`
+	// Labels are the classes, in guard.Diagnoses order; Confusion[t][p]
+	// counts rows labeled Labels[t] and diagnosed Labels[p].
+	Labels    []string         `json:"labels"`
+	PerLabel  []LabelScore     `json:"perLabel"`
+	Confusion [][]int          `json:"confusion"`
+	Predicted map[string]int   `json:"predicted"`
+	Routes    map[string]int   `json:"routes"`
+	Actions   map[string]int   `json:"actions"`
+	Selective SelectiveQuality `json:"selective"`
+}
+
+// LabelScore is the one-vs-rest quality of one diagnosis code.
+type LabelScore struct {
+	Label string `json:"label"`
+	calibrate.ClassScore
+}
+
+// SelectiveQuality answers the deployment question for the diagnosis: rows
+// are ranked auto-routed first, then by diagnosis confidence; a row is an
+// error when its diagnosis differs from the label (JUDGE_UNCERTAIN is an
+// error unless so labeled).
+type SelectiveQuality struct {
+	N int `json:"n"`
+	// Thresholds: the rows routed auto with confidence ≥ threshold are
+	// decided automatically.
+	Thresholds []ThresholdRow `json:"thresholds"`
+	// Curve is the risk–coverage curve (thinned to at most curvePoints
+	// points); AURC is computed on the full curve.
+	Curve []calibrate.RiskPoint `json:"riskCoverage"`
+	AURC  float64               `json:"aurc"`
+}
+
+// ThresholdRow is one row of a one-sided threshold table: Accepted rows are
+// decided automatically (Coverage = Accepted/N), Errors of them wrongly
+// (ErrorRate = Errors/Accepted, the risk), UpperBound is the Clopper–Pearson
+// upper bound on that error rate at the report's confidence, and Review =
+// 1 − Coverage is the share left to the fallback or a human.
+type ThresholdRow struct {
+	Threshold  float64 `json:"threshold"`
+	Accepted   int     `json:"accepted"`
+	Errors     int     `json:"errors"`
+	Coverage   float64 `json:"coverage"`
+	ErrorRate  float64 `json:"errorRate"`
+	UpperBound float64 `json:"errorUpperBound"`
+	Review     float64 `json:"review"`
+}
+
+// DecisionsReport holds the per-decision quality, retrieval and generation
+// apart.
+type DecisionsReport struct {
+	Retrieval  []DecisionReport `json:"retrieval"`
+	Generation []DecisionReport `json:"generation"`
+}
+
+// All returns the retrieval then the generation decisions.
+func (d *DecisionsReport) All() []DecisionReport {
+	return append(append([]DecisionReport(nil), d.Retrieval...), d.Generation...)
+}
+
+// DecisionReport is the quality of one decision on the rows labeled for it
+// (chunk relevance: one item per labeled context).
+type DecisionReport struct {
+	Decision string `json:"decision"`
+	Stage    string `json:"stage"`
+	// Labeled counts the labels; N the labeled items with a known
+	// probability (the others were abstained or failed: Abstained). Every
+	// metric below is over the N items.
+	Labeled   int `json:"labeled"`
+	N         int `json:"n"`
+	Abstained int `json:"abstained"`
+	Positives int `json:"positives"`
+	// Accuracy: the share of items where (P ≥ 0.5) equals the label.
+	Accuracy float64 `json:"accuracy"`
+	// AUROC is null with a single class (AUROCNote says so).
+	AUROC       *float64              `json:"auroc"`
+	AUROCNote   string                `json:"aurocNote,omitempty"`
+	Brier       float64               `json:"brier"`
+	ECE         float64               `json:"ece"`
+	Reliability []ReliabilityBin      `json:"reliability"`
+	Policy      PolicyOutcome         `json:"policy"`
+	OneSided    []ThresholdRow        `json:"oneSided"`
+	Sweep       []SweepRow            `json:"sweep"`
+	Curve       []calibrate.RiskPoint `json:"riskCoverage"`
+	AURC        float64               `json:"aurc"`
+}
+
+// ReliabilityBin is one bucket of a reliability table: [Lower, Upper), the
+// last one including 1.
+type ReliabilityBin struct {
+	Lower   float64 `json:"lower"`
+	Upper   float64 `json:"upper"`
+	Count   int     `json:"count"`
+	MeanP   float64 `json:"meanP"`
+	FracPos float64 `json:"fracPositive"`
+}
+
+// PolicyOutcome is what the policy the results were judged with did on the
+// labeled items: the verdicts as they are in the results.
+type PolicyOutcome struct {
+	Fail      float64     `json:"fail"`
+	Pass      float64     `json:"pass"`
+	AutoPass  RegionStats `json:"autoPass"`
+	AutoFail  RegionStats `json:"autoFail"`
+	Escalated int         `json:"escalated"`
+	// Coverage is (AutoPass.Count + AutoFail.Count)/N.
+	Coverage float64 `json:"coverage"`
+}
+
+// RegionStats is one automatically decided region: Errors of Count items
+// are wrong (label false in auto-pass, true in auto-fail).
+type RegionStats struct {
+	Count      int     `json:"count"`
+	Errors     int     `json:"errors"`
+	ErrorRate  float64 `json:"errorRate"`
+	UpperBound float64 `json:"errorUpperBound"`
+}
+
+// SweepRow is one (fail, pass) pair of the two-sided sweep: P ≥ pass
+// auto-passes, P ≤ fail auto-fails, the rest goes to the fallback.
+type SweepRow struct {
+	Fail              float64 `json:"fail"`
+	Pass              float64 `json:"pass"`
+	AutoPassCoverage  float64 `json:"autoPassCoverage"`
+	AutoFailCoverage  float64 `json:"autoFailCoverage"`
+	FallbackCoverage  float64 `json:"fallbackCoverage"`
+	AutoPassErrors    int     `json:"autoPassErrors"`
+	AutoFailErrors    int     `json:"autoFailErrors"`
+	AutoPassErrorRate float64 `json:"autoPassErrorRate"`
+	AutoFailErrorRate float64 `json:"autoFailErrorRate"`
+}
+
+// CascadeReport describes the cascade (cascade mode only).
+type CascadeReport struct {
+	Rows int `json:"rows"`
+	// ResolvedByPrimary counts the rows the primary judges decided alone;
+	// Escalated the rows sent to the fallback (FallbackRate = Escalated/Rows).
+	ResolvedByPrimary int     `json:"resolvedByPrimary"`
+	PrimaryResolved   float64 `json:"primaryResolvedRate"`
+	Escalated         int     `json:"escalated"`
+	FallbackRate      float64 `json:"fallbackRate"`
+	// PrimaryFailures counts rows where a primary judge failed.
+	PrimaryFailures    int     `json:"primaryFailures"`
+	PrimaryFailureRate float64 `json:"primaryFailureRate"`
+	// FallbackFailures counts escalations whose fallback call failed.
+	FallbackFailures int `json:"fallbackFailures"`
+	// SettledDecisions and UnsettledDecisions sum the fallback's outcome over
+	// the escalated decisions; StillUncertain counts escalated rows whose
+	// final diagnosis is JUDGE_UNCERTAIN.
+	SettledDecisions   int `json:"settledDecisions"`
+	UnsettledDecisions int `json:"unsettledDecisions"`
+	StillUncertain     int `json:"stillUncertain"`
+	// AcceptedRegion is the diagnosis error among labeled rows the primary
+	// decided alone; Escalated among the labeled escalated rows (after the
+	// fallback); EndToEnd over all labeled rows after the fallback.
+	AcceptedRegion RegionStats `json:"acceptedRegion"`
+	EscalatedRows  RegionStats `json:"escalatedRows"`
+	EndToEnd       RegionStats `json:"endToEnd"`
+	// EndToEndAccuracy = 1 − EndToEnd.ErrorRate.
+	EndToEndAccuracy float64 `json:"endToEndAccuracy"`
+}
+
+// LatencyReport gives latency percentiles per leg and combined, in
+// milliseconds. A leg's latency is the larger of its measured wall time and
+// the latency its judges reported (a simulation reports without waiting).
+type LatencyReport struct {
+	Primary  Percentiles `json:"primary"`
+	Fallback Percentiles `json:"fallback"`
+	Combined Percentiles `json:"combined"`
+	// Measured says which legs were timed on this machine (machine-dependent)
+	// rather than reported by a simulation or a record.
+	Measured []string `json:"measured"`
+}
+
+// Percentiles summarises latencies over the N rows where a leg ran.
+type Percentiles struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50Ms"`
+	P95  float64 `json:"p95Ms"`
+	Mean float64 `json:"meanMs"`
+	Max  float64 `json:"maxMs"`
+}
+
+// UsageReport sums token usage per leg.
+type UsageReport struct {
+	Primary  LegUsage `json:"primary"`
+	Fallback LegUsage `json:"fallback"`
+}
+
+// LegUsage is what one leg spent over the run. Retries is null unless a judge
+// reported retries.
+type LegUsage struct {
+	Judge        string `json:"judge,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Rows         int    `json:"rows"`
+	Calls        int    `json:"calls"`
+	InputTokens  int    `json:"inputTokens"`
+	OutputTokens int    `json:"outputTokens"`
+	Retries      *int   `json:"retries"`
+	Failures     int    `json:"failures"`
+}
+
+// CostReport prices the usage from a pricing snapshot. An amount is null and
+// its Status "unavailable" when no price applies; it is never a made-up 0.
+type CostReport struct {
+	PricingVersion string  `json:"pricingVersion,omitempty"`
+	Currency       string  `json:"currency,omitempty"`
+	Primary        LegCost `json:"primary"`
+	Fallback       LegCost `json:"fallback"`
+	Total          LegCost `json:"total"`
+	// PerThousandRows is Total per 1000 evaluated rows.
+	PerThousandRows *float64 `json:"perThousandRows"`
+}
+
+// LegCost is the cost of one leg, or why it is unavailable.
+type LegCost struct {
+	Status string   `json:"status"` // "priced" or "unavailable"
+	Amount *float64 `json:"amount"`
+	Reason string   `json:"reason,omitempty"`
+}
+
+// Reproducibility records what the report was computed with.
+type Reproducibility struct {
+	Timestamp         string            `json:"timestamp"`
+	Command           []string          `json:"command,omitempty"`
+	DecisionSets      []DecisionSetUse  `json:"decisionSets"`
+	Variant           string            `json:"variant"`
+	DiagnosisVersions []string          `json:"diagnosisVersions"`
+	Judges            map[string]string `json:"judges"`
+	PrimaryModel      string            `json:"primaryModel,omitempty"`
+	FallbackModel     string            `json:"fallbackModel,omitempty"`
+	Datasets          []InputFile       `json:"datasets"`
+	// SelectionHash is the SHA-256 of the escalated rows' ids in input order
+	// (one per line): two cascade runs escalated the same subset exactly when
+	// their hashes match. Empty outside cascade mode.
+	SelectionHash  string        `json:"fallbackSelectionHash,omitempty"`
+	PrimaryPolicy  *guard.Policy `json:"primaryPolicy,omitempty"`
+	FallbackPolicy *guard.Policy `json:"fallbackPolicy,omitempty"`
+	Degrade        string        `json:"degrade,omitempty"`
+	ProfileVersion string        `json:"profileVersion,omitempty"`
+	PricingVersion string        `json:"pricingVersion,omitempty"`
+	GoVersion      string        `json:"goVersion"`
+	Modules        []string      `json:"modules"`
+	Workers        int           `json:"workers"`
+	ElapsedSeconds float64       `json:"elapsedSeconds"`
+	// MetricsSeconds is the time spent keeping the per-row numbers and
+	// computing the report (a part of ElapsedSeconds).
+	MetricsSeconds float64 `json:"metricsSeconds"`
+}
+
+// DecisionSetUse counts the results judged with one decision definition set.
+type DecisionSetUse struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	Variant string `json:"variant"`
+	Rows    int    `json:"rows"`
+}
+
+// WriteJSON writes the report as indented JSON to path.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadReport reads a report written by WriteJSON.
+func ReadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("evalkit: report %s: %w", path, err)
+	}
+	if r.Schema != ReportSchema {
+		return nil, fmt.Errorf("evalkit: report %s: schema %q, want %q", path, r.Schema, ReportSchema)
+	}
+	return &r, nil
+}

@@ -1,0 +1,298 @@
+package evalkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// An Evaluator judges one sample; *guard.Guard is one.
+type Evaluator interface {
+	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
+}
+
+// Config configures a replay (Run).
+type Config struct {
+	// Mode is how rows are judged. ModeRecorded scores records from the
+	// results they carry and needs no Guard.
+	Mode Mode
+	// Guard judges the rows (see NewModeGuard, which attributes latency and
+	// usage to legs; any other Evaluator is attributed from its results).
+	Guard Evaluator
+	// Workers bounds the rows judged at once; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+
+	// PrimaryJudge/FallbackJudge name the judges of each leg, and
+	// PrimaryModel/FallbackModel the model IDs their usage is priced at
+	// (see Pricing).
+	PrimaryJudge, FallbackJudge string
+	PrimaryModel, FallbackModel string
+	// PrimaryPolicy and FallbackPolicy are recorded in the report; the
+	// policy of the mode (fallback's in fallback mode, primary's otherwise)
+	// is the one whose thresholds are shown per decision.
+	PrimaryPolicy, FallbackPolicy *guard.Policy
+	Degrade                       guard.Degrade
+	ProfileVersion                string
+	// Pricing prices token usage; nil makes every cost unavailable.
+	Pricing *Pricing
+	// Simulation describes the simulated fallback judge, when it is one.
+	Simulation *SimulationInfo
+	// Command is the command line, recorded for reproduction.
+	Command []string
+
+	// Bins is the number of reliability buckets (0 means 10); Confidence
+	// the level of the Clopper–Pearson bounds (0 means 0.95).
+	Bins       int
+	Confidence float64
+
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Progress, when set, is called on the collecting goroutine after each
+	// row, with the rows done so far.
+	Progress func(rows int)
+}
+
+// Run replays every item of src through cfg.Guard (or scores recorded
+// results in ModeRecorded) and returns the report.
+//
+// Rows are judged by up to cfg.Workers goroutines and collected in input
+// order, with at most 4 rows per worker in flight, so memory stays bounded by
+// the rows in flight plus the per-row numbers the metrics keep (a few dozen
+// bytes per labeled decision). Bad lines, rejected samples and records that
+// cannot be judged are counted and listed; the run goes on.
+//
+// When ctx is cancelled Run stops reading, lets the rows in flight finish,
+// and returns a report marked Partial covering the rows collected before the
+// first row the cancellation reached, together with ctx's error. An input
+// that cannot be read any further ends the run the same way with that error.
+// Any other error (a bad configuration) comes with a nil report.
+//
+// The goroutines Run starts end before it returns.
+func Run(ctx context.Context, src Source, cfg Config) (*Report, error) {
+	if cfg.Mode == "" {
+		return nil, errors.New("evalkit: Run: no mode")
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	if cfg.Mode != ModeRecorded && cfg.Guard == nil {
+		return nil, fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Bins <= 0 {
+		cfg.Bins = 10
+	}
+	if cfg.Confidence == 0 {
+		cfg.Confidence = 0.95
+	}
+	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
+		return nil, fmt.Errorf("evalkit: Run: confidence %v not in (0, 1)", cfg.Confidence)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	start := cfg.Now()
+	acc := newAccumulator(&cfg)
+
+	type job struct {
+		seq  int
+		item Item
+	}
+	jobs := make(chan job)
+	results := make(chan outcome, cfg.Workers)
+	window := make(chan struct{}, 4*cfg.Workers)
+
+	var wg sync.WaitGroup
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				o := evaluate(ctx, &cfg, j.item)
+				o.seq = j.seq
+				results <- o
+			}
+		}()
+	}
+	// The reader: feeds jobs until the input ends, fails, or ctx is done.
+	var (
+		readErr error
+		dropped int // read but never handed to a worker
+	)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		defer close(jobs)
+		for seq := 0; ; seq++ {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			it, err := src.Next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				return
+			}
+			select {
+			case jobs <- job{seq, it}:
+			case <-ctx.Done():
+				dropped++
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// Collect in input order.
+	pending := map[int]outcome{}
+	next := 0
+	var metricsTime time.Duration // spent keeping and computing metrics
+	stopped := false
+	for o := range results {
+		pending[o.seq] = o
+		for {
+			o, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-window
+			if o.cancelled {
+				stopped = true
+			}
+			if stopped {
+				acc.notEvaluated++
+			} else {
+				t0 := time.Now()
+				acc.add(&o)
+				metricsTime += time.Since(t0)
+			}
+			if cfg.Progress != nil {
+				cfg.Progress(next)
+			}
+		}
+	}
+	<-readDone
+	acc.notEvaluated += dropped
+	elapsed := cfg.Now().Sub(start)
+	t0 := time.Now()
+	rep := acc.report(src, elapsed)
+	metricsTime += time.Since(t0)
+	rep.Reproduce.MetricsSeconds = metricsTime.Seconds()
+	switch {
+	case readErr != nil:
+		rep.Partial = true
+		rep.PartialReason = "input could not be read to the end: " + readErr.Error()
+		return rep, readErr
+	case ctx.Err() != nil:
+		rep.Partial = true
+		rep.PartialReason = fmt.Sprintf("interrupted (%v) after %d rows; %d read rows were not evaluated", ctx.Err(), rep.Input.RowsEvaluated+rep.Input.RowsFailed, rep.Input.RowsNotEvaluated)
+		return rep, ctx.Err()
+	}
+	return rep, nil
+}
+
+// outcome is one row's evaluation, as the collector receives it.
+type outcome struct {
+	seq       int
+	item      Item
+	res       guard.Result
+	hasResult bool
+	err       error // evaluation failed without a result
+	kind      string
+	legs      [numLegs]legSample
+	totalMs   float64
+	measured  bool // the legs were timed here (not taken from a record)
+	cancelled bool
+}
+
+// evaluate judges one item.
+func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
+	o := outcome{item: it}
+	if ctx.Err() != nil {
+		o.cancelled = true
+		return o
+	}
+	switch {
+	case it.Err != nil:
+		o.err, o.kind = it.Err, FailBadLine
+		return o
+	case cfg.Mode == ModeRecorded:
+		if it.Record == nil {
+			o.err, o.kind = errors.New("recorded mode needs record input"), FailEval
+			return o
+		}
+		o.res, o.hasResult = it.Record.Result, true
+		o.legs[LegPrimary], o.legs[LegFallback] = recordedLegs(it.Record)
+		o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+		return o
+	case it.Sample == nil:
+		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), FailNoSample
+		return o
+	}
+	meter := &legMeter{}
+	rctx := context.WithValue(ctx, meterKey{}, meter)
+	if it.Expected != nil {
+		rctx = ContextWithLabels(rctx, it.Expected)
+	}
+	t0 := time.Now()
+	res, err := cfg.Guard.Evaluate(rctx, *it.Sample)
+	wall := float64(time.Since(t0)) / float64(time.Millisecond)
+	if ctx.Err() != nil {
+		o.cancelled = true
+		return o
+	}
+	if errors.Is(err, guard.ErrInvalidSample) {
+		o.err, o.kind = err, FailSample
+		return o
+	}
+	o.res, o.hasResult, o.measured = res, true, true
+	meter.mu.Lock()
+	o.legs = meter.legs
+	meter.mu.Unlock()
+	if !o.legs[LegPrimary].ran && !o.legs[LegFallback].ran {
+		// Not a metered guard: attribute from the result.
+		leg := LegPrimary
+		if cfg.Mode == ModeFallback {
+			leg = LegFallback
+		}
+		o.legs[leg] = legSample{ran: true, latencyMs: wall, wallMs: wall, usage: res.Usage, failed: len(res.Errors) > 0}
+		if fb := res.Fallback; fb != nil && leg == LegPrimary {
+			o.legs[LegFallback] = legSample{ran: true, latencyMs: fb.LatencyMs, wallMs: fb.LatencyMs}
+			o.legs[LegPrimary].latencyMs = max(0, wall-fb.LatencyMs)
+		}
+		o.totalMs = wall
+		return o
+	}
+	// Guard overhead goes to the leg that ran first.
+	var legWall float64
+	for _, l := range o.legs {
+		legWall += l.wallMs
+	}
+	overhead := max(0, wall-legWall)
+	first := LegPrimary
+	if !o.legs[LegPrimary].ran {
+		first = LegFallback
+	}
+	o.legs[first].latencyMs += overhead
+	o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+	return o
+}

@@ -1,0 +1,273 @@
+package evalkit
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Position names a line of an input file (1-based line numbers, counting
+// blank lines).
+type Position struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (p Position) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
+
+// Item is one unit of replay input: a dataset row, or a recorded request
+// joined with its labels. Exactly one of the following holds:
+//
+//   - Err != nil: the line is bad; Pos says where and Err why (ID when it
+//     could be read). The item is counted as a failed row.
+//   - Sample != nil: a sample to judge, with its labels when known.
+//   - Record != nil and Sample == nil: a record without captured content; it
+//     can be scored from its recorded result but not judged again.
+//
+// Record is set for every item that came from a record file.
+type Item struct {
+	Pos      Position
+	ID       string
+	Sample   *guard.Sample
+	Expected *Expected
+	Record   *Record
+	Err      error
+}
+
+// A Source produces replay items one at a time, in input order. Next returns
+// io.EOF after the last item; any other error means the input cannot be read
+// any further (a bad line is not such an error: it is an Item with Err set).
+// Inputs describes the files read so far; it is complete once Next has
+// returned io.EOF. Close releases the files. A Source is used by one
+// goroutine at a time.
+//
+// DatasetSource reads dataset files and RecordSource reads record files
+// joined with labels; other inputs (OpenTelemetry traces, …) plug in by
+// implementing Source.
+type Source interface {
+	Next() (Item, error)
+	Inputs() []InputFile
+	Close() error
+}
+
+// InputFile describes one file a report was computed from.
+type InputFile struct {
+	// Name is the file's base name (the report does not depend on where the
+	// file was read from).
+	Name string `json:"file"`
+	// Kind is "dataset", "records" or "labels".
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+	// Lines counts the non-blank lines, Bad the lines that could not be read
+	// as an item of that kind.
+	Lines int `json:"lines"`
+	Bad   int `json:"bad"`
+	// Bytes is the file size.
+	Bytes int64 `json:"bytes"`
+}
+
+// lineFile reads the non-blank lines of one file, hashing every byte it
+// reads, and reports lines longer than MaxLineBytes as bad without keeping
+// them in memory.
+type lineFile struct {
+	f     *os.File
+	r     *bufio.Reader
+	h     hash.Hash
+	info  InputFile
+	line  int
+	buf   []byte
+	read  int64 // bytes consumed so far
+	first bool
+}
+
+func openLines(path, kind string) (*lineFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	lf := &lineFile{f: f, h: sha256.New(), first: true,
+		info: InputFile{Name: filepath.Base(path), Kind: kind, Bytes: st.Size()}}
+	lf.r = bufio.NewReaderSize(io.TeeReader(f, lf.h), 64<<10)
+	return lf, nil
+}
+
+var errLongLine = fmt.Errorf("line is over the limit of %d bytes", MaxLineBytes)
+
+// next returns the next non-blank line (without its line feed, valid until
+// the following call) and its number, errLongLine for an over-long line (with
+// its number), or io.EOF. The trailing partial line is returned like any
+// other.
+func (lf *lineFile) next() ([]byte, int, error) {
+	for {
+		lf.buf = lf.buf[:0]
+		long := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = lf.r.ReadSlice('\n')
+			lf.read += int64(len(chunk))
+			if !long {
+				if len(lf.buf)+len(chunk) > MaxLineBytes+1 {
+					long, lf.buf = true, lf.buf[:0]
+				} else {
+					lf.buf = append(lf.buf, chunk...)
+				}
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			break
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, fmt.Errorf("%s: reading line %d: %w", lf.info.Name, lf.line+1, err)
+		}
+		if err == io.EOF && len(lf.buf) == 0 && !long {
+			return nil, 0, io.EOF
+		}
+		lf.line++
+		if long {
+			lf.info.Lines++
+			return nil, lf.line, errLongLine
+		}
+		line := bytes.TrimSuffix(lf.buf, []byte("\n"))
+		if lf.first {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			lf.first = false
+		}
+		if isBlankLine(line) {
+			if err == io.EOF {
+				return nil, 0, io.EOF
+			}
+			continue
+		}
+		lf.info.Lines++
+		return line, lf.line, nil
+	}
+}
+
+// done completes the file's description once it has been read to the end.
+func (lf *lineFile) done() InputFile {
+	lf.info.SHA256 = hex.EncodeToString(lf.h.Sum(nil))
+	return lf.info
+}
+
+func isBlankLine(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// DatasetSource reads dataset files (JSON Lines in the dataset shape, see
+// ParseRow) one after the other. Each non-blank line becomes one Item: a
+// sample with its labels, or a bad line with its position and reason.
+type DatasetSource struct {
+	paths  []string
+	cur    *lineFile
+	next   int
+	inputs []InputFile
+	// BytesRead, when set, is called with the number of bytes read so far
+	// across all files (for a progress display).
+	BytesRead func(n int64)
+	base      int64
+}
+
+// NewDatasetSource returns a source over the dataset files at paths, read in
+// order. Files are opened lazily; a file that cannot be opened is an error of
+// Next.
+func NewDatasetSource(paths ...string) *DatasetSource {
+	return &DatasetSource{paths: paths}
+}
+
+// TotalBytes returns the total size of the files (0 for a file that cannot be
+// stat'ed).
+func TotalBytes(paths ...string) int64 {
+	var n int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// Next implements Source.
+func (s *DatasetSource) Next() (Item, error) {
+	for {
+		if s.cur == nil {
+			if s.next >= len(s.paths) {
+				return Item{}, io.EOF
+			}
+			lf, err := openLines(s.paths[s.next], "dataset")
+			if err != nil {
+				return Item{}, fmt.Errorf("evalkit: dataset: %w", err)
+			}
+			s.cur = lf
+			s.next++
+		}
+		line, n, err := s.cur.next()
+		if s.BytesRead != nil {
+			s.BytesRead(s.base + s.cur.read)
+		}
+		if err == io.EOF {
+			s.inputs = append(s.inputs, s.cur.done())
+			s.base += s.cur.read
+			s.cur.f.Close()
+			s.cur = nil
+			continue
+		}
+		pos := Position{File: s.cur.info.Name, Line: n}
+		if errors.Is(err, errLongLine) {
+			s.cur.info.Bad++
+			return Item{Pos: pos, Err: &RowError{Reason: err.Error()}}, nil
+		}
+		if err != nil {
+			return Item{}, fmt.Errorf("evalkit: dataset: %w", err)
+		}
+		row, err := ParseRow(line)
+		if err != nil {
+			s.cur.info.Bad++
+			var re *RowError
+			id := ""
+			if errors.As(err, &re) {
+				id = re.ID
+			}
+			return Item{Pos: pos, ID: id, Err: err}, nil
+		}
+		sample := row.Sample
+		return Item{Pos: pos, ID: sample.ID, Sample: &sample, Expected: row.Expected}, nil
+	}
+}
+
+// Inputs implements Source.
+func (s *DatasetSource) Inputs() []InputFile { return s.inputs }
+
+// Close implements Source.
+func (s *DatasetSource) Close() error {
+	if s.cur != nil {
+		err := s.cur.f.Close()
+		s.cur = nil
+		return err
+	}
+	return nil
+}
