@@ -83,14 +83,21 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 	}
 	// Answer relevance negatives.
 	squad := by["squad_v2"]
+	// Passages in first-seen order, so that the examples (and the fitted
+	// weights) are the same on every run.
 	byPassage := map[string][]int{}
+	var passages []string
 	for i, r := range squad.rows {
 		if v, ok := r.Expected.Label(guard.AnswerRelevance); ok && v {
 			k := r.Sample.Contexts[0].Text
+			if _, seen := byPassage[k]; !seen {
+				passages = append(passages, k)
+			}
 			byPassage[k] = append(byPassage[k], i)
 		}
 	}
-	for _, idx := range byPassage {
+	for _, p := range passages {
+		idx := byPassage[p]
 		if len(idx) < 2 {
 			continue
 		}
