@@ -1,4 +1,93 @@
-// Package middleware will wrap langchaingo chains, retrievers and models so
-// that every answer is captured, judged by a guard inline or in shadow mode,
-// and traced with OpenTelemetry. It is empty until that work lands.
+// Package middleware wraps langchaingo chains so that every answer is
+// captured, judged by a guard inline or in shadow mode, traced with
+// OpenTelemetry, and optionally written to a record sink.
+//
+// # Capture
+//
+// [Wrap] returns a chains.Chain that behaves like the one it wraps — the
+// same input and output keys, memory, outputs, errors and callbacks — and
+// captures the question, the retrieved documents and the answer of every
+// call. langchaingo's callbacks cannot carry a context and RetrievalQA fires
+// none, so capture wraps the retriever ([WrapRetriever]) and the model
+// ([WrapLLM]); the call's context ties what they see to the call. Wrap does
+// this itself for chains.RetrievalQA and chains.ConversationalRetrievalQA
+// (it instruments a copy); a hand-built chain must use a wrapped retriever.
+// For ConversationalRetrievalQA the condensed question is judged and the
+// user's original question is recorded beside it. Only the outermost wrapped
+// chain of a call captures, so wrapping twice does not capture twice.
+//
+//	qa := chains.NewRetrievalQAFromLLM(llm, retriever)
+//	g, _ := lexical.NewGuard()
+//	chain := middleware.Wrap(qa, middleware.WithGuard(g, middleware.Gate{
+//		Block:  middleware.ReturnError,   // a confident failure: *GateError
+//		Review: middleware.ReplaceAnswer, // undecided: a safe fallback text
+//	}))
+//	ctx, out := middleware.WithOutcome(ctx)
+//	ctx = middleware.WithReference(ctx, "30 days") // optional, per call
+//	answer, err := chains.Run(ctx, chain, "How long do refunds take?")
+//	// out.Result is the guard's result; errors.As(err, &gateErr) on a block.
+//
+// # Inline gating and shadow mode
+//
+// With [WithGuard] the guard runs after the answer, on the caller's
+// goroutine, and a [Gate] says what happens to an answer the guard does not
+// allow ([ActionOf]): return a [*GateError] carrying the result, replace the
+// answer with a fallback text, or only annotate. The outcome is reachable
+// through [WithOutcome] and, optionally, an output key ([WithResultKey]).
+//
+// With [WithShadow] the output is never changed or delayed: a [Shadow]
+// evaluates samples on a bounded queue with its own workers, drops (and
+// counts) what does not fit, and drains or reports what it lost on
+// [Shadow.Shutdown]. Sampling rate and a filter are in [ShadowConfig].
+//
+// # Telemetry
+//
+// Spans: the chain call (ragtriage.chain), each retrieval ("retrieval
+// <source>") and generation ("chat <model>") nested under it, and an
+// evaluation span (ragtriage.evaluate) with one gen_ai.evaluation.result
+// event per decision (gen_ai.evaluation.name, gen_ai.evaluation.score.value,
+// gen_ai.evaluation.score.label = pass/fail/uncertain) and the diagnosis,
+// route, action and decision ID/version as attributes. Metrics: evaluations
+// by route, diagnosis, action and mode; the guard's latency; shadow drops;
+// sink errors. Every name is in package
+// [github.com/ragtriage/ragtriage/otelkeys]. The global providers are used
+// unless [WithTracerProvider] / [WithMeterProvider] say otherwise. By default
+// no user text (question, contexts, answer, prompts) goes on a span or into a
+// record; [WithContent] opts in, through a [Redactor].
+//
+// A span keeps 128 events by default: with more than about 120 retrieved
+// documents, raise the SDK's span limits or some chunk-relevance events are
+// dropped (evalkit.ReadOTLP reports such records as incomplete).
+//
+// # Records
+//
+// [WithSink] writes one evalkit.Record per evaluated answer to a [Sink];
+// evalkit.RecordWriter writes JSON Lines that `ragtriage eval -records`
+// replays. A sink's failure goes to the error handler ([WithErrorHandler],
+// otel.Handle by default) and never changes what the chain returns.
+//
+// # Cost
+//
+// Measured with the package's benchmarks on a shared 2-core AMD EPYC (noisy:
+// ranges over five runs), with the global no-op OpenTelemetry providers and a
+// hand-built chain (one wrapped retriever, one wrapped LLM):
+//
+//   - guard off (capture and tracing only): about 1–1.5 µs and 15
+//     allocations per call over the bare chain (BenchmarkWrapOff vs
+//     BenchmarkBareChain), 9 of them the global no-op tracer's own spans
+//     and contexts;
+//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 8–13 µs
+//     with the embedded judges) plus about 2–4 µs and 30 allocations
+//     (BenchmarkWrapInline);
+//   - shadow mode: about 4–6 µs and 29 allocations on the caller's side
+//     (BenchmarkWrapShadow), including building the sample and contending
+//     with the worker for the two cores.
+//
+// Reproduce with `go test -run '^$' -bench . -benchmem ./middleware`.
+//
+// # Concurrency
+//
+// [Chain], [Retriever], [LLM] and [Shadow] are safe for concurrent use (if
+// what they wrap is). An [Outcome] is filled by the call it was attached to
+// and is read after that call returns.
 package middleware

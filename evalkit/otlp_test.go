@@ -1,0 +1,145 @@
+package evalkit
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// testdata/otlp-roundtrip.jsonl was written by the OpenTelemetry Collector's
+// file exporter in examples/collector's round-trip test (regenerate it with
+// RAGTRIAGE_OTLP_FIXTURE=$PWD/evalkit/testdata/otlp-roundtrip.jsonl there):
+// six evaluated calls (pass, fail, escalate; each with and without content
+// capture), four spans each.
+func TestReadOTLPFixture(t *testing.T) {
+	f, err := os.Open("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs := map[string]Record{}
+	lines := map[string]int{}
+	st, err := ReadOTLP(f, func(line int, r Record) error {
+		recs[r.ID], lines[r.ID] = r, line
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 6 || st.WithSample != 3 || st.Spans != 24 || st.EvaluationSpans != 6 || st.BadLines != 0 || st.BadSpans != 0 || len(st.Problems) != 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+	for id, want := range map[string]guard.Diagnosis{
+		"pass-content": guard.PassDiagnosis, "pass-bare": guard.PassDiagnosis,
+		"fail-content": guard.GeneratorUngrounded, "fail-bare": guard.GeneratorUngrounded,
+		"escalate-content": guard.JudgeUncertain, "escalate-bare": guard.JudgeUncertain,
+	} {
+		r, ok := recs[id]
+		if !ok {
+			t.Errorf("no record %s", id)
+			continue
+		}
+		if r.Result.Diagnosis != want || lines[id] < 1 {
+			t.Errorf("%s: diagnosis %s at line %d; want %s", id, r.Result.Diagnosis, lines[id], want)
+		}
+		if (r.Sample != nil) != strings.HasSuffix(id, "-content") {
+			t.Errorf("%s: sample %+v", id, r.Sample)
+		}
+		if len(r.Result.Retrieval.ChunkRelevance) != len(r.Result.Verdicts.Retrieval.ChunkRelevance) || r.Result.DecisionID == "" {
+			t.Errorf("%s: incomplete result %+v", id, r.Result)
+		}
+		hasRef := strings.HasPrefix(id, "fail-")
+		if r.Result.Generation.Correctness.Asked != hasRef || (r.Result.Verdicts.Generation.Correctness != nil) != hasRef {
+			t.Errorf("%s: correctness asked=%v; want %v", id, r.Result.Generation.Correctness.Asked, hasRef)
+		}
+		if r.Sample != nil && hasRef && (r.Sample.Reference == nil || *r.Sample.Reference == "") {
+			t.Errorf("%s: reference missing from the sample", id)
+		}
+	}
+	if r := recs["pass-content"]; r.Sample.Question != "What is the capital of France?" || len(r.Sample.Contexts) != 1 || r.Sample.Contexts[0].ID != "geo/france" {
+		t.Errorf("pass-content sample = %+v", r.Sample)
+	}
+}
+
+func TestReadOTLPBadLines(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(fixture, []byte("\n"))
+	noID := strings.Replace(string(first), `"ragtriage.sample.id"`, `"ragtriage.sample.idx"`, 1)
+	badLabel := strings.Replace(string(first), `{"stringValue":"pass"}`, `{"stringValue":"maybe"}`, 1)
+	in := strings.Join([]string{
+		string(first),
+		"{not json",
+		"\xff\xfe",
+		`{"resourceMetrics":[]}`,
+		`{"something":"else"}`,
+		"",
+		noID,
+		badLabel,
+	}, "\n")
+	var n int
+	st, err := ReadOTLP(strings.NewReader(in), func(int, Record) error { n++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines != 7 || st.BadLines != 3 {
+		t.Errorf("lines %d, bad %d; want 7, 3 (stats %+v)", st.Lines, st.BadLines, st)
+	}
+	if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans || st.Records != n {
+		t.Errorf("counts do not add up: %+v (fn called %d times)", st, n)
+	}
+	wantLines := map[int]bool{2: false, 3: false, 5: false}
+	for _, p := range st.Problems {
+		if _, ok := wantLines[p.Line]; ok {
+			wantLines[p.Line] = true
+		}
+	}
+	for line, seen := range wantLines {
+		if !seen {
+			t.Errorf("no problem reported for line %d: %v", line, st.Problems)
+		}
+	}
+	var spanProblems int
+	for _, p := range st.Problems {
+		if p.Line == 7 || p.Line == 8 {
+			spanProblems++
+			if p.SpanID == "" {
+				t.Errorf("span problem without a span ID: %v", p)
+			}
+		}
+	}
+	if spanProblems < 2 || st.BadSpans < 2 {
+		t.Errorf("span problems %d, bad spans %d; want at least 2 (%v)", spanProblems, st.BadSpans, st.Problems)
+	}
+
+	stop := errors.New("stop")
+	if _, err := ReadOTLP(bytes.NewReader(fixture), func(int, Record) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("fn error = %v; want it returned", err)
+	}
+}
+
+func FuzzReadOTLP(f *testing.F) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(fixture, []byte("\n"))
+	f.Add(first)
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"ragtriage.evaluate","traceId":"00","attributes":[{"key":"ragtriage.sample.id","value":{"intValue":"x"}}]}]}]}]}`))
+	f.Add([]byte("\n\n{}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := ReadOTLP(bytes.NewReader(b), func(int, Record) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans || st.BadLines > st.Lines {
+			t.Fatalf("counts do not add up: %+v", st)
+		}
+	})
+}

@@ -1,0 +1,134 @@
+package collector
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/tmc/langchaingo/chains"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/examples/internal/demo"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/middleware"
+)
+
+// TestRoundTrip sends the spans of two wrapped chains (one capturing
+// content, one not) through a real Collector and checks that the records
+// evalkit.ReadOTLP rebuilds from the file match what the record sink wrote.
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "traces.jsonl")
+	col, err := Start(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpoint(col.Endpoint), otlptracehttp.WithInsecure())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "roundtrip"))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+
+	g, err := demo.NewGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	sink := evalkit.NewRecordWriter(&buf)
+	gate := middleware.Gate{Block: middleware.AnnotateOnly, Review: middleware.AnnotateOnly}
+	qa := chains.NewRetrievalQAFromLLM(&demo.ScriptedLLM{}, demo.Retriever{K: 2})
+	withContent := middleware.Wrap(qa, middleware.WithGuard(g, gate), middleware.WithTracerProvider(tp),
+		middleware.WithSink(sink), middleware.WithContent(middleware.NoRedaction))
+	without := middleware.Wrap(qa, middleware.WithGuard(g, gate), middleware.WithTracerProvider(tp), middleware.WithSink(sink))
+	for i, c := range demo.Cases {
+		for j, chain := range []chains.Chain{withContent, without} {
+			cctx := middleware.WithCallInfo(ctx, middleware.CallInfo{ID: c.Name + []string{"-content", "-bare"}[j]})
+			if i == 1 {
+				cctx = middleware.WithReference(cctx, "Within 30 days of purchase.")
+			}
+			if _, err := chains.Run(cctx, chain, c.Question); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tp.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := col.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+
+	want := map[string]evalkit.Record{}
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		var r evalkit.Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		want[r.ID] = r
+	}
+	if len(want) != 2*len(demo.Cases) {
+		t.Fatalf("sink wrote %d records; want %d", len(want), 2*len(demo.Cases))
+	}
+	if dst := os.Getenv("RAGTRIAGE_OTLP_FIXTURE"); dst != "" {
+		// Regenerates evalkit/testdata/otlp-roundtrip.jsonl.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]evalkit.Record{}
+	st, err := evalkit.ReadOTLP(f, func(line int, r evalkit.Record) error {
+		got[r.ID] = r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.BadLines != 0 || st.BadSpans != 0 || st.Incomplete != 0 || st.Records != len(want) || st.WithSample != len(demo.Cases) {
+		t.Fatalf("ReadOTLP stats = %+v; want %d records, %d with samples, no problems", st, len(want), len(demo.Cases))
+	}
+	if st.Spans != 4*len(want) {
+		t.Errorf("%d spans in the file; want %d (chain, retrieval, chat, evaluation per call)", st.Spans, 4*len(want))
+	}
+	for id, w := range want {
+		g, ok := got[id]
+		if !ok {
+			t.Errorf("no record %s in the trace file", id)
+			continue
+		}
+		if !g.Time.Equal(w.Time) || g.TraceID != w.TraceID || g.SpanID != w.SpanID || g.Version != w.Version {
+			t.Errorf("%s: header %v %s %s; want %v %s %s", id, g.Time, g.TraceID, g.SpanID, w.Time, w.TraceID, w.SpanID)
+		}
+		if !reflect.DeepEqual(g.Sample, w.Sample) {
+			t.Errorf("%s: sample\n got %+v\nwant %+v", id, g.Sample, w.Sample)
+		}
+		if !reflect.DeepEqual(g.Legs, w.Legs) {
+			t.Errorf("%s: legs %+v; want %+v", id, g.Legs, w.Legs)
+		}
+		// Evidence and citations hold user text and never go on spans.
+		w.Result.Evidence, w.Result.Citations, w.Result.Claims = []guard.Evidence{}, nil, nil
+		gj, _ := json.Marshal(g.Result)
+		wj, _ := json.Marshal(w.Result)
+		if !bytes.Equal(gj, wj) {
+			t.Errorf("%s: result\n got %s\nwant %s", id, gj, wj)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+// Package demo holds what the examples share: a tiny in-memory knowledge
+// base with a keyword retriever, a scripted LLM (a simulation: it returns
+// canned answers, no model runs), and a guard with the embedded judges.
+// Nothing here touches the network.
+package demo
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/schema"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+// Docs is the knowledge base.
+var Docs = []schema.Document{
+	{PageContent: "Paris is the capital and largest city of France.", Metadata: map[string]any{"id": "geo/france"}},
+	{PageContent: "Mars has two small moons, Phobos and Deimos.", Metadata: map[string]any{"id": "astro/mars-moons"}},
+	{PageContent: "Mars is the fourth planet from the Sun.", Metadata: map[string]any{"id": "astro/mars"}},
+	{PageContent: "Customers may request a full refund within 30 days of purchase.", Metadata: map[string]any{"id": "policy/refunds"}},
+	{PageContent: "Standard shipping takes 5 to 7 business days. Express shipping costs extra.", Metadata: map[string]any{"id": "policy/shipping"}},
+}
+
+// A Case is one question and the answer the scripted LLM gives to it.
+type Case struct {
+	Name     string // what the embedded guard makes of it
+	Question string
+	Answer   string
+}
+
+// Cases are three questions the embedded judges, under Policy, pass,
+// auto-fail and escalate (checked by the examples' tests).
+var Cases = []Case{
+	{"pass", "What is the capital of France?", "Paris is the capital of France."},
+	{"fail", "How long do I have to ask for a refund?", "You can get a full refund within 90 days of purchase."},
+	{"escalate", "How long does standard shipping take?", "Shipping takes a few business days."},
+}
+
+// Retriever returns the K documents sharing the most words with the query
+// (at least one). Safe for concurrent use.
+type Retriever struct{ K int }
+
+// GetRelevantDocuments ranks Docs by shared words.
+func (r Retriever) GetRelevantDocuments(ctx context.Context, query string) ([]schema.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	k := r.K
+	if k <= 0 {
+		k = 2
+	}
+	qw := words(query)
+	type scored struct {
+		i int
+		n int
+	}
+	var hits []scored
+	for i, d := range Docs {
+		n := 0
+		for w := range words(d.PageContent) {
+			if qw[w] {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, scored{i, n})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].n > hits[b].n })
+	out := make([]schema.Document, 0, k)
+	for _, h := range hits[:min(k, len(hits))] {
+		d := Docs[h.i]
+		d.Score = float32(h.n) / float32(len(qw))
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+var stop = map[string]bool{"the": true, "a": true, "of": true, "is": true, "what": true, "how": true, "do": true, "i": true, "to": true, "does": true, "for": true, "have": true}
+
+func words(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if !stop[w] {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+// ScriptedLLM is a simulated model: it answers a prompt that contains one of
+// the Cases' questions with that case's answer, and "I don't know." to
+// anything else. Safe for concurrent use.
+type ScriptedLLM struct {
+	mu    sync.Mutex
+	calls int
+}
+
+var _ llms.Model = (*ScriptedLLM)(nil)
+
+// GenerateContent returns the scripted answer.
+func (m *ScriptedLLM) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.calls++
+	m.mu.Unlock()
+	var prompt strings.Builder
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
+			if t, ok := p.(llms.TextContent); ok {
+				prompt.WriteString(t.Text)
+			}
+		}
+	}
+	answer := "I don't know."
+	for _, c := range Cases {
+		if strings.Contains(prompt.String(), c.Question) {
+			answer = c.Answer
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: answer, StopReason: "stop"}}}, nil
+}
+
+// Call implements the deprecated single-prompt method.
+func (m *ScriptedLLM) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// Calls returns how many generations were made.
+func (m *ScriptedLLM) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
+}
+
+// Policy is a demonstration policy, not a calibrated one: the embedded
+// judges' shipped profile with the context-sufficiency and groundedness
+// pass thresholds lowered, and the contradiction fail threshold raised, so
+// that a well-supported answer can pass. The
+// shipped profile's sufficiency threshold (pass at 1.0) makes every answer
+// escalate or fail; calibrate your own thresholds on your labeled traffic.
+func Policy() (guard.Policy, error) {
+	j, err := lexical.New(nil)
+	if err != nil {
+		return guard.Policy{}, err
+	}
+	p := j.Policy()
+	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
+	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
+	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
+	if err := p.Validate(); err != nil {
+		return guard.Policy{}, errors.Join(errors.New("demo policy"), err)
+	}
+	return p, nil
+}
+
+// NewGuard returns the embedded judges under Policy.
+func NewGuard() (*guard.Guard, error) {
+	p, err := Policy()
+	if err != nil {
+		return nil, err
+	}
+	return lexical.NewGuard(guard.WithPolicy(p))
+}

@@ -1,0 +1,182 @@
+package middleware
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/schema"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+// The test knowledge base: one document per question, and the answers the
+// scripted LLM gives.
+var testDocs = map[string]schema.Document{
+	"capital": {PageContent: "Paris is the capital and largest city of France.", Metadata: map[string]any{"id": "geo/france"}, Score: 0.9},
+	"refund":  {PageContent: "Customers may request a full refund within 30 days of purchase.", Metadata: map[string]any{"id": "policy/refunds"}, Score: 0.8},
+	"ship":    {PageContent: "Standard shipping takes 5 to 7 business days. Express shipping costs extra.", Metadata: map[string]any{"id": "policy/shipping"}, Score: 0.7},
+}
+
+const (
+	qPass     = "What is the capital of France?"
+	qFail     = "How long do I have to ask for a refund?"
+	qEscalate = "How long does standard shipping take?"
+	aPass     = "Paris is the capital of France."
+	aFail     = "You can get a full refund within 90 days of purchase."
+	aEscalate = "Shipping takes a few business days."
+)
+
+var answers = map[string]string{qPass: aPass, qFail: aFail, qEscalate: aEscalate}
+
+// kbRetriever returns the document whose key appears in the query.
+type kbRetriever struct{}
+
+func (kbRetriever) GetRelevantDocuments(ctx context.Context, q string) ([]schema.Document, error) {
+	lq := strings.ToLower(q)
+	for _, k := range []string{"capital", "refund", "ship"} {
+		if strings.Contains(lq, k) {
+			return []schema.Document{testDocs[k]}, nil
+		}
+	}
+	return nil, nil
+}
+
+// scriptedLLM answers a prompt containing a known question with its answer;
+// a condense-question prompt (it holds "Follow Up Input") with the standalone
+// question condensed; anything else with "I don't know." Goroutine-safe.
+type scriptedLLM struct {
+	mu        sync.Mutex
+	prompts   []string
+	condensed string
+}
+
+func (m *scriptedLLM) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
+	var p strings.Builder
+	for _, msg := range msgs {
+		for _, part := range msg.Parts {
+			if t, ok := part.(llms.TextContent); ok {
+				p.WriteString(t.Text)
+			}
+		}
+	}
+	prompt := p.String()
+	m.mu.Lock()
+	m.prompts = append(m.prompts, prompt)
+	condensed := m.condensed
+	m.mu.Unlock()
+	out := "I don't know."
+	switch {
+	case strings.Contains(prompt, "Follow Up Input") && condensed != "":
+		out = condensed
+	default:
+		for q, a := range answers {
+			if strings.Contains(prompt, q) {
+				out = a
+			}
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: out, StopReason: "stop",
+		GenerationInfo: map[string]any{"PromptTokens": 42, "CompletionTokens": 7}}}}, nil
+}
+
+func (m *scriptedLLM) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// testGuard is the embedded judges under a demonstration policy in which
+// the three test answers pass, fail and escalate (see examples/internal/demo).
+func testGuard(t testing.TB) *guard.Guard {
+	t.Helper()
+	j, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := j.Policy()
+	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
+	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
+	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
+	g, err := lexical.NewGuard(guard.WithPolicy(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+type telemetryKit struct {
+	spans  *tracetest.SpanRecorder
+	tp     *sdktrace.TracerProvider
+	reader *sdkmetric.ManualReader
+	mp     *sdkmetric.MeterProvider
+}
+
+func newTelemetry(t testing.TB) *telemetryKit {
+	k := &telemetryKit{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
+	k.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(k.spans))
+	k.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(k.reader))
+	return k
+}
+
+func (k *telemetryKit) opts() []Option {
+	return []Option{WithTracerProvider(k.tp), WithMeterProvider(k.mp)}
+}
+
+// sum returns the value of an Int64 counter summed over the data points whose
+// attributes include want (key=value).
+func (k *telemetryKit) sum(t testing.TB, name string, want map[string]string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := k.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			s, ok := m.Data.(metricdata.Sum[int64])
+			if !ok {
+				t.Fatalf("%s is %T, not an int64 sum", name, m.Data)
+			}
+		point:
+			for _, dp := range s.DataPoints {
+				for key, v := range want {
+					got, ok := dp.Attributes.Value(attributeKey(key))
+					if !ok || got.AsString() != v {
+						continue point
+					}
+				}
+				total += dp.Value
+			}
+		}
+	}
+	return total
+}
+
+// histCount returns the number of recordings of a float64 histogram.
+func (k *telemetryKit) histCount(t testing.TB, name string) uint64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := k.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == name {
+				for _, dp := range h.DataPoints {
+					n += dp.Count
+				}
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,401 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/otelkeys"
+)
+
+// Evaluation modes, as they appear in spans, metrics and Outcome.Mode.
+const (
+	modeInline = "inline"
+	modeShadow = "shadow"
+	modeOff    = "off"
+)
+
+// diagnosisError labels, in metrics, an evaluation that gave no result.
+const diagnosisError = "EVALUATION_ERROR"
+
+type instruments struct {
+	evaluations metric.Int64Counter
+	duration    metric.Float64Histogram
+	sinkErrors  metric.Int64Counter
+}
+
+func newInstruments(mp metric.MeterProvider) (*instruments, error) {
+	m := mp.Meter(otelkeys.ScopeName)
+	var in instruments
+	var err, e error
+	in.evaluations, e = m.Int64Counter(otelkeys.MetricEvaluations,
+		metric.WithDescription("Answers evaluated by the guard, by route, diagnosis, action and mode."),
+		metric.WithUnit("{evaluation}"))
+	err = errors.Join(err, e)
+	in.duration, e = m.Float64Histogram(otelkeys.MetricGuardDuration,
+		metric.WithDescription("Time the guard took to evaluate one answer."),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+	err = errors.Join(err, e)
+	in.sinkErrors, e = m.Int64Counter(otelkeys.MetricSinkErrors,
+		metric.WithDescription("Records the sink failed to write."),
+		metric.WithUnit("{record}"))
+	err = errors.Join(err, e)
+	if err != nil {
+		return nil, errorf("creating metric instruments: %w", err)
+	}
+	return &in, nil
+}
+
+// evaluation is one captured sample on its way to the guard.
+type evaluation struct {
+	cfg      *config
+	eval     Evaluator
+	id       string
+	mode     string
+	sample   guard.Sample
+	original string
+	// parent is the chain span; the evaluation span is its child.
+	parent trace.SpanContext
+}
+
+// verdict is what one evaluation produced.
+type verdict struct {
+	res    guard.Result
+	ok     bool // res is a result
+	action guard.Action
+	err    error
+}
+
+// run evaluates the sample under an evaluation span, records metrics and
+// writes the record. ctx must carry the chain span (inline) or be a
+// background context (shadow: the parent comes from ev.parent).
+func (ev *evaluation) run(ctx context.Context) verdict {
+	c := ev.cfg
+	if ev.parent.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, ev.parent)
+	}
+	// The span starts at the record's time, so that a record rebuilt from
+	// the span (evalkit.ReadOTLP) has the same one.
+	start := c.now()
+	ctx, span := c.tracer.Start(ctx, otelkeys.SpanEvaluation, kindInternal, trace.WithTimestamp(start))
+	res, err := ev.eval.Evaluate(ctx, ev.sample)
+	elapsed := c.now().Sub(start)
+
+	v := verdict{res: res, err: err}
+	v.ok = !(err != nil && (errors.Is(err, guard.ErrInvalidSample) || res.DecisionID == ""))
+	if v.ok {
+		v.action = ActionOf(&res)
+	} else {
+		v.action = guard.Review
+		v.res = guard.Result{}
+	}
+	if err != nil {
+		c.handle(errorf("evaluating sample %s: %w", ev.id, err))
+	}
+
+	mattrs := metric.WithAttributes(
+		attribute.String(otelkeys.Mode, ev.mode),
+		attribute.String(otelkeys.Route, routeLabel(&v)),
+		attribute.String(otelkeys.Diagnosis, diagnosisLabel(&v)),
+		attribute.String(otelkeys.Action, v.action.String()))
+	c.inst.evaluations.Add(ctx, 1, mattrs)
+	c.inst.duration.Record(ctx, elapsed.Seconds(), mattrs)
+
+	if span.IsRecording() {
+		ev.annotate(span, &v)
+	}
+	sc := span.SpanContext()
+	span.End()
+
+	if c.sink != nil && v.ok {
+		rec := ev.record(&v, start, sc)
+		if werr := c.sink.WriteRecord(context.WithoutCancel(ctx), rec); werr != nil {
+			c.inst.sinkErrors.Add(context.WithoutCancel(ctx), 1)
+			c.handle(errorf("record sink: sample %s: %w", ev.id, werr))
+		}
+	}
+	return v
+}
+
+func routeLabel(v *verdict) string {
+	if !v.ok {
+		return "none"
+	}
+	return v.res.Route.String()
+}
+
+func diagnosisLabel(v *verdict) string {
+	if !v.ok {
+		return diagnosisError
+	}
+	return string(v.res.Diagnosis)
+}
+
+func labelOf(v guard.Verdict) string {
+	switch v {
+	case guard.Pass:
+		return otelkeys.LabelPass
+	case guard.Fail:
+		return otelkeys.LabelFail
+	}
+	return otelkeys.LabelUncertain
+}
+
+// annotate sets the evaluation span's attributes and one
+// gen_ai.evaluation.result event per decision.
+func (ev *evaluation) annotate(span trace.Span, v *verdict) {
+	c := ev.cfg
+	s := &ev.sample
+	ids := make([]string, len(s.Contexts))
+	for i := range s.Contexts {
+		ids[i] = s.Contexts[i].ID
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String(otelkeys.OpenInferenceSpanKind, otelkeys.KindEvaluator),
+		attribute.String(otelkeys.SampleID, ev.id),
+		attribute.String(otelkeys.Mode, ev.mode),
+		attribute.String(otelkeys.Action, v.action.String()),
+		attribute.StringSlice(otelkeys.ContextIDs, ids),
+	}
+	if c.redact != nil {
+		attrs = append(attrs,
+			attribute.String(otelkeys.SampleQuestion, c.text(FieldQuestion, s.Question)),
+			attribute.String(otelkeys.SampleAnswer, c.text(FieldAnswer, s.Answer)))
+		if ev.original != "" {
+			attrs = append(attrs, attribute.String(otelkeys.SampleOriginalQuestion, c.text(FieldOriginalQuestion, ev.original)))
+		}
+		if s.Reference != nil {
+			attrs = append(attrs, attribute.String(otelkeys.SampleReference, c.text(FieldReference, *s.Reference)))
+		}
+		texts := make([]string, len(s.Contexts))
+		for i := range s.Contexts {
+			texts[i] = c.text(FieldContext, s.Contexts[i].Text)
+		}
+		attrs = append(attrs, attribute.StringSlice(otelkeys.SampleContextTexts, texts))
+	}
+	if !v.ok {
+		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, v.err.Error()))
+		span.SetAttributes(attrs...)
+		span.SetStatus(codes.Error, "evaluation gave no result")
+		return
+	}
+	r := &v.res
+	attrs = append(attrs,
+		attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
+		attribute.String(otelkeys.DiagnosisVersion, r.DiagnosisVersion),
+		attribute.Float64(otelkeys.Confidence, r.Confidence),
+		attribute.String(otelkeys.Route, r.Route.String()),
+		attribute.String(otelkeys.DecisionID, r.DecisionID),
+		attribute.String(otelkeys.DecisionVersion, r.DecisionVersion),
+		attribute.String(otelkeys.DecisionVariant, string(r.DecisionVariant)),
+		attribute.Float64(otelkeys.LatencyMs, r.LatencyMs),
+	)
+	if r.Reason != "" {
+		attrs = append(attrs, attribute.String(otelkeys.Reason, r.Reason))
+	}
+	if len(r.Judges) > 0 {
+		js := make([]string, 0, len(r.Judges))
+		for name, ver := range r.Judges {
+			js = append(js, name+"@"+ver)
+		}
+		slices.Sort(js)
+		attrs = append(attrs, attribute.StringSlice(otelkeys.Judges, js))
+	}
+	if len(r.Errors) > 0 {
+		names := make([]string, len(r.Errors))
+		for i := range r.Errors {
+			names[i] = r.Errors[i].Judge
+		}
+		attrs = append(attrs, attribute.StringSlice(otelkeys.JudgeErrors, names))
+	}
+	if u := r.Usage; u != (guard.Usage{}) {
+		attrs = append(attrs,
+			attribute.Int(otelkeys.UsageInputTokens, u.InputTokens),
+			attribute.Int(otelkeys.UsageOutputTokens, u.OutputTokens),
+			attribute.Int(otelkeys.UsageCalls, u.Calls),
+			attribute.Int(otelkeys.UsageRetries, u.Retries))
+	}
+	if f := r.Fallback; f != nil {
+		ds := make([]string, len(f.Decisions))
+		for i, d := range f.Decisions {
+			ds[i] = d.String()
+		}
+		attrs = append(attrs,
+			attribute.String(otelkeys.FallbackJudge, f.Judge),
+			attribute.StringSlice(otelkeys.FallbackDecisions, ds),
+			attribute.StringSlice(otelkeys.FallbackContexts, f.Contexts),
+			attribute.Int(otelkeys.FallbackSettled, f.Settled),
+			attribute.Int(otelkeys.FallbackUnsettled, f.Unsettled),
+			attribute.String(otelkeys.FallbackRule, f.Rule.String()),
+			attribute.Float64(otelkeys.FallbackLatencyMs, f.LatencyMs))
+		if f.Reason != "" {
+			attrs = append(attrs, attribute.String(otelkeys.FallbackReason, f.Reason))
+		}
+		if u := fallbackUsage(r); u != (guard.Usage{}) {
+			attrs = append(attrs,
+				attribute.Int(otelkeys.FallbackInputTokens, u.InputTokens),
+				attribute.Int(otelkeys.FallbackOutputTokens, u.OutputTokens),
+				attribute.Int(otelkeys.FallbackCalls, u.Calls),
+				attribute.Int(otelkeys.FallbackRetries, u.Retries))
+		}
+	}
+	span.SetAttributes(attrs...)
+
+	// One event per decision. Chunk relevance first, in context order.
+	abst := func(d guard.Decision, ctxID string) (judge, reason string) {
+		for i := range r.Abstentions {
+			a := &r.Abstentions[i]
+			if a.Decision == d && a.ContextID == ctxID {
+				return a.Judge, a.Reason
+			}
+		}
+		return "", ""
+	}
+	event := func(d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) {
+		ea := make([]attribute.KeyValue, 0, 5)
+		ea = append(ea,
+			attribute.String(otelkeys.GenAIEvaluationName, d.String()),
+			attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
+		if ctxID != "" {
+			ea = append(ea, attribute.String(otelkeys.EventContextID, ctxID))
+		}
+		if p.Known {
+			ea = append(ea, attribute.Float64(otelkeys.GenAIEvaluationScoreValue, p.Value))
+		} else {
+			judge, reason := abst(d, ctxID)
+			if reason != "" {
+				ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, reason))
+			}
+			if judge != "" {
+				ea = append(ea, attribute.String(otelkeys.EventJudge, judge))
+			}
+		}
+		span.AddEvent(otelkeys.EventEvaluationResult, trace.WithAttributes(ea...))
+	}
+	for i, e := range r.Retrieval.ChunkRelevance {
+		vd := guard.Uncertain
+		if i < len(r.Verdicts.Retrieval.ChunkRelevance) {
+			vd = r.Verdicts.Retrieval.ChunkRelevance[i].Value
+		}
+		event(guard.ChunkRelevance, e.Key, e.Value, vd)
+	}
+	for _, d := range guard.Decisions[1:] {
+		p := r.Prob(d)
+		if !p.Asked {
+			continue
+		}
+		vd, _ := r.Verdict(d)
+		event(d, "", p, vd)
+	}
+	switch v.action {
+	case guard.Block:
+		span.SetStatus(codes.Error, "answer blocked: "+string(r.Diagnosis))
+	}
+}
+
+// record builds the record the sink writes.
+func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) *evalkit.Record {
+	c := ev.cfg
+	rec := &evalkit.Record{
+		Version:  evalkit.RecordVersion,
+		ID:       ev.id,
+		Time:     start,
+		Result:   v.res,
+		Legs:     legsOf(&v.res),
+		Metadata: ev.sample.Metadata,
+	}
+	if sc.IsValid() {
+		rec.TraceID, rec.SpanID = sc.TraceID().String(), sc.SpanID().String()
+	}
+	if c.redact != nil {
+		s := &ev.sample
+		rs := &evalkit.RecordSample{
+			Question: c.text(FieldQuestion, s.Question),
+			Answer:   c.text(FieldAnswer, s.Answer),
+			Contexts: make([]evalkit.RecordContext, len(s.Contexts)),
+		}
+		if s.Reference != nil {
+			ref := c.text(FieldReference, *s.Reference)
+			rs.Reference = &ref
+		}
+		if ev.original != "" {
+			rs.OriginalQuestion = c.text(FieldOriginalQuestion, ev.original)
+		}
+		for i := range s.Contexts {
+			rs.Contexts[i] = evalkit.RecordContext{ID: s.Contexts[i].ID, Text: c.text(FieldContext, s.Contexts[i].Text)}
+		}
+		rec.Sample = rs
+	}
+	return rec
+}
+
+// legsOf splits a result's latency and usage into the primary leg and, when
+// the answer was escalated, the fallback leg (the fallback judge's
+// estimates).
+func legsOf(r *guard.Result) []evalkit.Leg {
+	primary := evalkit.Leg{Name: "primary", LatencyMs: r.LatencyMs}
+	names := make([]string, 0, len(r.Judges))
+	for name := range r.Judges {
+		if r.Fallback == nil || name != r.Fallback.Judge {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	primary.Judge = joinComma(names)
+	if r.Fallback == nil {
+		primary.Usage = r.Usage
+		primary.Retries = r.Usage.Retries
+		return []evalkit.Leg{primary}
+	}
+	fb := evalkit.Leg{Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fallbackUsage(r)}
+	primary.Usage = guard.Usage{
+		InputTokens:  r.Usage.InputTokens - fb.Usage.InputTokens,
+		OutputTokens: r.Usage.OutputTokens - fb.Usage.OutputTokens,
+		Calls:        r.Usage.Calls - fb.Usage.Calls,
+		Retries:      r.Usage.Retries - fb.Usage.Retries,
+	}
+	primary.Retries, fb.Retries = primary.Usage.Retries, fb.Usage.Retries
+	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
+	return []evalkit.Leg{primary, fb}
+}
+
+// fallbackUsage sums the usage of the fallback judge's estimates.
+func fallbackUsage(r *guard.Result) guard.Usage {
+	var u guard.Usage
+	if r.Fallback == nil {
+		return u
+	}
+	for i := range r.Estimates {
+		if r.Estimates[i].Judge == r.Fallback.Judge {
+			u = u.Add(r.Estimates[i].Usage)
+		}
+	}
+	return u
+}
+
+func joinComma(ss []string) string {
+	n := 0
+	for _, s := range ss {
+		n += len(s) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

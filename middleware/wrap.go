@@ -1,0 +1,407 @@
+package middleware
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/tmc/langchaingo/callbacks"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/schema"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/otelkeys"
+)
+
+// Chain is a chains.Chain that behaves like the chain it wraps — the same
+// input and output keys, memory, outputs and errors — and captures,
+// traces and (optionally) evaluates every call. It is immutable after New
+// and safe for concurrent use if the wrapped chain is.
+type Chain struct {
+	inner   chains.Chain
+	orig    chains.Chain // the chain as given, before instrumentation
+	cfg     *config
+	handler callbacks.Handler
+}
+
+var (
+	_ chains.Chain           = (*Chain)(nil)
+	_ callbacks.HandlerHaver = (*Chain)(nil)
+)
+
+// Wrap returns chain wrapped: see New. It panics (a programmer error) when
+// New would return an error: a nil chain or an invalid option.
+func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
+	c, err := New(chain, opts...)
+	if err != nil {
+		panic(err.Error())
+	}
+	return c
+}
+
+// New wraps chain. For chains.RetrievalQA and chains.ConversationalRetrievalQA
+// (values or pointers) it instruments a copy: their retriever is wrapped
+// with WrapRetriever and the LLM of their StuffDocuments and condense-question
+// LLMChains with WrapLLM (the caller's chain is not modified). Any other chain
+// must use a retriever wrapped with WrapRetriever (and may use LLMs wrapped
+// with WrapLLM) for its call to be captured.
+//
+// With WithGuard the answer is evaluated inline and gated; with WithShadow it
+// is handed to a shadow evaluator; with neither, calls are captured and
+// traced only.
+//
+// Wrapping is idempotent in effect: only the outermost wrapped chain of a
+// call captures; a wrapped chain called inside another one's call passes the
+// call straight through. New returns chain itself when it is already a
+// *Chain and no options are given.
+func New(chain chains.Chain, opts ...Option) (*Chain, error) {
+	if chain == nil {
+		return nil, errorf("New: nil chain")
+	}
+	if w, ok := chain.(*Chain); ok && len(opts) == 0 {
+		return w, nil
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.inst, err = newInstruments(cfg.mp); err != nil {
+		return nil, err
+	}
+	if cfg.name == "" {
+		cfg.name = fmt.Sprintf("%T", chain)
+	}
+	c := &Chain{inner: instrument(chain, cfg), orig: chain, cfg: cfg}
+	if h, ok := chain.(callbacks.HandlerHaver); ok {
+		c.handler = h.GetCallbackHandler()
+	}
+	return c, nil
+}
+
+// instrument returns a copy of known chains with their retriever and LLMs
+// wrapped.
+func instrument(chain chains.Chain, cfg *config) chains.Chain {
+	switch c := chain.(type) {
+	case chains.RetrievalQA:
+		c.Retriever = wrapR(c.Retriever, cfg)
+		c.CombineDocumentsChain = instrument(c.CombineDocumentsChain, cfg)
+		return c
+	case *chains.RetrievalQA:
+		if c == nil {
+			return chain
+		}
+		cp := *c
+		return instrument(cp, cfg)
+	case chains.ConversationalRetrievalQA:
+		c.Retriever = wrapR(c.Retriever, cfg)
+		c.CombineDocumentsChain = instrument(c.CombineDocumentsChain, cfg)
+		c.CondenseQuestionChain = instrument(c.CondenseQuestionChain, cfg)
+		return c
+	case *chains.ConversationalRetrievalQA:
+		if c == nil {
+			return chain
+		}
+		cp := *c
+		return instrument(cp, cfg)
+	case chains.StuffDocuments:
+		if c.LLMChain != nil {
+			c.LLMChain = instrument(c.LLMChain, cfg).(*chains.LLMChain)
+		}
+		return c
+	case *chains.LLMChain:
+		if c == nil || c.LLM == nil {
+			return chain
+		}
+		if _, ok := c.LLM.(*LLM); ok {
+			return c
+		}
+		cp := *c
+		cp.LLM = newLLM(c.LLM, cfg)
+		return &cp
+	}
+	return chain
+}
+
+func wrapR(r schema.Retriever, cfg *config) schema.Retriever {
+	if r == nil {
+		return nil
+	}
+	if _, ok := r.(*Retriever); ok {
+		return r
+	}
+	return newRetriever(r, cfg)
+}
+
+// Unwrap returns the chain as it was given to New.
+func (c *Chain) Unwrap() chains.Chain { return c.orig }
+
+// GetMemory returns the wrapped chain's memory.
+func (c *Chain) GetMemory() schema.Memory { return c.inner.GetMemory() } //nolint:ireturn
+
+// GetInputKeys returns the wrapped chain's input keys.
+func (c *Chain) GetInputKeys() []string { return c.inner.GetInputKeys() }
+
+// GetOutputKeys returns the wrapped chain's output keys.
+func (c *Chain) GetOutputKeys() []string { return c.inner.GetOutputKeys() }
+
+// GetCallbackHandler returns the wrapped chain's callbacks handler, so that
+// chains.Call fires the same callbacks as for the wrapped chain.
+func (c *Chain) GetCallbackHandler() callbacks.Handler { return c.handler } //nolint:ireturn
+
+// Call runs the wrapped chain's Call. Use chains.Call (or Run, Predict) on
+// the wrapped chain as on any chain: it loads and saves the memory and fires
+// the callbacks, exactly as for the chain it wraps.
+func (c *Chain) Call(ctx context.Context, inputs map[string]any, options ...chains.ChainCallOption) (map[string]any, error) {
+	if captureFrom(ctx) != nil {
+		// Inside another wrapped chain's call: that one captures.
+		return c.inner.Call(ctx, inputs, options...)
+	}
+	cfg := c.cfg
+	capt := &capture{cfg: cfg}
+	ctx = context.WithValue(ctx, captureKey{}, capt)
+	ctx, span := cfg.tracer.Start(ctx, otelkeys.SpanChain, kindInternal)
+	defer span.End()
+	rec := span.IsRecording()
+	out, err := c.inner.Call(ctx, inputs, options...)
+	outcome := OutcomeFrom(ctx)
+	mode := modeOff
+	switch {
+	case cfg.inline != nil:
+		mode = modeInline
+	case cfg.shadow != nil:
+		mode = modeShadow
+	}
+	if outcome != nil {
+		outcome.Mode = mode
+	}
+	if rec {
+		span.SetAttributes(
+			attribute.String(otelkeys.OpenInferenceSpanKind, otelkeys.KindChain),
+			attribute.String(otelkeys.ChainName, cfg.name),
+			attribute.String(otelkeys.Mode, mode))
+	}
+	if err != nil {
+		if rec {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		return out, err
+	}
+	if mode == modeOff && outcome == nil && !(rec && cfg.redact != nil) {
+		return out, nil
+	}
+
+	info := callInfoFrom(ctx)
+	id := info.ID
+	if id == "" {
+		id = newID()
+	}
+	sample, original, answerKey, serr := c.sample(capt, inputs, out, &info)
+	sample.ID = id
+	if rec {
+		span.SetAttributes(attribute.String(otelkeys.SampleID, id))
+		if cfg.redact != nil {
+			q := original
+			if q == "" {
+				q = sample.Question
+			}
+			span.SetAttributes(
+				attribute.String(otelkeys.InputValue, cfg.text(FieldQuestion, q)),
+				attribute.String(otelkeys.OutputValue, cfg.text(FieldAnswer, sample.Answer)))
+		}
+	}
+	if outcome != nil {
+		outcome.ID, outcome.Sample, outcome.OriginalQuestion = id, sample, original
+	}
+	if mode == modeOff {
+		return out, nil
+	}
+	if serr != nil {
+		cfg.handle(errorf("chain %s, sample %s: %w", cfg.name, id, serr))
+		if mode == modeShadow {
+			if outcome != nil {
+				outcome.Err = serr
+			}
+			return out, nil
+		}
+		return c.gate(span, out, answerKey, id, verdict{action: guard.Review, err: serr}, outcome)
+	}
+	ev := &evaluation{cfg: cfg, id: id, mode: mode, sample: sample, original: original, parent: span.SpanContext()}
+	if mode == modeShadow {
+		ev.eval = cfg.shadow.eval
+		queued := cfg.shadow.submit(ev)
+		if rec {
+			span.SetAttributes(attribute.String(otelkeys.ShadowOutcome, queued))
+		}
+		if outcome != nil {
+			outcome.Queued = queued == shadowQueued
+		}
+		return out, nil
+	}
+	ev.eval = cfg.inline
+	v := ev.run(ctx)
+	return c.gate(span, out, answerKey, id, v, outcome)
+}
+
+// gate applies the inline gate to the verdict.
+func (c *Chain) gate(span trace.Span, out map[string]any, answerKey, id string, v verdict, outcome *Outcome) (map[string]any, error) {
+	cfg := c.cfg
+	if outcome != nil {
+		outcome.Evaluated, outcome.Action = v.ok, v.action
+		if v.ok {
+			outcome.Result = v.res
+		}
+		outcome.Err = v.err
+	}
+	if cfg.resultKey != "" {
+		o := outcome
+		if o == nil {
+			o = &Outcome{ID: id, Mode: modeInline, Evaluated: v.ok, Action: v.action, Err: v.err}
+			if v.ok {
+				o.Result = v.res
+			}
+		}
+		out[cfg.resultKey] = o
+	}
+	enf, stop := cfg.gate.forAction(v.action)
+	if !stop || enf == AnnotateOnly {
+		return out, nil
+	}
+	if enf == ReplaceAnswer && answerKey != "" {
+		text := cfg.gate.FallbackText
+		if text == "" {
+			text = DefaultFallbackText
+		}
+		out[answerKey] = text
+		markGated(span, outcome)
+		return out, nil
+	}
+	ge := &GateError{ID: id, Action: v.action, Err: v.err}
+	if v.ok {
+		r := v.res
+		ge.Result = &r
+	} else if v.err == nil {
+		ge.Err = ErrNoAnswer
+	}
+	markGated(span, outcome)
+	return nil, ge
+}
+
+func markGated(span trace.Span, outcome *Outcome) {
+	if outcome != nil {
+		outcome.Gated = true
+	}
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Bool(otelkeys.Gated, true))
+	}
+}
+
+// sample builds the guard sample of a call from its capture, inputs and
+// outputs. answerKey is the output key the answer was read from ("" when it
+// came from the LLM capture). err says what is missing.
+func (c *Chain) sample(capt *capture, inputs, out map[string]any, info *CallInfo) (s guard.Sample, original, answerKey string, err error) {
+	cfg := c.cfg
+	capt.mu.Lock()
+	defer capt.mu.Unlock()
+
+	// The user's question.
+	var asked string
+	if cfg.questionKey != "" {
+		asked, _ = inputs[cfg.questionKey].(string)
+	} else {
+		for _, k := range c.inner.GetInputKeys() {
+			if q, ok := inputs[k].(string); ok {
+				asked = q
+				break
+			}
+		}
+	}
+	s.Question = asked
+	if capt.retrieved {
+		s.Question = capt.query
+		if asked != "" && asked != capt.query {
+			original = asked
+		}
+	}
+
+	// The answer.
+	if cfg.answerKey != "" {
+		if a, ok := out[cfg.answerKey].(string); ok {
+			s.Answer, answerKey = a, cfg.answerKey
+		}
+	} else {
+		for _, k := range c.inner.GetOutputKeys() {
+			if a, ok := out[k].(string); ok {
+				s.Answer, answerKey = a, k
+				break
+			}
+		}
+	}
+	if answerKey == "" && capt.generated {
+		s.Answer = capt.lastAnswer
+	}
+
+	s.Reference = info.Reference
+	s.Metadata = info.Metadata
+	s.Contexts = contextsOf(capt.docs, cfg.contextID)
+	switch {
+	case !capt.retrieved:
+		err = ErrNoRetrieval
+	case answerKey == "" && !capt.generated:
+		err = ErrNoAnswer
+	}
+	return s, original, answerKey, err
+}
+
+// contextsOf turns documents into contexts with unique IDs.
+func contextsOf(docs []schema.Document, idf func(int, schema.Document) string) []guard.Context {
+	out := make([]guard.Context, len(docs))
+	var seen map[string]int
+	for i := range docs {
+		d := &docs[i]
+		id := idf(i, *d)
+		if id == "" {
+			id = "doc-" + strconv.Itoa(i+1)
+		}
+		if len(docs) > 1 {
+			if seen == nil {
+				seen = make(map[string]int, len(docs))
+			}
+			if n := seen[id]; n > 0 {
+				base := id
+				for {
+					n++
+					id = base + "#" + strconv.Itoa(n)
+					if seen[id] == 0 {
+						break
+					}
+				}
+				seen[base] = n
+			}
+			seen[id] = max(seen[id], 1)
+		}
+		out[i] = guard.Context{ID: id, Text: d.PageContent, Metadata: d.Metadata}
+		if d.Score != 0 {
+			sc := float64(d.Score)
+			out[i].Score = &sc
+		}
+	}
+	return out
+}
+
+const hexdigits = "0123456789abcdef"
+
+// newID returns 16 random hex digits.
+func newID() string {
+	var b [16]byte
+	v := rand.Uint64()
+	for i := range b {
+		b[i] = hexdigits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
+}

@@ -1,0 +1,175 @@
+// Package otelkeys names every OpenTelemetry span, event, attribute and
+// metric that ragtriage writes, in one place, so that the writer (package
+// middleware) and the reader (evalkit.ReadOTLP) agree on them.
+//
+// The gen_ai.* names follow the OpenTelemetry GenAI semantic conventions as
+// of semconv v1.41.0, the last Go release that carried them; Go's later
+// semconv packages dropped them, so they are declared here. The
+// openinference.* / input.value / output.value names follow the OpenInference
+// conventions. Names under ragtriage.* are this project's own. Everything in
+// the GenAI conventions is of "Development" stability.
+//
+// The package is stdlib only and holds nothing but constants: import it from
+// anywhere.
+package otelkeys
+
+// ScopeName is the instrumentation scope of everything ragtriage records.
+const ScopeName = "github.com/ragtriage/ragtriage/middleware"
+
+// Span names. Retrieval and generation spans append the data source or the
+// model ("retrieval kb", "chat gpt-4o-mini") as the GenAI conventions ask.
+const (
+	SpanChain      = "ragtriage.chain"
+	SpanRetrieval  = "retrieval"
+	SpanGeneration = "chat"
+	SpanEvaluation = "ragtriage.evaluate"
+)
+
+// EventEvaluationResult is the name of the event an evaluation span carries
+// once per decision (once per context for chunk relevance).
+const EventEvaluationResult = "gen_ai.evaluation.result"
+
+// GenAI semantic-convention attribute keys.
+const (
+	GenAIOperationName         = "gen_ai.operation.name"
+	GenAIProviderName          = "gen_ai.provider.name"
+	GenAIRequestModel          = "gen_ai.request.model"
+	GenAIResponseFinishReasons = "gen_ai.response.finish_reasons"
+	GenAIUsageInputTokens      = "gen_ai.usage.input_tokens"
+	GenAIUsageOutputTokens     = "gen_ai.usage.output_tokens"
+	GenAIInputMessages         = "gen_ai.input.messages"  // opt-in content
+	GenAIOutputMessages        = "gen_ai.output.messages" // opt-in content
+	GenAIDataSourceID          = "gen_ai.data_source.id"
+	GenAIRetrievalQueryText    = "gen_ai.retrieval.query.text" // opt-in content
+	GenAIRetrievalDocuments    = "gen_ai.retrieval.documents"  // [{id, score}], no text
+
+	GenAIEvaluationName        = "gen_ai.evaluation.name"
+	GenAIEvaluationScoreValue  = "gen_ai.evaluation.score.value"
+	GenAIEvaluationScoreLabel  = "gen_ai.evaluation.score.label"
+	GenAIEvaluationExplanation = "gen_ai.evaluation.explanation"
+)
+
+// Values of GenAIOperationName.
+const (
+	OperationRetrieval = "retrieval"
+	OperationChat      = "chat"
+)
+
+// Values of GenAIEvaluationScoreLabel: the policy's verdict on the decision.
+const (
+	LabelPass      = "pass"
+	LabelFail      = "fail"
+	LabelUncertain = "uncertain"
+)
+
+// OpenInference attribute keys.
+const (
+	OpenInferenceSpanKind = "openinference.span.kind"
+	InputValue            = "input.value"  // opt-in content
+	OutputValue           = "output.value" // opt-in content
+)
+
+// Values of OpenInferenceSpanKind.
+const (
+	KindChain     = "CHAIN"
+	KindRetriever = "RETRIEVER"
+	KindLLM       = "LLM"
+	KindEvaluator = "EVALUATOR"
+)
+
+// ragtriage attribute keys on the chain span.
+const (
+	// ChainName names the wrapped chain (its Go type unless configured).
+	ChainName = "ragtriage.chain.name"
+	// SampleID is the ID of the sample, on the chain and evaluation spans.
+	SampleID = "ragtriage.sample.id"
+	// Mode is "inline", "shadow" or "off".
+	Mode = "ragtriage.mode"
+	// Gated is true on the chain span when inline gating changed the output
+	// (replaced the answer or returned an error).
+	Gated = "ragtriage.gated"
+	// ShadowOutcome says what became of a shadow sample: "queued",
+	// "sampled_out", "filtered", "dropped" or "closed".
+	ShadowOutcome = "ragtriage.shadow.outcome"
+	// RetrievalDocumentCount is the number of documents a retrieval returned.
+	RetrievalDocumentCount = "ragtriage.retrieval.document_count"
+	// RetrievalDocumentIDs lists the retrieved documents' IDs, in order.
+	RetrievalDocumentIDs = "ragtriage.retrieval.document.ids"
+	// RetrievalDocumentTexts lists their texts (opt-in content).
+	RetrievalDocumentTexts = "ragtriage.retrieval.document.texts"
+)
+
+// ragtriage attribute keys on the evaluation span.
+const (
+	Diagnosis        = "ragtriage.diagnosis"
+	DiagnosisVersion = "ragtriage.diagnosis.version"
+	Confidence       = "ragtriage.confidence"
+	Route            = "ragtriage.route"
+	Action           = "ragtriage.action"
+	Reason           = "ragtriage.reason"
+	DecisionID       = "ragtriage.decision.id"
+	DecisionVersion  = "ragtriage.decision.version"
+	DecisionVariant  = "ragtriage.decision.variant"
+	LatencyMs        = "ragtriage.latency_ms"
+	// Judges lists the judges as "name@version" strings.
+	Judges = "ragtriage.judges"
+	// JudgeErrors counts the judges that failed.
+	JudgeErrors = "ragtriage.judge_errors"
+	// ContextIDs lists the sample's context IDs in retrieval order (IDs only,
+	// never text), so a reader can tell a dropped chunk event from an absent
+	// context.
+	ContextIDs = "ragtriage.context.ids"
+	// EvaluationError is the evaluation's error, when it had one.
+	EvaluationError = "ragtriage.evaluation.error"
+
+	FallbackJudge     = "ragtriage.fallback.judge"
+	FallbackDecisions = "ragtriage.fallback.decisions"
+	FallbackContexts  = "ragtriage.fallback.contexts"
+	FallbackSettled   = "ragtriage.fallback.settled"
+	FallbackUnsettled = "ragtriage.fallback.unsettled"
+	FallbackReason    = "ragtriage.fallback.reason"
+	FallbackRule      = "ragtriage.fallback.rule"
+	FallbackLatencyMs = "ragtriage.fallback.latency_ms"
+	// What the fallback judge's estimates spent (part of the usage totals).
+	FallbackInputTokens  = "ragtriage.fallback.usage.input_tokens"
+	FallbackOutputTokens = "ragtriage.fallback.usage.output_tokens"
+	FallbackCalls        = "ragtriage.fallback.usage.calls"
+	FallbackRetries      = "ragtriage.fallback.usage.retries"
+
+	UsageInputTokens  = "ragtriage.usage.input_tokens"
+	UsageOutputTokens = "ragtriage.usage.output_tokens"
+	UsageCalls        = "ragtriage.usage.calls"
+	UsageRetries      = "ragtriage.usage.retries"
+
+	// The sample's content, on the evaluation span only when content capture
+	// is on, after the redaction hook.
+	SampleQuestion         = "ragtriage.sample.question"
+	SampleOriginalQuestion = "ragtriage.sample.original_question"
+	SampleAnswer           = "ragtriage.sample.answer"
+	SampleReference        = "ragtriage.sample.reference"
+	SampleContextTexts     = "ragtriage.sample.context.texts" // parallel to ContextIDs
+)
+
+// Attribute keys on a gen_ai.evaluation.result event besides the GenAI ones.
+const (
+	// EventContextID names the context of a chunk_relevance event.
+	EventContextID = "ragtriage.context.id"
+	// EventJudge names the judge whose estimate the event reports.
+	EventJudge = "ragtriage.judge"
+)
+
+// Metric names and their attribute keys.
+const (
+	// MetricEvaluations counts evaluations by route, diagnosis, action and mode.
+	MetricEvaluations = "ragtriage.evaluations"
+	// MetricGuardDuration is a histogram of the guard's latency in seconds.
+	MetricGuardDuration = "ragtriage.guard.duration"
+	// MetricShadowDropped counts shadow samples dropped because the queue was
+	// full or the shadow evaluator was shut down.
+	MetricShadowDropped = "ragtriage.shadow.dropped"
+	// MetricSinkErrors counts records the sink failed to write.
+	MetricSinkErrors = "ragtriage.sink.errors"
+	// DropReason is the attribute of MetricShadowDropped: "queue_full" or
+	// "closed" or "shutdown".
+	DropReason = "ragtriage.drop.reason"
+)
