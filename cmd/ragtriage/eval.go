@@ -28,7 +28,7 @@ var evalCommand = &command{
 	run:     runEval,
 }
 
-const evalUsage = `Usage: ragtriage eval -dataset FILE [-records FILE] [-mode MODE] [-profile FILE]
+const evalUsage = `Usage: ragtriage eval -dataset FILE [-records FILE | -traces FILE] [-mode MODE] [-profile FILE]
                       -out report.json [-md report.md] [-html report.html]
                       [-baseline report.json -max-drop 0.02] [flags]
 
@@ -37,13 +37,16 @@ the diagnosis, how much traffic each threshold decides automatically and with
 what error, how primary-only, fallback-only and cascade compare, and what the
 judging costs. The JSON report's schema is documented in docs/report-schema.md.
 
-Input (-dataset and -records may be repeated, or given a comma-separated list):
+Input (-dataset, -records and -traces may be repeated, or given a comma-separated list):
   -dataset FILE   JSON Lines in the dataset shape (id, question, contexts,
-                  answer, referenceAnswer?, expected?). Without -records these
-                  are the rows replayed; with -records they only supply the
-                  labels, joined to the records by id.
+                  answer, referenceAnswer?, expected?). Without -records or
+                  -traces these are the rows replayed; with them they only
+                  supply the labels, joined to the records by id.
   -records FILE   record files as the middleware's record sink writes them
                   (one ragtriage.record/1 line per evaluated request).
+  -traces FILE    OTLP JSON as the OpenTelemetry Collector's file exporter
+                  writes it; each ragtriage evaluation span is one record
+                  (its sample only when content capture was on).
 
 Bad lines are counted and listed (file:line and why) and the run goes on.
 
@@ -52,7 +55,8 @@ Modes (the same rows in every mode):
   -mode fallback  the fallback judge alone, as the baseline
   -mode cascade   the primary decides what it is confident about and the
                   uncertain decisions go to the fallback judge
-  -mode recorded  score records from the results they carry (-records only)
+  -mode recorded  score records from the results they carry (-records or
+                  -traces only)
 
 Fallback judge:
   -fallback NAME          the fallback judge; available: simulated (default)
@@ -115,7 +119,7 @@ func (l *listFlag) Set(s string) error {
 
 // evalFlags holds the parsed flags of eval.
 type evalFlags struct {
-	datasets, records listFlag
+	datasets, records, traces listFlag
 	mode              string
 	profile           string
 	out, md, html     string
@@ -197,6 +201,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, evalUsage) }
 	fs.Var(&f.datasets, "dataset", "dataset `FILE`")
 	fs.Var(&f.records, "records", "record `FILE`")
+	fs.Var(&f.traces, "traces", "OTLP JSON `FILE`")
 	fs.StringVar(&f.mode, "mode", "primary", "primary, fallback, cascade or recorded")
 	fs.StringVar(&f.profile, "profile", "", "calibration profile `FILE`")
 	fs.StringVar(&f.out, "out", "", "JSON report `FILE`")
@@ -235,9 +240,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usage("unexpected argument %q (inputs are given with -dataset and -records)", fs.Arg(0))
-	case len(f.datasets) == 0 && len(f.records) == 0:
-		return usage("-dataset or -records is required")
+		return usage("unexpected argument %q (inputs are given with -dataset, -records and -traces)", fs.Arg(0))
+	case len(f.datasets) == 0 && len(f.records) == 0 && len(f.traces) == 0:
+		return usage("-dataset, -records or -traces is required")
+	case len(f.records) > 0 && len(f.traces) > 0:
+		return usage("-records and -traces cannot be combined")
 	case f.out == "":
 		return usage("-out is required")
 	case f.workers < 0:
@@ -251,8 +258,8 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("-mode %q: want primary, fallback, cascade or recorded", f.mode)
 	}
-	if mode == evalkit.ModeRecorded && len(f.records) == 0 {
-		return usage("-mode recorded needs -records")
+	if mode == evalkit.ModeRecorded && len(f.records) == 0 && len(f.traces) == 0 {
+		return usage("-mode recorded needs -records or -traces")
 	}
 	var rule guard.Degrade
 	if err := rule.UnmarshalText([]byte(f.degrade)); err != nil {
@@ -328,6 +335,13 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		src = evalkit.NewRecordSource(labels, f.records...)
 		total = evalkit.TotalBytes(f.records...)
+	} else if len(f.traces) > 0 {
+		labels, err := evalkit.ReadLabels(f.datasets...)
+		if err != nil {
+			return fail(err)
+		}
+		src = evalkit.NewTraceSource(labels, f.traces...)
+		total = evalkit.TotalBytes(f.traces...)
 	} else {
 		ds := evalkit.NewDatasetSource(f.datasets...)
 		ds.BytesRead = bytesRead.Store

@@ -507,3 +507,29 @@ func mustDecision(t *testing.T, name string) guard.Decision {
 	}
 	return d
 }
+
+func TestEvalTraces(t *testing.T) {
+	fixedClock(t)
+	good, err := os.ReadFile("../../evalkit/testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces.jsonl")
+	os.WriteFile(traces, append(good, "{truncated\n"...), 0o644)
+	out := filepath.Join(dir, "traces.json")
+	st, _, e := runCmd(t, "eval", "-traces", traces, "-mode", "recorded", "-pricing", pricingFile, "-out", out)
+	if st != 1 { // the truncated line
+		t.Errorf("exit %d; want 1: %s", st, e)
+	}
+	r := readReportFile(t, out)
+	if r.Input.RowsEvaluated == 0 || r.Input.RowsFailed != 1 || r.Input.RowsRead != r.Input.RowsEvaluated+r.Input.RowsFailed+r.Input.RowsNotEvaluated {
+		t.Errorf("read %d evaluated %d failed %d not evaluated %d", r.Input.RowsRead, r.Input.RowsEvaluated, r.Input.RowsFailed, r.Input.RowsNotEvaluated)
+	}
+	if !strings.Contains(e, "traces.jsonl:2: bad_line") {
+		t.Errorf("stderr lacks the bad line:\n%s", e)
+	}
+	if st, _, e := runCmd(t, "eval", "-traces", traces, "-records", traces, "-out", out); st != 2 || !strings.Contains(e, "cannot be combined") {
+		t.Errorf("-traces with -records: exit %d: %s", st, e)
+	}
+}
