@@ -120,15 +120,15 @@ func (l *listFlag) Set(s string) error {
 // evalFlags holds the parsed flags of eval.
 type evalFlags struct {
 	datasets, records, traces listFlag
-	mode              string
-	profile           string
-	out, md, html     string
-	baseline          string
-	maxDrop           float64
-	pricing           string
-	pricingSet        bool
-	workers           int
-	progress          string
+	mode                      string
+	profile                   string
+	out, md, html             string
+	baseline                  string
+	maxDrop                   float64
+	pricing                   string
+	pricingSet                bool
+	workers                   int
+	progress                  string
 
 	fallback       string
 	fallbackPolicy string
