@@ -1,0 +1,135 @@
+package cascade
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Budget caps what the fallback may spend over a sliding window. A zero
+// field is no cap; the zero Budget is unlimited.
+type Budget struct {
+	// Window is the length of the sliding window. Required when MaxCalls or
+	// MaxTokens is set.
+	Window time.Duration
+	// MaxCalls is the largest number of fallback calls started within any
+	// window: a maximum fallback rate of MaxCalls/Window.
+	MaxCalls int
+	// MaxTokens is the largest number of tokens (input plus output, as the
+	// fallback reports them in Estimate.Usage) spent within a window. A call
+	// is refused once the window's spend has reached it; a call under way
+	// may overshoot it by what that call spends.
+	MaxTokens int
+	// Buckets is how many slices the window is kept in (the resolution of
+	// the sliding window). Zero means 10.
+	Buckets int
+}
+
+func (b Budget) limited() bool { return b.MaxCalls > 0 || b.MaxTokens > 0 }
+
+func (b Budget) validate() error {
+	switch {
+	case b.MaxCalls < 0 || b.MaxTokens < 0 || b.Buckets < 0 || b.Window < 0:
+		return fmt.Errorf("cascade: budget %+v: negative field", b)
+	case b.limited() && b.Window <= 0:
+		return errors.New("cascade: budget: MaxCalls or MaxTokens needs a positive Window")
+	}
+	return nil
+}
+
+// budget is a sliding-window account of calls and tokens, split in buckets.
+// Safe for concurrent use.
+type budget struct {
+	cfg    Budget
+	now    func() time.Time
+	width  time.Duration
+	mu     sync.Mutex
+	calls  []int
+	tokens []int
+	stamp  []int64 // bucket number each slot holds
+}
+
+func newBudget(cfg Budget, now func() time.Time) *budget {
+	if !cfg.limited() {
+		return nil
+	}
+	if cfg.Buckets == 0 {
+		cfg.Buckets = 10
+	}
+	w := cfg.Window / time.Duration(cfg.Buckets)
+	if w <= 0 {
+		w = 1
+	}
+	return &budget{cfg: cfg, now: now, width: w, calls: make([]int, cfg.Buckets), tokens: make([]int, cfg.Buckets), stamp: make([]int64, cfg.Buckets)}
+}
+
+// slot returns the index of the bucket for time t, clearing it when it held
+// an older bucket.
+func (b *budget) slot(t time.Time) int {
+	n := t.UnixNano() / int64(b.width)
+	i := int(n % int64(len(b.calls)))
+	if i < 0 {
+		i += len(b.calls)
+	}
+	if b.stamp[i] != n {
+		b.stamp[i], b.calls[i], b.tokens[i] = n, 0, 0
+	}
+	return i
+}
+
+// sums returns the calls and tokens of the window ending at bucket n.
+func (b *budget) sums(n int64) (calls, tokens int) {
+	for i := range b.calls {
+		if b.stamp[i] > n-int64(len(b.calls)) && b.stamp[i] <= n {
+			calls += b.calls[i]
+			tokens += b.tokens[i]
+		}
+	}
+	return calls, tokens
+}
+
+// Reserve counts one call if the budget allows it, or returns why not.
+func (b *budget) Reserve() string {
+	if b == nil {
+		return ""
+	}
+	t := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := b.slot(t)
+	calls, tokens := b.sums(b.stamp[i])
+	if b.cfg.MaxCalls > 0 && calls >= b.cfg.MaxCalls {
+		return fmt.Sprintf("%d fallback calls in the last %v (limit %d)", calls, b.cfg.Window, b.cfg.MaxCalls)
+	}
+	if b.cfg.MaxTokens > 0 && tokens >= b.cfg.MaxTokens {
+		return fmt.Sprintf("%d tokens in the last %v (limit %d)", tokens, b.cfg.Window, b.cfg.MaxTokens)
+	}
+	b.calls[i]++
+	return ""
+}
+
+// Spend adds tokens to the current bucket.
+func (b *budget) Spend(tokens int) {
+	if b == nil || tokens <= 0 {
+		return
+	}
+	t := b.now()
+	b.mu.Lock()
+	b.tokens[b.slot(t)] += tokens
+	b.mu.Unlock()
+}
+
+// Refund takes back a call Reserve counted but that was never made (the
+// breaker refused it).
+func (b *budget) Refund() {
+	if b == nil {
+		return
+	}
+	t := b.now()
+	b.mu.Lock()
+	if i := b.slot(t); b.calls[i] > 0 {
+		b.calls[i]--
+	}
+	b.mu.Unlock()
+}

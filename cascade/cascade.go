@@ -1,0 +1,854 @@
+package cascade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/sony/gobreaker/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Reasons an escalated estimate comes back abstained. The Estimate.Reason
+// starts with one of them, followed by ": " and details.
+const (
+	ReasonBreakerOpen = "circuit breaker open"
+	ReasonDeadline    = "deadline too near"
+	ReasonBudget      = "budget spent"
+	ReasonConcurrency = "concurrency limit reached"
+	ReasonFailed      = "fallback failed"
+	ReasonCancelled   = "request ended before the fallback answered"
+	ReasonClosed      = "cascade closed"
+	ReasonNoEstimate  = "fallback gave no estimate"
+)
+
+// ErrCallerGone is wrapped by the error a fallback call ends with when the
+// caller's context ended first (cancelled, or its deadline passed). Such a
+// call says nothing about the fallback's health: the cascade's breaker counts
+// it neither as a success nor as a failure. A breaker passed with WithBreaker
+// should do the same by setting gobreaker.Settings.IsExcluded to IsExcluded.
+var ErrCallerGone = errors.New("cascade: the request ended before the fallback answered")
+
+// IsExcluded reports whether err is one the breaker must not count: it wraps
+// ErrCallerGone. Use it as gobreaker.Settings.IsExcluded.
+func IsExcluded(err error) bool { return errors.Is(err, ErrCallerGone) }
+
+// Breaker is the circuit breaker the fallback runs behind;
+// *gobreaker.CircuitBreaker[[]guard.Estimate] implements it.
+type Breaker interface {
+	Name() string
+	State() gobreaker.State
+	Execute(req func() ([]guard.Estimate, error)) ([]guard.Estimate, error)
+}
+
+// Limits bound how the fallback is called. A zero field means its default.
+type Limits struct {
+	// MaxConcurrent is the most fallback calls under way at once. Default 8.
+	MaxConcurrent int
+	// MaxWaiting is how many calls may wait for a free slot when
+	// MaxConcurrent are under way. A waiting call gives up (abstaining with
+	// ReasonDeadline) once the slot could no longer be used in time: when
+	// the time left before its deadline falls below the fallback's p95
+	// latency. Calls beyond MaxWaiting abstain at once with
+	// ReasonConcurrency. Default 0: nobody waits. Negative is invalid.
+	MaxWaiting int
+	// CallTimeout caps one fallback call, whatever the caller's deadline. A
+	// call stopped by this cap counts as a failure of the fallback; one
+	// stopped by the caller's own deadline does not. Default 30s.
+	CallTimeout time.Duration
+	// Reserve is kept back from the caller's deadline: the fallback call
+	// must end that long before it, and the caller stops waiting for it
+	// half that long before it, so that the guard can still assemble and
+	// return its result in time. Default 10ms.
+	Reserve time.Duration
+	// LatencyWindow is how many recent fallback latencies the p95 is taken
+	// over. Default 128.
+	LatencyWindow int
+	// MinLatencySamples is how many latencies must be seen before the p95
+	// is used to skip calls that could not finish in time. Default 5.
+	MinLatencySamples int
+	// LatencyMaxAge is how long the p95 is trusted without a new
+	// observation. A p95 that makes every caller skip the fallback is never
+	// refreshed; once it is this old, calls go through again and measure.
+	// Default 30s.
+	LatencyMaxAge time.Duration
+}
+
+// DefaultLimits are the limits used when none are set.
+var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second}
+
+func (l Limits) withDefaults() (Limits, error) {
+	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 {
+		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
+	}
+	d := DefaultLimits
+	if l.MaxConcurrent == 0 {
+		l.MaxConcurrent = d.MaxConcurrent
+	}
+	if l.CallTimeout == 0 {
+		l.CallTimeout = d.CallTimeout
+	}
+	if l.Reserve == 0 {
+		l.Reserve = d.Reserve
+	}
+	if l.LatencyWindow == 0 {
+		l.LatencyWindow = d.LatencyWindow
+	}
+	if l.MinLatencySamples == 0 {
+		l.MinLatencySamples = d.MinLatencySamples
+	}
+	if l.LatencyMaxAge == 0 {
+		l.LatencyMaxAge = d.LatencyMaxAge
+	}
+	if l.MinLatencySamples > l.LatencyWindow {
+		return l, fmt.Errorf("cascade: limits: MinLatencySamples %d > LatencyWindow %d", l.MinLatencySamples, l.LatencyWindow)
+	}
+	return l, nil
+}
+
+// DefaultCacheSize is the number of estimates the cache holds by default.
+const DefaultCacheSize = 4096
+
+// DefaultBreakerSettings are the breaker settings used when none are given:
+// open after 5 consecutive failures, try one call again after 30s, close
+// after it succeeds.
+var DefaultBreakerSettings = gobreaker.Settings{
+	Name:        "ragtriage-fallback",
+	MaxRequests: 1,
+	Timeout:     30 * time.Second,
+	ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 5 },
+}
+
+type config struct {
+	limits    Limits
+	budget    Budget
+	settings  *gobreaker.Settings
+	breaker   Breaker
+	cacheSize int
+	mp        metric.MeterProvider
+	now       func() time.Time
+}
+
+// Option configures a Cascade.
+type Option func(*config) error
+
+// WithLimits sets the concurrency limit, timeouts and latency window.
+func WithLimits(l Limits) Option {
+	return func(c *config) error { c.limits = l; return nil }
+}
+
+// WithBudget caps the fallback's call rate and token spend.
+func WithBudget(b Budget) Option {
+	return func(c *config) error {
+		if err := b.validate(); err != nil {
+			return err
+		}
+		c.budget = b
+		return nil
+	}
+}
+
+// WithBreakerSettings builds the breaker from s. Zero fields keep
+// gobreaker's defaults, except Name (DefaultBreakerSettings.Name when
+// empty). IsExcluded is extended so that calls the caller ended are never
+// counted; OnStateChange is wrapped so that trips are counted (the wrapped
+// function runs with the breaker's lock held and must not call the breaker).
+// For tests, a short Timeout moves the breaker from open to half-open soon:
+// gobreaker reads time.Now itself and takes no clock.
+func WithBreakerSettings(s gobreaker.Settings) Option {
+	return func(c *config) error {
+		if c.breaker != nil {
+			return errors.New("cascade: WithBreakerSettings and WithBreaker are exclusive")
+		}
+		c.settings = &s
+		return nil
+	}
+}
+
+// WithBreaker runs the fallback behind b, a breaker the caller made (and may
+// share or watch). Its settings should use IsExcluded. Trips are then
+// counted when the cascade sees the state change, which may miss an open
+// period no call observed.
+func WithBreaker(b Breaker) Option {
+	return func(c *config) error {
+		if b == nil {
+			return errors.New("cascade: WithBreaker: nil breaker")
+		}
+		if c.settings != nil {
+			return errors.New("cascade: WithBreakerSettings and WithBreaker are exclusive")
+		}
+		c.breaker = b
+		return nil
+	}
+}
+
+// WithCacheSize sets how many estimates the LRU cache holds; a negative
+// size turns the cache off. Default DefaultCacheSize.
+func WithCacheSize(n int) Option {
+	return func(c *config) error { c.cacheSize = n; return nil }
+}
+
+// WithMeterProvider records metrics with mp instead of the global
+// MeterProvider.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) error {
+		if mp == nil {
+			return errors.New("cascade: WithMeterProvider: nil provider")
+		}
+		c.mp = mp
+		return nil
+	}
+}
+
+// WithClock sets the clock that times fallback calls (for the p95) and
+// slides the budget window. Context deadlines are always compared with the
+// real time.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return errors.New("cascade: WithClock: nil clock")
+		}
+		c.now = now
+		return nil
+	}
+}
+
+// Cascade settles escalated decisions with a slower fallback judge, behind a
+// circuit breaker, a cache, a concurrency limit, a deadline check and a
+// budget. It implements guard.Escalator and guard.Describer. A Cascade is
+// safe for concurrent use; Close ends the calls it has under way.
+type Cascade struct {
+	fallback guard.Judge
+	info     guard.JudgeInfo
+	limits   Limits
+	breaker  Breaker
+	own      bool // the breaker was built here (trips counted exactly)
+	cache    *lru.Cache[itemKey, guard.Estimate]
+	budget   *budget
+	lat      *latencyWindow
+	sem      chan struct{}
+	waiting  atomic.Int64
+	flights  flights
+	now      func() time.Time
+	m        *metrics
+	closed   atomic.Bool
+	unreg    sync.Once
+	last     atomic.Int32 // last breaker state seen (for a caller's breaker)
+	st       counters
+}
+
+// New returns a Cascade around the fallback judge.
+func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
+	if fallback == nil {
+		return nil, errors.New("cascade: New: nil fallback judge")
+	}
+	cfg := config{now: time.Now}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	lim, err := cfg.limits.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cascade{fallback: fallback, limits: lim, now: cfg.now}
+	if d, ok := fallback.(guard.Describer); ok {
+		c.info = d.Describe()
+	}
+	if c.info.Name == "" {
+		c.info.Name = fmt.Sprintf("%T", fallback)
+	}
+	if cfg.cacheSize >= 0 {
+		n := cfg.cacheSize
+		if n == 0 {
+			n = DefaultCacheSize
+		}
+		if c.cache, err = lru.New[itemKey, guard.Estimate](n); err != nil {
+			return nil, fmt.Errorf("cascade: cache: %w", err)
+		}
+	}
+	c.budget = newBudget(cfg.budget, cfg.now)
+	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
+	c.sem = make(chan struct{}, lim.MaxConcurrent)
+	c.flights.joined = func() { c.st.collapsed.Add(1) }
+	if cfg.breaker != nil {
+		c.breaker = cfg.breaker
+		c.last.Store(int32(c.breaker.State()))
+	} else {
+		s := DefaultBreakerSettings
+		if cfg.settings != nil {
+			s = *cfg.settings
+			if s.Name == "" {
+				s.Name = DefaultBreakerSettings.Name
+			}
+		}
+		userExcluded, userChange := s.IsExcluded, s.OnStateChange
+		s.IsExcluded = func(err error) bool {
+			return IsExcluded(err) || (userExcluded != nil && userExcluded(err))
+		}
+		s.OnStateChange = func(name string, from, to gobreaker.State) {
+			// Runs under the breaker's lock: count, never call the breaker.
+			if to == gobreaker.StateOpen {
+				c.st.trips.Add(1)
+				if c.m != nil {
+					c.m.trips.Add(context.Background(), 1, c.m.breakerAttr)
+				}
+			}
+			if userChange != nil {
+				userChange(name, from, to)
+			}
+		}
+		c.breaker = gobreaker.NewCircuitBreaker[[]guard.Estimate](s)
+		c.own = true
+	}
+	mp := cfg.mp
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	if c.m, err = newMetrics(mp, c); err != nil {
+		return nil, fmt.Errorf("cascade: metrics: %w", err)
+	}
+	return c, nil
+}
+
+// Describe names the cascade after its fallback judge.
+func (c *Cascade) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "cascade(" + c.info.Name + ")", Version: c.info.Version}
+}
+
+// Fallback returns the name and version of the fallback judge.
+func (c *Cascade) Fallback() guard.JudgeInfo { return c.info }
+
+// Close stops new escalations (they abstain with ReasonClosed) and waits
+// until the fallback calls under way have ended, or ctx is done. Calls end
+// by themselves at their deadline, or as soon as nobody waits for them.
+func (c *Cascade) Close(ctx context.Context) error {
+	c.closed.Store(true)
+	done := make(chan struct{})
+	go func() { c.flights.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		var err error
+		c.unreg.Do(func() { err = c.m.reg.Unregister() })
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// item is one estimate an escalation asks for.
+type item struct {
+	d   guard.Decision
+	ctx string
+}
+
+// items lists the estimates esc asks for, in request order, chunk relevance
+// once per listed context (every context when ContextIDs is empty).
+func items(esc *guard.Escalation) ([]item, error) {
+	s := esc.Sample
+	out := make([]item, 0, len(esc.Decisions)+len(esc.ContextIDs))
+	seen := uint16(0)
+	for _, d := range esc.Decisions {
+		if !d.Valid() {
+			return nil, fmt.Errorf("cascade: Escalate: invalid decision %d", uint8(d))
+		}
+		if seen&(1<<d) != 0 {
+			continue
+		}
+		seen |= 1 << d
+		switch d {
+		case guard.ChunkRelevance:
+			if len(esc.ContextIDs) == 0 {
+				for i := range s.Contexts {
+					out = append(out, item{d, s.Contexts[i].ID})
+				}
+				continue
+			}
+			for _, id := range esc.ContextIDs {
+				if !hasContext(s, id) {
+					return nil, fmt.Errorf("cascade: Escalate: context %q is not in the sample", id)
+				}
+				dup := false
+				for _, it := range out {
+					if it.d == d && it.ctx == id {
+						dup = true
+					}
+				}
+				if !dup {
+					out = append(out, item{d, id})
+				}
+			}
+		case guard.Correctness:
+			if s.Reference == nil {
+				return nil, errors.New("cascade: Escalate: correctness asked for a sample without a reference")
+			}
+			out = append(out, item{d, ""})
+		default:
+			out = append(out, item{d, ""})
+		}
+	}
+	return out, nil
+}
+
+func hasContext(s *guard.Sample, id string) bool {
+	for i := range s.Contexts {
+		if s.Contexts[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Escalate implements guard.Escalator: it returns one estimate per escalated
+// decision (per listed context for chunk relevance), from the cache or the
+// fallback. An estimate the fallback could not give — breaker open, deadline
+// too near, budget spent, concurrency limit, fallback error — is abstained
+// with a Reason starting with one of the Reason constants. Escalate returns
+// an error only for a malformed escalation (nil sample, invalid decision,
+// unknown context).
+func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+	if esc.Sample == nil {
+		return nil, errors.New("cascade: Escalate: nil sample")
+	}
+	its, err := items(&esc)
+	if err != nil {
+		return nil, err
+	}
+	c.st.escalations.Add(1)
+	c.st.requested.Add(uint64(len(its)))
+	out := make([]guard.Estimate, len(its))
+	if len(its) == 0 {
+		return out, nil
+	}
+	s := esc.Sample
+	digest := sampleDigest(c.info, esc.Definitions, s)
+	var misses []int
+	for i, it := range its {
+		if c.cache != nil {
+			if e, ok := c.cache.Get(itemKey{digest, it.d, it.ctx}); ok {
+				out[i] = fromCache(e, s)
+				continue
+			}
+		}
+		misses = append(misses, i)
+	}
+	hits := len(its) - len(misses)
+	c.st.hits.Add(uint64(hits))
+	c.st.misses.Add(uint64(len(misses)))
+	if hits > 0 {
+		c.m.cache.Add(ctx, int64(hits), c.m.hit)
+	}
+	if len(misses) == 0 {
+		return out, nil
+	}
+	if c.cache != nil {
+		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
+	}
+
+	// Split the misses into at most two calls: the set-level decisions on
+	// the whole sample, and chunk relevance on a sample holding only the
+	// chunks asked about (a chunk's relevance depends on the question and
+	// that chunk alone). When every chunk is asked, one call does both.
+	var whole, chunks group
+	whole.digest, chunks.digest = digest, digest
+	for _, i := range misses {
+		if its[i].d == guard.ChunkRelevance {
+			chunks.ctxIDs = append(chunks.ctxIDs, its[i].ctx)
+			chunks.slots = append(chunks.slots, i)
+		} else {
+			whole.decisions = append(whole.decisions, its[i].d)
+			whole.slots = append(whole.slots, i)
+		}
+	}
+	if len(chunks.ctxIDs) == len(s.Contexts) && len(chunks.ctxIDs) > 0 {
+		whole.decisions = append(whole.decisions, guard.ChunkRelevance)
+		whole.ctxIDs = chunks.ctxIDs
+		whole.slots = append(whole.slots, chunks.slots...)
+		chunks = group{}
+	}
+	if len(chunks.ctxIDs) > 0 {
+		chunks.decisions = []guard.Decision{guard.ChunkRelevance}
+		sub := *s
+		sub.Contexts = make([]guard.Context, 0, len(chunks.ctxIDs))
+		for _, id := range chunks.ctxIDs {
+			for k := range s.Contexts {
+				if s.Contexts[k].ID == id {
+					sub.Contexts = append(sub.Contexts, s.Contexts[k])
+					break
+				}
+			}
+		}
+		chunks.req = guard.Request{Sample: &sub, Decisions: chunks.decisions, Definitions: esc.Definitions}
+	}
+	whole.req = guard.Request{Sample: s, Decisions: whole.decisions, Definitions: esc.Definitions}
+
+	var wg sync.WaitGroup
+	var resChunks outcome
+	if len(chunks.decisions) > 0 && len(whole.decisions) > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); resChunks = c.run(ctx, &chunks) }()
+	} else if len(chunks.decisions) > 0 {
+		resChunks = c.run(ctx, &chunks)
+	}
+	var resWhole outcome
+	if len(whole.decisions) > 0 {
+		resWhole = c.run(ctx, &whole)
+	}
+	wg.Wait()
+	c.place(ctx, out, its, &whole, resWhole, digest)
+	c.place(ctx, out, its, &chunks, resChunks, digest)
+	return out, nil
+}
+
+// group is one fallback call an escalation makes.
+type group struct {
+	digest    [32]byte
+	decisions []guard.Decision
+	ctxIDs    []string // chunk relevance contexts; nil when not asked
+	slots     []int    // indexes into the escalation's items
+	req       guard.Request
+}
+
+// place puts a call's outcome into the escalation's result slots, caching
+// what the fallback settled and abstaining what it did not.
+func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g *group, res outcome, digest [32]byte) {
+	if len(g.slots) == 0 {
+		return
+	}
+	for _, slot := range g.slots {
+		it := its[slot]
+		if res.reason != "" {
+			out[slot] = guard.Abstain(it.d, it.ctx, res.reason)
+			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
+			c.count(ctx, res.refusal)
+			continue
+		}
+		var e *guard.Estimate
+		for k := range res.ests {
+			if res.ests[k].Decision == it.d && res.ests[k].ContextID == it.ctx {
+				e = &res.ests[k]
+				break
+			}
+		}
+		switch {
+		case e == nil:
+			out[slot] = guard.Abstain(it.d, it.ctx, ReasonNoEstimate)
+			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
+			c.count(ctx, refAbstained)
+		case e.Abstained:
+			out[slot] = *e
+			c.count(ctx, refAbstained)
+		default:
+			out[slot] = *e
+			c.st.settled.Add(1)
+			if c.cache != nil {
+				v := *e
+				v.Usage, v.Latency = guard.Usage{}, 0
+				c.cache.Add(itemKey{digest, it.d, it.ctx}, v)
+			}
+		}
+		if !res.fresh {
+			// Another caller's call: its cost is counted there.
+			out[slot].Usage = guard.Usage{}
+		}
+	}
+}
+
+// run makes (or joins) one fallback call for g, unless the breaker, the
+// deadline or the cascade's state rule it out.
+func (c *Cascade) run(ctx context.Context, g *group) outcome {
+	if c.closed.Load() {
+		return refuse(refClosed, ReasonClosed)
+	}
+	if c.breaker.State() == gobreaker.StateOpen {
+		return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
+	}
+	p95 := c.lat.P95()
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < p95+c.limits.Reserve {
+			return refuse(refDeadline, fmt.Sprintf("%s: %v left, fallback p95 %v + reserve %v", ReasonDeadline, left.Round(time.Microsecond), p95, c.limits.Reserve))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
+	}
+	var callerBound bool
+	start := func() (context.Context, context.CancelFunc) {
+		deadline := time.Now().Add(c.limits.CallTimeout)
+		if dl, ok := ctx.Deadline(); ok {
+			if d := dl.Add(-c.limits.Reserve); d.Before(deadline) {
+				deadline, callerBound = d, true
+			}
+		}
+		return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	}
+	// The caller stops waiting half the reserve before its deadline, even
+	// if the call has not ended by then (a fallback that is slow to notice
+	// its deadline, or ignores it, cannot hold the caller past its own).
+	wctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(ctx, dl.Add(-c.limits.Reserve/2))
+		defer cancel()
+	}
+	res, shared, ok := c.flights.do(wctx, callKey(g.digest, g.decisions, g.ctxIDs), start, func(fctx context.Context) outcome {
+		return c.call(fctx, g, callerBound)
+	})
+	if !ok {
+		if ctx.Err() == nil {
+			return refuse(refDeadline, ReasonDeadline+": the fallback did not answer before the request's deadline")
+		}
+		return refuse(refCancelled, ReasonCancelled+": "+ctx.Err().Error())
+	}
+	res.fresh = !shared
+	return res
+}
+
+// call runs the fallback once: concurrency slot, budget, breaker.
+func (c *Cascade) call(ctx context.Context, g *group, callerBound bool) outcome {
+	if r := c.acquire(ctx); r.reason != "" {
+		return r
+	}
+	defer func() { <-c.sem }()
+	if why := c.budget.Reserve(); why != "" {
+		return refuse(refBudget, ReasonBudget+": "+why)
+	}
+	start := c.now()
+	ran := false
+	ests, err := c.breaker.Execute(func() ([]guard.Estimate, error) {
+		ran = true
+		c.st.calls.Add(1)
+		ests, err := safeJudge(ctx, c.fallback, g.req)
+		if err == nil {
+			err = validate(ests, &g.req)
+		}
+		if err != nil && ctx.Err() != nil && (callerBound || errors.Is(ctx.Err(), context.Canceled)) {
+			err = fmt.Errorf("%w: %w", ErrCallerGone, err)
+		}
+		return ests, err
+	})
+	elapsed := c.now().Sub(start)
+	c.observeState()
+	if !ran {
+		c.budget.Refund()
+		if errors.Is(err, gobreaker.ErrTooManyRequests) {
+			return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
+		}
+		return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
+	}
+	bg := context.WithoutCancel(ctx)
+	c.m.duration.Record(bg, elapsed.Seconds())
+	switch {
+	case err == nil:
+		c.lat.Observe(elapsed)
+		c.m.calls.Add(bg, 1, c.m.ok)
+		tokens := 0
+		for i := range ests {
+			e := &ests[i]
+			tokens += e.Usage.InputTokens + e.Usage.OutputTokens
+			c.st.inTokens.Add(uint64(max(e.Usage.InputTokens, 0)))
+			c.st.outTokens.Add(uint64(max(e.Usage.OutputTokens, 0)))
+			if e.Judge == "" {
+				e.Judge, e.JudgeVersion = c.info.Name, c.info.Version
+			}
+			if e.Latency == 0 {
+				e.Latency = elapsed
+			}
+		}
+		c.budget.Spend(tokens)
+		if tokens > 0 {
+			c.m.tokens.Add(bg, int64(tokens))
+		}
+		return outcome{ests: ests}
+	case IsExcluded(err):
+		c.st.excluded.Add(1)
+		c.m.calls.Add(bg, 1, c.m.excluded)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A lower bound on the fallback's latency: keep it, so that
+			// calls with as little time left are skipped.
+			c.lat.Observe(elapsed)
+			return refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond)))
+		}
+		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
+	default:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			c.lat.Observe(elapsed)
+		}
+		c.st.callErrors.Add(1)
+		c.m.calls.Add(bg, 1, c.m.failed)
+		return refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300))
+	}
+}
+
+// observeState counts a trip of a caller-supplied breaker when a call sees
+// it open. A breaker built by New counts its trips in OnStateChange.
+func (c *Cascade) observeState() {
+	if c.own {
+		return
+	}
+	s := c.breaker.State()
+	if prev := gobreaker.State(c.last.Swap(int32(s))); s == gobreaker.StateOpen && prev != gobreaker.StateOpen {
+		c.st.trips.Add(1)
+		c.m.trips.Add(context.Background(), 1, c.m.breakerAttr)
+	}
+}
+
+// acquire takes a concurrency slot, waiting when the limits allow it.
+func (c *Cascade) acquire(ctx context.Context) outcome {
+	select {
+	case c.sem <- struct{}{}:
+		return outcome{}
+	default:
+	}
+	if n := c.waiting.Add(1); n > int64(c.limits.MaxWaiting) {
+		c.waiting.Add(-1)
+		return refuse(refConcurrency, fmt.Sprintf("%s: %d calls under way and %d waiting", ReasonConcurrency, c.limits.MaxConcurrent, c.limits.MaxWaiting))
+	}
+	defer c.waiting.Add(-1)
+	var expire <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		wait := time.Until(dl) - c.lat.P95()
+		if wait <= 0 {
+			return refuse(refDeadline, ReasonDeadline+": no fallback slot was free and no time is left to wait for one")
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case c.sem <- struct{}{}:
+		return outcome{}
+	case <-expire:
+		return refuse(refDeadline, ReasonDeadline+": no fallback slot freed in time")
+	case <-ctx.Done():
+		return refuse(refCancelled, ReasonCancelled+" (waiting for a fallback slot): "+ctx.Err().Error())
+	}
+}
+
+func refuse(r refusal, reason string) outcome { return outcome{reason: reason, refusal: r} }
+
+func trim(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func safeJudge(ctx context.Context, j guard.Judge, req guard.Request) (out []guard.Estimate, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, &guard.PanicError{Value: v}
+		}
+	}()
+	return j.Judge(ctx, req)
+}
+
+// validate rejects a fallback answer with an estimate that was not asked or
+// is malformed: a broken fallback counts against the breaker.
+func validate(ests []guard.Estimate, req *guard.Request) error {
+	for i := range ests {
+		e := &ests[i]
+		if !req.Wants(e.Decision) {
+			return fmt.Errorf("estimate %d is for %v, which was not asked", i, e.Decision)
+		}
+		if e.Decision == guard.ChunkRelevance {
+			if !hasContext(req.Sample, e.ContextID) {
+				return fmt.Errorf("chunk_relevance estimate for unknown context %q", e.ContextID)
+			}
+		} else if e.ContextID != "" {
+			return fmt.Errorf("%v estimate names context %q", e.Decision, e.ContextID)
+		}
+		if !e.Abstained && (math.IsNaN(e.P) || e.P < 0 || e.P > 1) {
+			return fmt.Errorf("%v estimate: probability %v outside [0, 1]", e.Decision, e.P)
+		}
+	}
+	return nil
+}
+
+// fromCache returns a cached estimate for sample s: free (no usage, no
+// latency), with every quote re-anchored on s's texts (the key ignores
+// spacing, so offsets may differ); a quote that cannot be found is dropped.
+func fromCache(e guard.Estimate, s *guard.Sample) guard.Estimate {
+	if len(e.Evidence) > 0 {
+		ev := e.Evidence
+		for i := range ev {
+			q, cp := ev[i].Quote, ev[i].Counterpart
+			okQ, okC := anchor(&q, s), anchor(&cp, s)
+			if !okQ || !okC || q != ev[i].Quote || cp != ev[i].Counterpart {
+				if &ev[0] == &e.Evidence[0] {
+					ev = append([]guard.Evidence(nil), e.Evidence...)
+				}
+				ev[i].Quote, ev[i].Counterpart = q, cp
+			}
+		}
+		e.Evidence = ev
+	}
+	if len(e.Citations) > 0 {
+		cs := e.Citations
+		for i := range cs {
+			q, cq := cs[i].Sentence, cs[i].Context
+			anchor(&q, s)
+			anchor(&cq, s)
+			if q != cs[i].Sentence || cq != cs[i].Context {
+				if &cs[0] == &e.Citations[0] {
+					cs = append([]guard.Citation(nil), e.Citations...)
+				}
+				cs[i].Sentence, cs[i].Context = q, cq
+			}
+		}
+		e.Citations = cs
+	}
+	return e
+}
+
+// anchor checks that q selects q.Text in s, moving it to the first
+// occurrence when it does not and zeroing it when the text is absent. It
+// reports whether q was usable as it stood.
+func anchor(q *guard.Quote, s *guard.Sample) bool {
+	if q.IsZero() {
+		return true
+	}
+	var src string
+	found := true
+	switch q.Source {
+	case guard.SourceQuestion:
+		src = s.Question
+	case guard.SourceAnswer:
+		src = s.Answer
+	case guard.SourceReference:
+		if s.Reference != nil {
+			src = *s.Reference
+		} else {
+			found = false
+		}
+	case guard.SourceContext:
+		found = false
+		for i := range s.Contexts {
+			if s.Contexts[i].ID == q.ContextID {
+				src, found = s.Contexts[i].Text, true
+				break
+			}
+		}
+	}
+	if found && q.Start >= 0 && q.Start <= q.End && q.End <= len(src) && src[q.Start:q.End] == q.Text {
+		return true
+	}
+	if found {
+		if i := strings.Index(src, q.Text); i >= 0 {
+			q.Start, q.End = i, i+len(q.Text)
+			return false
+		}
+	}
+	*q = guard.Quote{}
+	return false
+}

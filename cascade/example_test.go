@@ -1,0 +1,57 @@
+package cascade_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// A cascade around a fallback judge (here a stand-in that always answers
+// 0.9; in production an llmjudge.Judge), with a budget of two calls a
+// minute. The second identical escalation comes from the cache; the third
+// sample finds the budget spent after another call and abstains with the
+// reason, which the guard's degrade rule then handles.
+func Example() {
+	fallback := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		var out []guard.Estimate
+		for _, d := range req.Decisions {
+			out = append(out, guard.Estimate{Decision: d, P: 0.9})
+		}
+		return out, nil
+	})
+	c, err := cascade.New(fallback, cascade.WithBudget(cascade.Budget{Window: time.Minute, MaxCalls: 2}))
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(context.Background())
+
+	defs := guard.Definitions(guard.WithoutReference)
+	ask := func(q string) guard.Estimate {
+		s := &guard.Sample{Question: q, Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}
+		out, err := c.Escalate(context.Background(), guard.Escalation{Request: guard.Request{
+			Sample: s, Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs}})
+		if err != nil {
+			panic(err)
+		}
+		return out[0]
+	}
+	for _, q := range []string{"Refund window?", "Refund window?", "Return window?", "Exchange window?"} {
+		e := ask(q)
+		if e.Abstained {
+			fmt.Printf("%s abstained: %.12s\n", q, e.Reason)
+		} else {
+			fmt.Printf("%s P=%.1f\n", q, e.P)
+		}
+	}
+	st := c.Stats()
+	fmt.Printf("calls=%d cache hits=%d budget refusals=%d\n", st.Calls, st.CacheHits, st.RefusedBudget)
+	// Output:
+	// Refund window? P=0.9
+	// Refund window? P=0.9
+	// Return window? P=0.9
+	// Exchange window? abstained: budget spent
+	// calls=2 cache hits=1 budget refusals=1
+}

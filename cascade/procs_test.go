@@ -1,0 +1,5 @@
+package cascade_test
+
+import "runtime"
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

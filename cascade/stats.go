@@ -1,0 +1,120 @@
+package cascade
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// refusal names why an escalated estimate came back abstained.
+type refusal uint8
+
+const (
+	refNone        refusal = iota
+	refBreaker             // breaker open (or half-open with its probes under way)
+	refDeadline            // too little time left, before or during the call
+	refBudget              // budget spent
+	refConcurrency         // no slot and no room to wait
+	refClosed              // Close was called
+	refCancelled           // the caller's context ended
+	refFailed              // the fallback returned an error
+	refAbstained           // the fallback itself abstained or left the estimate out
+	numRefusals
+)
+
+var refusalLabels = [numRefusals]string{"", "breaker_open", "deadline", "budget", "concurrency", "closed", "cancelled", "failed", "fallback_abstained"}
+
+func (r refusal) label() string { return refusalLabels[r] }
+
+type counters struct {
+	escalations, requested, hits, misses, settled atomic.Uint64
+	abstained                                     [numRefusals]atomic.Uint64
+	calls, callErrors, excluded, collapsed        atomic.Uint64
+	trips, inTokens, outTokens                    atomic.Uint64
+}
+
+// count records one estimate abstained for reason r.
+func (c *Cascade) count(ctx context.Context, r refusal) {
+	c.st.abstained[r].Add(1)
+	if r != refFailed && r != refAbstained {
+		c.m.refusals.Add(context.WithoutCancel(ctx), 1, c.m.refusal[r])
+	}
+}
+
+// Stats are the cascade's counters since New. Estimate counts add up:
+// Requested = CacheHits + CacheMisses, and CacheMisses = Settled +
+// Abstained, where Abstained is the sum of the Refused…, Failed, Cancelled
+// and FallbackAbstained counts. Call counts are per fallback call (one call
+// may answer several estimates, and several identical escalations).
+type Stats struct {
+	// Escalations counts Escalate calls that were well formed.
+	Escalations uint64 `json:"escalations"`
+	// Requested counts the estimates asked for (one per chunk for chunk
+	// relevance).
+	Requested   uint64 `json:"requested"`
+	CacheHits   uint64 `json:"cacheHits"`
+	CacheMisses uint64 `json:"cacheMisses"`
+	// Settled counts estimates the fallback gave (not abstained).
+	Settled uint64 `json:"settled"`
+	// Abstained counts estimates returned abstained, for any reason below.
+	Abstained          uint64 `json:"abstained"`
+	RefusedBreaker     uint64 `json:"refusedBreaker"`
+	RefusedDeadline    uint64 `json:"refusedDeadline"`
+	RefusedBudget      uint64 `json:"refusedBudget"`
+	RefusedConcurrency uint64 `json:"refusedConcurrency"`
+	RefusedClosed      uint64 `json:"refusedClosed"`
+	Cancelled          uint64 `json:"cancelled"`
+	Failed             uint64 `json:"failed"`
+	FallbackAbstained  uint64 `json:"fallbackAbstained"`
+
+	// Calls counts fallback calls made; CallErrors those that failed and
+	// counted against the breaker; CallsExcluded those the caller ended
+	// (not counted against it). Collapsed counts escalations that joined an
+	// identical call under way instead of making their own.
+	Calls         uint64 `json:"calls"`
+	CallErrors    uint64 `json:"callErrors"`
+	CallsExcluded uint64 `json:"callsExcluded"`
+	Collapsed     uint64 `json:"collapsed"`
+	// BreakerTrips counts changes of the breaker to open; BreakerState is
+	// its state now ("closed", "half-open", "open").
+	BreakerTrips uint64 `json:"breakerTrips"`
+	BreakerState string `json:"breakerState"`
+	// InputTokens and OutputTokens sum what the fallback reported.
+	InputTokens  uint64 `json:"inputTokens"`
+	OutputTokens uint64 `json:"outputTokens"`
+	// LatencyP95 is the fallback's p95 latency over the window (0 until
+	// enough calls were seen), stale or not.
+	LatencyP95 time.Duration `json:"latencyP95"`
+}
+
+// Stats returns a snapshot of the counters. Counters are read one by one
+// while calls may be under way, so a snapshot taken under load may be off by
+// the calls in flight.
+func (c *Cascade) Stats() Stats {
+	s := Stats{
+		Escalations:        c.st.escalations.Load(),
+		Requested:          c.st.requested.Load(),
+		CacheHits:          c.st.hits.Load(),
+		CacheMisses:        c.st.misses.Load(),
+		Settled:            c.st.settled.Load(),
+		RefusedBreaker:     c.st.abstained[refBreaker].Load(),
+		RefusedDeadline:    c.st.abstained[refDeadline].Load(),
+		RefusedBudget:      c.st.abstained[refBudget].Load(),
+		RefusedConcurrency: c.st.abstained[refConcurrency].Load(),
+		RefusedClosed:      c.st.abstained[refClosed].Load(),
+		Cancelled:          c.st.abstained[refCancelled].Load(),
+		Failed:             c.st.abstained[refFailed].Load(),
+		FallbackAbstained:  c.st.abstained[refAbstained].Load(),
+		Calls:              c.st.calls.Load(),
+		CallErrors:         c.st.callErrors.Load(),
+		CallsExcluded:      c.st.excluded.Load(),
+		Collapsed:          c.st.collapsed.Load(),
+		BreakerTrips:       c.st.trips.Load(),
+		BreakerState:       c.breaker.State().String(),
+		InputTokens:        c.st.inTokens.Load(),
+		OutputTokens:       c.st.outTokens.Load(),
+		LatencyP95:         c.lat.Known(),
+	}
+	s.Abstained = s.RefusedBreaker + s.RefusedDeadline + s.RefusedBudget + s.RefusedConcurrency + s.RefusedClosed + s.Cancelled + s.Failed + s.FallbackAbstained
+	return s
+}

@@ -1,0 +1,66 @@
+package llmjudge_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/tmc/langchaingo/llms/openai"
+	"go.uber.org/goleak"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/llmjudge"
+	"github.com/ragtriage/ragtriage/internal/fakeopenai"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// setup starts a fake server answering with model and returns langchaingo's
+// real OpenAI client pointed at it through a llmjudge.Transport. Both are
+// shut down when the test ends.
+func setup(t testing.TB, model fakeopenai.Model) (*fakeopenai.Server, *openai.LLM, *llmjudge.Transport) {
+	t.Helper()
+	srv := fakeopenai.New(model)
+	base := &http.Transport{}
+	tr := &llmjudge.Transport{Base: base, MaxRetries: 2, MaxRetryWait: time.Second}
+	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test-key"), openai.WithModel("judge-model"),
+		openai.WithHTTPClient(&http.Client{Transport: tr}))
+	if err != nil {
+		t.Fatalf("openai.New: %v", err)
+	}
+	t.Cleanup(func() {
+		srv.Close()
+		base.CloseIdleConnections()
+	})
+	return srv, llm, tr
+}
+
+func newJudge(t testing.TB, llm *openai.LLM, cfg llmjudge.Config) *llmjudge.Judge {
+	t.Helper()
+	cfg.Model = llm
+	if cfg.Name == "" {
+		cfg.Name = "judge-model"
+	}
+	j, err := llmjudge.New(cfg)
+	if err != nil {
+		t.Fatalf("llmjudge.New: %v", err)
+	}
+	return j
+}
+
+func refundSample() *guard.Sample {
+	return &guard.Sample{
+		ID:       "refund",
+		Question: "How long do I have to return an item?",
+		Contexts: []guard.Context{
+			{ID: "c1", Text: "Returns policy: Refunds are accepted within 30 days of delivery, with the receipt."},
+			{ID: "c2", Text: "Shipping takes three to five business days."},
+		},
+		Answer: "You can return an item for a refund within 30 days of delivery.",
+	}
+}
+
+func request(s *guard.Sample, ds ...guard.Decision) guard.Request {
+	defs := guard.Definitions(s.Variant())
+	return guard.Request{Sample: s, Decisions: ds, Definitions: &defs}
+}
