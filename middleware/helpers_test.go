@@ -91,8 +91,11 @@ func (m *scriptedLLM) Call(ctx context.Context, prompt string, opts ...llms.Call
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
 
-// testGuard is the embedded judges under a demonstration policy in which
-// the three test answers pass, fail and escalate (see examples/internal/demo).
+// testGuard is the embedded judges under a test-only policy, set by hand
+// (not calibrated) so that the three test answers pass, fail and escalate
+// without a fallback judge: these tests exercise the middleware's handling
+// of each outcome, not the guard. The examples (examples/internal/demo) use
+// the shipped calibrated policy with a fallback judge instead.
 func testGuard(t testing.TB) *guard.Guard {
 	t.Helper()
 	j, err := lexical.New(nil)

@@ -39,10 +39,14 @@ func TestRoundTrip(t *testing.T) {
 	res := resource.NewSchemaless(attribute.String("service.name", "roundtrip"))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 
-	g, err := demo.NewGuard()
+	// The examples' guard: the embedded judges escalating to the LLM judge
+	// over the scripted stand-in (a simulation), so the spans carry both
+	// routes and a fallback record.
+	g, _, err := demo.NewGuard()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer g.Close(ctx)
 	var buf bytes.Buffer
 	sink := evalkit.NewRecordWriter(&buf)
 	gate := middleware.Gate{Block: middleware.AnnotateOnly, Review: middleware.AnnotateOnly}
@@ -78,6 +82,15 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if len(want) != 2*len(demo.Cases) {
 		t.Fatalf("sink wrote %d records; want %d", len(want), 2*len(demo.Cases))
+	}
+	escalated := 0
+	for _, r := range want {
+		if r.Result.Route == guard.Fallback && r.Result.Fallback != nil {
+			escalated++
+		}
+	}
+	if escalated != 4 {
+		t.Fatalf("%d records went through the fallback; want 4 (pass and escalate, with and without content)", escalated)
 	}
 	if dst := os.Getenv("RAGTRIAGE_OTLP_FIXTURE"); dst != "" {
 		// Regenerates evalkit/testdata/otlp-roundtrip.jsonl.

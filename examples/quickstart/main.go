@@ -1,13 +1,24 @@
 // Command quickstart wraps a langchaingo RetrievalQA chain with the
-// ragtriage middleware and gates three answers inline with the embedded
-// judges: one passes, one is failed automatically, one is escalated.
+// ragtriage middleware and gates three answers inline:
 //
 //	go run ./examples/quickstart
 //
-// It runs offline: the retriever is an in-memory keyword search and the LLM
-// is scripted (a simulation that returns canned answers). With
-// OPENAI_API_KEY set it asks OpenAI instead (model from OPENAI_MODEL,
-// default gpt-4o-mini), and the outcomes then depend on what the model says.
+// The guard is the embedded judges under their shipped, calibrated policy.
+// What they leave uncertain is escalated through package cascade to the LLM
+// judge of package guard/llmjudge, the fallback. Of the three questions, one
+// passes once the fallback has settled what the embedded judges could not,
+// one is failed by the embedded judges on their own (the fallback is never
+// asked), and one stays JUDGE_UNCERTAIN because the fallback cannot settle
+// it either; the fail-closed rule then withholds the answer for review.
+//
+// It runs offline: the retriever is an in-memory keyword search, the
+// generator is a scripted LLM (a simulation that returns canned answers) and
+// the fallback judge's model is a scripted stand-in for an LLM (a
+// simulation: it replies to the judge's prompts from a small script). With
+// OPENAI_API_KEY set, OpenAI both generates the answers and serves as the
+// fallback judge (model from OPENAI_MODEL, default gpt-4o-mini;
+// OPENAI_BASE_URL points both at another OpenAI-compatible server); the
+// outcomes then depend on what the model says.
 package main
 
 import (
@@ -17,42 +28,78 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/ragtriage/ragtriage/examples/internal/demo"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/llmjudge"
 	"github.com/ragtriage/ragtriage/middleware"
 )
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	p := provider{apiKey: os.Getenv(llmjudge.APIKeyEnv), model: os.Getenv("OPENAI_MODEL"), baseURL: os.Getenv("OPENAI_BASE_URL")}
+	if err := run(context.Background(), os.Stdout, p); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	g, err := demo.NewGuard()
-	if err != nil {
-		return err
-	}
-	var llm llms.Model = &demo.ScriptedLLM{}
-	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
-		model := os.Getenv("OPENAI_MODEL")
-		if model == "" {
-			model = "gpt-4o-mini"
+// provider is the OpenAI-compatible server to use; no API key means the
+// offline simulations.
+type provider struct {
+	apiKey, model, baseURL string
+}
+
+func run(ctx context.Context, w io.Writer, p provider) error {
+	var (
+		llm     llms.Model
+		g       *demo.Guard
+		standIn *demo.ScriptedStandInLLM
+		err     error
+	)
+	if p.apiKey != "" {
+		if p.model == "" {
+			p.model = "gpt-4o-mini"
 		}
-		if llm, err = openai.New(openai.WithToken(key), openai.WithModel(model)); err != nil {
+		opts := []openai.Option{openai.WithToken(p.apiKey), openai.WithModel(p.model)}
+		if p.baseURL != "" {
+			opts = append(opts, openai.WithBaseURL(p.baseURL))
+		}
+		if llm, err = openai.New(opts...); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "using OpenAI %s\n", model)
+		judge, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{BaseURL: p.baseURL, Model: p.model, APIKey: p.apiKey, Timeout: 30 * time.Second})
+		if err != nil {
+			return err
+		}
+		if g, err = demo.NewGuardWith(judge); err != nil {
+			return err
+		}
+		where := "OpenAI"
+		if p.baseURL != "" {
+			where = p.baseURL
+		}
+		fmt.Fprintf(w, "generator: %s %s\nfallback judge: %s %s (llmjudge)\n", where, p.model, where, p.model)
 	} else {
-		fmt.Fprintln(w, "using the scripted LLM (a simulation; set OPENAI_API_KEY for a real one)")
+		llm = &demo.ScriptedLLM{}
+		if g, standIn, err = demo.NewGuard(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "generator: scripted LLM (offline simulation: canned answers; set OPENAI_API_KEY for a real model)")
+		fmt.Fprintln(w, demo.StandInLabel)
 	}
+	defer g.Close(context.Background())
+	fmt.Fprintf(w, "embedded judges: shipped profile and calibrated policy; fallback read at fail ≤ %.1f, pass ≥ %.1f; fail-closed\n",
+		demo.FallbackThresholds.Fail, demo.FallbackThresholds.Pass)
 
 	qa := chains.NewRetrievalQAFromLLM(llm, demo.Retriever{K: 1})
-	// Block: return an error; Review: replace the answer with a safe text.
+	// Block (a confident failure, or an escalation the fallback could not
+	// settle, under the fail-closed rule): return an error. Review (no
+	// fallback settled it and none was tried): replace the answer.
 	chain := middleware.Wrap(qa, middleware.WithGuard(g, middleware.Gate{
 		Block:        middleware.ReturnError,
 		Review:       middleware.ReplaceAnswer,
@@ -65,8 +112,10 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "\nQ: %s\n", c.Question)
 		var gate *middleware.GateError
 		switch {
+		case errors.As(err, &gate) && gate.Result != nil && gate.Result.Diagnosis == guard.JudgeUncertain:
+			fmt.Fprintln(w, "withheld for review (fail-closed): the guard could not verify the answer")
 		case errors.As(err, &gate):
-			fmt.Fprintf(w, "blocked: %s (%s)\n", gate.Result.Diagnosis, gate.Result.Reason)
+			fmt.Fprintf(w, "blocked: %s\n", gate.Result.Diagnosis)
 		case err != nil:
 			return err
 		default:
@@ -74,7 +123,28 @@ func run(ctx context.Context, w io.Writer) error {
 		}
 		r := &outcome.Result
 		fmt.Fprintf(w, "   generated: %q\n", outcome.Sample.Answer)
-		fmt.Fprintf(w, "   diagnosis %s, confidence %.2f, route %s, action %s: %s\n", r.Diagnosis, r.Confidence, r.Route, outcome.Action, r.Reason)
+		if fb := r.Fallback; fb != nil {
+			fmt.Fprintf(w, "   embedded judges uncertain on %s → escalated to %s: %d settled, %d unsettled",
+				decisionList(fb.Decisions), fb.Judge, fb.Settled, fb.Unsettled)
+			if fb.Reason != "" {
+				fmt.Fprintf(w, " (%s)", fb.Reason)
+			}
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, "   decided by the embedded judges alone; the fallback was not asked")
+		}
+		fmt.Fprintf(w, "   diagnosis %s, confidence %.2f, route %s, action %s: %s\n", r.Diagnosis, r.Confidence, r.Route, r.Action, r.Reason)
+	}
+	if standIn != nil {
+		fmt.Fprintf(w, "\nscripted stand-in: %d model calls from the fallback judge\n", standIn.Calls())
 	}
 	return nil
+}
+
+func decisionList(ds []guard.Decision) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ", ")
 }

@@ -1,8 +1,28 @@
 // Package rag is the example server's handler, importable so that tests
 // (and a load test) can build it without starting a server.
+//
+// The guard runs inline: the embedded judges under their shipped,
+// calibrated policy, escalating what they leave uncertain through package
+// cascade to the LLM judge of package guard/llmjudge, whose model is a
+// scripted stand-in for an LLM (a simulation, see demo.ScriptedStandInLLM).
+// The generator is a scripted LLM (a simulation too).
+//
+// Status codes:
+//
+//   - 200, status "pass": the guard passed the answer (on its own or once
+//     the fallback settled what it could not); the answer is in the body.
+//   - 422, status "fail": the guard found a confident failure; the body
+//     holds the diagnosis (GENERATOR_UNGROUNDED, RETRIEVAL_MISS, …) and no
+//     answer.
+//   - 202, status "review": the guard could not verify the answer
+//     (JUDGE_UNCERTAIN: neither the embedded judges nor the fallback could
+//     settle it); the answer is withheld for review under the fail-closed
+//     rule, and the body says what stayed unsettled and why.
+//   - 400 for a bad request, 502 when the chain itself failed.
 package rag
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -27,24 +47,42 @@ type Request struct {
 type Response struct {
 	ID         string  `json:"id"`
 	Answer     string  `json:"answer,omitempty"`
-	Status     string  `json:"status"` // "pass", "fail", "review"
+	Status     string  `json:"status"` // "pass", "fail", "review", "error"
 	Diagnosis  string  `json:"diagnosis,omitempty"`
 	Reason     string  `json:"reason,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	// Route is "auto" when the embedded judges decided alone, "fallback"
+	// when the fallback judge was asked.
+	Route string `json:"route,omitempty"`
+	// Fallback says what the fallback judge settled, when it was asked.
+	Fallback *Fallback `json:"fallback,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Fallback summarizes guard.Result.Fallback.
+type Fallback struct {
+	Judge     string   `json:"judge"`
+	Decisions []string `json:"decisions"`
+	Settled   int      `json:"settled"`
+	Unsettled int      `json:"unsettled"`
+	// Reason says why some decisions stayed unsettled.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Handler answers questions through a wrapped RetrievalQA chain. Safe for
 // concurrent use.
 type Handler struct {
 	chain chains.Chain
+	guard *demo.Guard
 }
 
 // NewHandler builds the handler with the demo knowledge base, the scripted
-// LLM and the embedded judges; opts are added to the middleware's (a
-// tracer provider, a sink, ...).
+// LLM and the demo guard (demo.NewGuard: the embedded judges escalating to
+// the LLM judge over the scripted stand-in); opts are added to the
+// middleware's (a tracer provider, a sink, ...). Close releases the guard's
+// cascade.
 func NewHandler(opts ...middleware.Option) (*Handler, error) {
-	g, err := demo.NewGuard()
+	g, _, err := demo.NewGuard()
 	if err != nil {
 		return nil, err
 	}
@@ -52,10 +90,15 @@ func NewHandler(opts ...middleware.Option) (*Handler, error) {
 	all := append([]middleware.Option{middleware.WithGuard(g, middleware.Gate{Block: middleware.ReturnError, Review: middleware.ReturnError})}, opts...)
 	c, err := middleware.New(qa, all...)
 	if err != nil {
+		_ = g.Close(context.Background())
 		return nil, err
 	}
-	return &Handler{chain: c}, nil
+	return &Handler{chain: c, guard: g}, nil
 }
+
+// Close ends the guard's cascade, waiting until ctx ends for fallback calls
+// under way. Requests after Close cannot be settled by the fallback.
+func (h *Handler) Close(ctx context.Context) error { return h.guard.Close(ctx) }
 
 const maxBody = 64 << 10
 
@@ -79,11 +122,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer, err := chains.Run(ctx, h.chain, req.Question)
 	resp := Response{ID: out.ID}
 	if out.Evaluated {
-		resp.Diagnosis, resp.Reason, resp.Confidence = string(out.Result.Diagnosis), out.Result.Reason, out.Result.Confidence
+		r := &out.Result
+		resp.Diagnosis, resp.Reason, resp.Confidence, resp.Route = string(r.Diagnosis), r.Reason, r.Confidence, r.Route.String()
+		if fb := r.Fallback; fb != nil {
+			resp.Fallback = &Fallback{Judge: fb.Judge, Settled: fb.Settled, Unsettled: fb.Unsettled, Reason: fb.Reason}
+			for _, d := range fb.Decisions {
+				resp.Fallback.Decisions = append(resp.Fallback.Decisions, d.String())
+			}
+		}
 	}
 	var gate *middleware.GateError
 	switch {
-	case errors.As(err, &gate) && gate.Action == guard.Block:
+	case errors.As(err, &gate) && gate.Action == guard.Block && (gate.Result == nil || gate.Result.Diagnosis != guard.JudgeUncertain):
+		// A confident failure. (JUDGE_UNCERTAIN blocked by the fail-closed
+		// rule is not a failure of the answer: it is held for review.)
 		resp.Status = "fail"
 		write(w, http.StatusUnprocessableEntity, resp)
 	case errors.As(err, &gate):

@@ -1,21 +1,24 @@
 // Package demo holds what the examples share: a tiny in-memory knowledge
-// base with a keyword retriever, a scripted LLM (a simulation: it returns
-// canned answers, no model runs), and a guard with the embedded judges.
+// base with a keyword retriever, a scripted generator LLM (a simulation: it
+// returns canned answers, no model runs), and the guard the examples gate
+// with — the embedded judges under their shipped, calibrated policy, with
+// what they leave uncertain escalated through package cascade to an LLM
+// judge (package guard/llmjudge). Offline, that judge's model is
+// ScriptedStandInLLM, a scripted stand-in for an LLM (a simulation too).
+// No threshold here is tuned to the examples: the embedded judges' come
+// from their calibration profile, and FallbackThresholds says where the
+// fallback's come from (the CLI's default reading of a fallback judge).
 // Nothing here touches the network.
 package demo
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
-
-	"github.com/ragtriage/ragtriage/guard"
-	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
 // Docs is the knowledge base.
@@ -29,13 +32,24 @@ var Docs = []schema.Document{
 
 // A Case is one question and the answer the scripted LLM gives to it.
 type Case struct {
-	Name     string // what the embedded guard makes of it
+	Name     string // what the guard makes of it: "pass", "fail" or "escalate"
 	Question string
 	Answer   string
 }
 
-// Cases are three questions the embedded judges, under Policy, pass,
-// auto-fail and escalate (checked by the examples' tests).
+// Cases are three questions and the scripted answers to them. Under
+// NewGuard (checked by the tests):
+//
+//   - "pass": the embedded judges leave it uncertain (no context-sufficiency
+//     threshold of theirs is safe enough to use), the fallback judge settles
+//     every escalated decision, and it passes (route fallback, allow);
+//   - "fail": the embedded judges confidently find "90 days" unsupported by a
+//     context that says 30: GENERATOR_UNGROUNDED, route auto, block, and the
+//     fallback is never asked;
+//   - "escalate": the embedded judges leave it uncertain and the fallback
+//     cannot settle whether "a few business days" is supported by "5 to 7
+//     business days" (its sampled replies disagree): JUDGE_UNCERTAIN, and
+//     the fail-closed rule withholds the answer for review.
 var Cases = []Case{
 	{"pass", "What is the capital of France?", "Paris is the capital of France."},
 	{"fail", "How long do I have to ask for a refund?", "You can get a full refund within 90 days of purchase."},
@@ -96,9 +110,10 @@ func words(s string) map[string]bool {
 	return m
 }
 
-// ScriptedLLM is a simulated model: it answers a prompt that contains one of
-// the Cases' questions with that case's answer, and "I don't know." to
-// anything else. Safe for concurrent use.
+// ScriptedLLM is the examples' generator, a simulated model: it answers a
+// prompt that contains one of the Cases' questions with that case's answer,
+// and "I don't know." to anything else. No model runs. Safe for concurrent
+// use.
 type ScriptedLLM struct {
 	mu    sync.Mutex
 	calls int
@@ -141,34 +156,4 @@ func (m *ScriptedLLM) Calls() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.calls
-}
-
-// Policy is a demonstration policy, not a calibrated one: the embedded
-// judges' shipped profile with the context-sufficiency and groundedness
-// pass thresholds lowered, and the contradiction fail threshold raised, so
-// that a well-supported answer can pass. The
-// shipped profile's sufficiency threshold (pass at 1.0) makes every answer
-// escalate or fail; calibrate your own thresholds on your labeled traffic.
-func Policy() (guard.Policy, error) {
-	j, err := lexical.New(nil)
-	if err != nil {
-		return guard.Policy{}, err
-	}
-	p := j.Policy()
-	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
-	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
-	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
-	if err := p.Validate(); err != nil {
-		return guard.Policy{}, errors.Join(errors.New("demo policy"), err)
-	}
-	return p, nil
-}
-
-// NewGuard returns the embedded judges under Policy.
-func NewGuard() (*guard.Guard, error) {
-	p, err := Policy()
-	if err != nil {
-		return nil, err
-	}
-	return lexical.NewGuard(guard.WithPolicy(p))
 }

@@ -2,43 +2,161 @@ package demo
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/middleware"
 )
 
-// TestCases checks that the embedded judges, under Policy, really pass,
-// fail and escalate the three cases as their names say.
-func TestCases(t *testing.T) {
-	g, err := NewGuard()
+func sampleFor(t *testing.T, question, answer string) guard.Sample {
+	t.Helper()
+	docs, err := Retriever{K: 1}.GetRelevantDocuments(context.Background(), question)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := guard.Sample{Question: question, Answer: answer}
+	for i, d := range docs {
+		s.Contexts = append(s.Contexts, guard.Context{ID: middleware.DefaultContextID(i, d), Text: d.PageContent})
+	}
+	return s
+}
+
+// TestCases checks that the guard — the embedded judges under the shipped
+// policy, escalating to the LLM judge over the scripted stand-in — really
+// passes (through the fallback), auto-fails and leaves unsettled the three
+// cases as their names say, and that the fallback is asked only when the
+// embedded judges are uncertain.
+func TestCases(t *testing.T) {
+	g, standIn, err := NewGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
 	for _, c := range Cases {
-		docs, err := Retriever{K: 1}.GetRelevantDocuments(context.Background(), c.Question)
+		before := standIn.Calls()
+		res, err := g.Evaluate(context.Background(), sampleFor(t, c.Question, c.Answer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := guard.Sample{Question: c.Question, Answer: c.Answer}
-		for i, d := range docs {
-			s.Contexts = append(s.Contexts, guard.Context{ID: middleware.DefaultContextID(i, d), Text: d.PageContent})
-		}
-		res, err := g.Evaluate(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want guard.Action
+		calls := standIn.Calls() - before
+		fb := res.Fallback
 		switch c.Name {
 		case "pass":
-			want = guard.Allow
+			if res.Diagnosis != guard.PassDiagnosis || res.Route != guard.Fallback || res.Action != guard.Allow ||
+				fb == nil || fb.Unsettled != 0 || fb.Settled != len(fb.Decisions) || fb.Settled == 0 {
+				t.Errorf("pass: %s route %s action %s fallback %+v (%s); want PASS via the fallback, every escalated decision settled",
+					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
+			}
+			if !slices.Contains(fb.Decisions, guard.ContextSufficiency) {
+				t.Errorf("pass: escalated %v; want context_sufficiency among them (no shipped threshold decides it)", fb.Decisions)
+			}
 		case "fail":
-			want = guard.Block
+			if res.Diagnosis != guard.GeneratorUngrounded || res.Route != guard.Auto || res.Action != guard.Block || fb != nil {
+				t.Errorf("fail: %s route %s action %s fallback %+v (%s); want GENERATOR_UNGROUNDED auto, blocked, no fallback",
+					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
+			}
+			if calls != 0 {
+				t.Errorf("fail: the fallback model was called %d times; want 0", calls)
+			}
+		case "escalate":
+			if res.Diagnosis != guard.JudgeUncertain || res.Route != guard.Fallback || res.Action != guard.Block ||
+				fb == nil || fb.Unsettled == 0 || fb.Rule != guard.FailClosed || !strings.Contains(fb.Reason, "samples disagree") {
+				t.Errorf("escalate: %s route %s action %s fallback %+v (%s); want JUDGE_UNCERTAIN via the fallback, unsettled (samples disagree), blocked fail-closed",
+					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
+			}
 		default:
-			want = guard.Review
+			t.Fatalf("unknown case %q", c.Name)
 		}
-		if got := middleware.ActionOf(&res); got != want || (c.Name == "escalate" && res.Diagnosis != guard.JudgeUncertain) {
-			t.Errorf("case %s: %s (%s) action %v; want action %v", c.Name, res.Diagnosis, res.Reason, got, want)
+		if c.Name != "fail" && calls == 0 {
+			t.Errorf("%s: the fallback model was never called", c.Name)
 		}
+		if got := middleware.ActionOf(&res); got != res.Action {
+			t.Errorf("%s: middleware.ActionOf = %s; want the guard's action %s", c.Name, got, res.Action)
+		}
+	}
+	if n := standIn.OffScript(); n != 0 {
+		t.Errorf("%d prompts were off the stand-in's script", n)
+	}
+}
+
+// TestStandInOffScript checks that the stand-in commits to nothing it has
+// no script for: a changed answer makes every answer-bearing decision
+// abstain, and the guard cannot pass it.
+func TestStandInOffScript(t *testing.T) {
+	j, m, err := NewStandInJudge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sampleFor(t, Cases[0].Question, "The capital of France is Paris, famous for the Eiffel Tower.")
+	defs := guard.Definitions(s.Variant())
+	ds := []guard.Decision{guard.AnswerRelevance, guard.Groundedness, guard.Contradiction}
+	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: ds, Definitions: &defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ests) != len(ds) {
+		t.Fatalf("%d estimates; want %d", len(ests), len(ds))
+	}
+	for _, e := range ests {
+		if !e.Abstained {
+			t.Errorf("%s: P=%v; want an abstention for an answer off the script", e.Decision, e.P)
+		}
+	}
+	if m.OffScript() == 0 || m.OffScript() != m.Calls() {
+		t.Errorf("off-script calls %d of %d; want all", m.OffScript(), m.Calls())
+	}
+
+	g, _, err := NewGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
+	res, err := g.Evaluate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action == guard.Allow {
+		t.Errorf("off-script answer allowed: %s (%s)", res.Diagnosis, res.Reason)
+	}
+}
+
+// TestStandInEvidence checks that the stand-in's groundedness replies carry
+// evidence the judge verifies against the context, and that it answers as
+// many sampled choices as asked for.
+func TestStandInEvidence(t *testing.T) {
+	j, m, err := NewStandInJudge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sampleFor(t, Cases[0].Question, Cases[0].Answer)
+	defs := guard.Definitions(s.Variant())
+	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ests) != 1 || ests[0].Abstained || ests[0].P != 1 || len(ests[0].Evidence) == 0 || ests[0].Evidence[0].Quote.ContextID != "geo/france" {
+		t.Fatalf("groundedness = %+v; want P=1 with evidence in geo/france", ests)
+	}
+	if m.Calls() != 1 {
+		t.Errorf("%d model calls; want 1 (five samples in one call)", m.Calls())
+	}
+}
+
+func TestParseBlocksMalformed(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"<<<BEGIN QUESTION N1>>>\nWhat?\n", // never closes
+		"<<<BEGIN QUESTION>>>\nWhat?\n<<<END QUESTION>>>\n",         // no code
+		"<<<BEGIN CONTEXT N1 id=a>>>\ntext\n<<<END CONTEXT N1>>>\n", // no question
+	} {
+		if _, err := parseBlocks(in); err == nil {
+			t.Errorf("parseBlocks(%q): no error", in)
+		}
+	}
+	b, err := parseBlocks("<<<BEGIN QUESTION N1>>>\nWhat?\n<<<END QUESTION N1>>>\n<<<BEGIN CONTEXT N1 id=a>>>\nx\ny\n<<<END CONTEXT N1>>>\n")
+	if err != nil || b.question != "What?" || len(b.contexts) != 1 || b.contexts[0].ID != "a" || b.contexts[0].Text != "x\ny" || b.hasAnswer {
+		t.Errorf("parseBlocks = %+v, %v", b, err)
 	}
 }
