@@ -357,6 +357,12 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	r.Decisions = a.decisionsReport()
 	if cfg.Mode == ModeCascade {
 		r.Cascade = a.cascadeReport()
+		if cfg.CascadeSettings != nil {
+			r.Cascade.Settings = cfg.CascadeSettings.report()
+		}
+		if st, ok := cfg.Escalator.(CascadeStatser); ok {
+			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())
+		}
 	}
 	a.latencyUsage(r)
 	r.Cost = priceUsage(cfg.Pricing, &r.Usage, a.evaluated)

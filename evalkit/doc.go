@@ -16,18 +16,24 @@
 //
 // [Run] judges every item with bounded concurrency, collects the results in
 // input order, keeps only the numbers the metrics need, and returns a
-// [Report]; cancelling its context yields a partial report. [NewModeGuard]
-// builds the guard of a [Mode] — primary, fallback or cascade (the guard's
-// escalator is a [JudgeEscalator] around the fallback judge) — with judges
+// [Report]; cancelling its context yields a partial report. [BuildMode]
+// builds the guard of a [Mode] — primary, fallback or cascade — with judges
 // wrapped by [Metered] so that latency and usage are attributed to the
-// primary and fallback legs. [SimulatedJudge] is a deterministic, label-aware
-// SIMULATION of a fallback judge for offline runs; reports made with it say
-// so.
+// primary and fallback legs. In cascade mode the fallback judge runs behind
+// package cascade (breaker, cache, call collapsing, concurrency limit,
+// budget; see [CascadeSettings]), and the report's cascade.runtime block
+// holds the cascade's counts. [SimulatedJudge] is a deterministic,
+// label-aware SIMULATION of a fallback judge for offline runs; reports made
+// with it say so.
 //
-//	g, _ := evalkit.NewModeGuard(evalkit.ModePrimary, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: policy})
+//	m, _ := evalkit.BuildMode(evalkit.ModeCascade, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: policy,
+//		Fallback: llm, FallbackPolicy: fbPolicy, Cascade: evalkit.CascadeSettings{MaxConcurrent: 4}})
+//	defer m.Close(context.Background())
 //	src := evalkit.NewDatasetSource("testdata/eval/fixture.jsonl")
 //	defer src.Close()
-//	rep, err := evalkit.Run(ctx, src, evalkit.Config{Mode: evalkit.ModePrimary, Guard: g, PrimaryPolicy: &policy})
+//	cfg := evalkit.Config{Mode: evalkit.ModeCascade, PrimaryPolicy: &policy, FallbackPolicy: &fbPolicy}
+//	m.Configure(&cfg) // the guard, and the cascade whose counts the report shows
+//	rep, err := evalkit.Run(ctx, src, cfg)
 //	if err != nil && rep == nil { … }
 //	_ = rep.WriteJSON("report.json")
 //	os.WriteFile("report.md", []byte(evalkit.Markdown(rep)), 0o644)

@@ -83,6 +83,16 @@ type legMeter struct {
 	legs [numLegs]legSample
 }
 
+// escSpan gathers the fallback calls made for one escalation: they may run
+// in parallel (the cascade asks about chunks apart from the rest), so the
+// escalation's latency is the longest of them, not their sum.
+type escSpan struct {
+	calls     int
+	latencyMs float64 // the longest max(wall, reported) of the calls
+}
+
+type spanKey struct{}
+
 // legSample is one row's cost on one leg.
 type legSample struct {
 	ran       bool
@@ -145,12 +155,73 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 	meter.mu.Lock()
 	s := &meter.legs[m.leg]
 	s.ran = true
-	s.wallMs += wall
-	s.latencyMs += max(wall, reported)
+	if sp, _ := ctx.Value(spanKey{}).(*escSpan); sp != nil {
+		// Inside an escalation: its latency is counted when it returns.
+		sp.calls++
+		sp.latencyMs = max(sp.latencyMs, wall, reported)
+	} else {
+		s.wallMs += wall
+		s.latencyMs += max(wall, reported)
+	}
 	s.usage = s.usage.Add(u)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		s.failed = true
 	}
 	meter.mu.Unlock()
+	return out, err
+}
+
+// meterEscalations wraps cascade mode's escalator so that the fallback
+// calls one escalation makes count in the fallback leg's latency once, at
+// the escalation's wall time or the longest latency a call reported,
+// whichever is larger. An escalation that called nothing (every estimate
+// from the cache, or refused) adds nothing to the fallback leg; its time is
+// guard overhead. An escalation that shared a call another row started
+// (collapsed) counts that call's latency, which its estimates carry, but
+// not its usage.
+func meterEscalations(e guard.Escalator) guard.Escalator {
+	return &meteredEscalator{e: e, info: describeAny(e)}
+}
+
+type meteredEscalator struct {
+	e    guard.Escalator
+	info guard.JudgeInfo
+}
+
+func describeAny(v any) guard.JudgeInfo {
+	if d, ok := v.(guard.Describer); ok {
+		if info := d.Describe(); info.Name != "" {
+			return info
+		}
+	}
+	return guard.JudgeInfo{Name: fmt.Sprintf("%T", v)}
+}
+
+func (m *meteredEscalator) Describe() guard.JudgeInfo { return m.info }
+
+func (m *meteredEscalator) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+	meter := meterFrom(ctx)
+	if meter == nil {
+		return m.e.Escalate(ctx, esc)
+	}
+	sp := &escSpan{}
+	start := time.Now()
+	out, err := m.e.Escalate(context.WithValue(ctx, spanKey{}, sp), esc)
+	wall := float64(time.Since(start)) / float64(time.Millisecond)
+	shared := 0.0
+	for i := range out {
+		if !out[i].Abstained {
+			shared = max(shared, float64(out[i].Latency)/float64(time.Millisecond))
+		}
+	}
+	meter.mu.Lock()
+	defer meter.mu.Unlock()
+	if sp.calls == 0 && shared == 0 {
+		return out, err
+	}
+	s := &meter.legs[LegFallback]
+	s.ran = true
+	s.wallMs += wall
+	s.latencyMs += max(wall, sp.latencyMs, shared)
 	return out, err
 }

@@ -65,6 +65,10 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	}
 	p("</table>\n")
 
+	if c := r.Cascade; c != nil {
+		cascadeHTML(&b, c)
+	}
+
 	p("<h2>Decisions</h2>\n<table><tr><th>decision</th><th>stage</th><th>n</th><th>accuracy</th><th>AUROC</th><th>Brier</th><th>ECE</th><th>AURC</th><th>policy fail / pass</th><th>policy coverage</th></tr>\n")
 	all := r.Decisions.All()
 	for _, dr := range all {
@@ -133,6 +137,30 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	row("Go", rp.GoVersion)
 	p("</table>\n</body></html>\n")
 	return b.String()
+}
+
+// cascadeHTML writes the cascade section: what the cascade decided, and
+// what its runtime (breaker, cache, budget, limits) did.
+func cascadeHTML(b *strings.Builder, c *CascadeReport) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	esc := html.EscapeString
+	p("<h2>Cascade</h2>\n<table><tr><th>rows</th><th>resolved by primary</th><th>fallback rate</th><th>primary failure rate</th><th>accepted-region error</th><th>escalated-row error</th><th>end-to-end accuracy</th><th>settled / unsettled decisions</th><th>still uncertain</th></tr>\n")
+	p("<tr><td>%d</td><td>%d (%.1f%%)</td><td>%.1f%%</td><td>%.1f%%</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d / %d</td><td>%d</td></tr>\n</table>\n",
+		c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved, 100*c.FallbackRate, 100*c.PrimaryFailureRate,
+		esc(regionCell(c.AcceptedRegion)), esc(regionCell(c.EscalatedRows)), c.EndToEndAccuracy, c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+	if rt := c.Runtime; rt != nil {
+		p("<p>Cascade runtime (<code>%s</code>), per estimate (per chunk for chunk relevance) unless it says calls:</p>\n", esc(rt.Escalator))
+		p("<table><tr><th>escalations</th><th>estimates asked</th><th>cache hits</th><th>settled</th><th>abstained</th><th>fallback calls</th><th>call errors</th><th>shared calls</th><th>breaker trips</th><th>breaker at end</th></tr>\n")
+		p("<tr><td>%d</td><td>%d</td><td>%d (%.1f%%)</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>\n</table>\n",
+			rt.Escalations, rt.Requested, rt.CacheHits, 100*rt.CacheHitRate, rt.Settled, rt.Abstained, rt.FallbackCalls, rt.FallbackCallErrors,
+			rt.Collapsed, rt.BreakerTrips, esc(rt.BreakerState))
+		p("<table><tr><th>refused: budget</th><th>breaker open</th><th>deadline</th><th>concurrency</th><th>closed / cancelled</th><th>fallback failed</th><th>fallback abstained</th></tr>\n")
+		p("<tr><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n</table>\n",
+			rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.RefusedClosed+rt.Cancelled, rt.Failed, rt.FallbackAbstained)
+	}
+	if st := c.Settings; st != nil {
+		p("<p>Cascade settings: %s.</p>\n", esc(cascadeSettingsText(st)))
+	}
 }
 
 type curveSeries struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Markdown renders the summary of a report: input accounting, diagnosis
@@ -119,6 +120,19 @@ func Markdown(r *Report) string {
 		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %.3f | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
 			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), c.EndToEndAccuracy,
 			c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+		if rt := c.Runtime; rt != nil {
+			p("\nCascade runtime (`%s`, its counters at the end of the run; estimates are per decision, per chunk for chunk relevance):\n\n", rt.Escalator)
+			p("| escalations | estimates asked | cache hits | settled | abstained | fallback calls | call errors | shared calls | breaker trips | breaker at end | refused: budget | breaker | deadline | concurrency | failed | fallback abstained |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+			p("| %d | %d | %d (%.1f%%) | %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d |\n", rt.Escalations, rt.Requested, rt.CacheHits, 100*rt.CacheHitRate,
+				rt.Settled, rt.Abstained, rt.FallbackCalls, rt.FallbackCallErrors, rt.Collapsed, rt.BreakerTrips, rt.BreakerState,
+				rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.Failed, rt.FallbackAbstained)
+			if n := rt.RefusedClosed + rt.Cancelled; n > 0 {
+				p("\n%d estimates abstained because the cascade was closed or the request ended first.\n", n)
+			}
+		}
+		if st := c.Settings; st != nil {
+			p("\nCascade settings: %s.\n", cascadeSettingsText(st))
+		}
 	}
 
 	l := &r.Latency
@@ -172,6 +186,39 @@ func Markdown(r *Report) string {
 	}
 	p("- Go %s, %d modules in the build\n", rp.GoVersion, len(rp.Modules))
 	return b.String()
+}
+
+// cascadeSettingsText describes the cascade's settings in one line.
+func cascadeSettingsText(st *CascadeSettingsReport) string {
+	waiting := "no bound on calls waiting for a slot"
+	switch {
+	case st.MaxWaiting < 0:
+		waiting = "no call waits for a slot"
+	case st.MaxWaiting > 0:
+		waiting = fmt.Sprintf("at most %d waiting for a slot", st.MaxWaiting)
+	}
+	cache := fmt.Sprintf("cache of %d estimates", st.CacheSize)
+	if st.CacheSize == 0 {
+		cache = "no cache"
+	}
+	budget := "no budget"
+	if st.BudgetCalls > 0 || st.BudgetTokens > 0 {
+		var caps []string
+		if st.BudgetCalls > 0 {
+			caps = append(caps, fmt.Sprintf("%d calls", st.BudgetCalls))
+		}
+		if st.BudgetTokens > 0 {
+			caps = append(caps, fmt.Sprintf("%d tokens", st.BudgetTokens))
+		}
+		budget = fmt.Sprintf("budget of %s per %s", strings.Join(caps, " and "), msText(st.BudgetWindowMs))
+	}
+	return fmt.Sprintf("%d calls at once, %s, %s per call, %s, breaker opens after %d consecutive failures for %s, %s",
+		st.MaxConcurrent, waiting, msText(st.CallTimeoutMs), cache, st.BreakerFailures, msText(st.BreakerCooldownMs), budget)
+}
+
+// msText writes milliseconds as a Go duration ("30s", "1m0s", "250ms").
+func msText(ms float64) string {
+	return time.Duration(ms * float64(time.Millisecond)).String()
 }
 
 func thresholdTable(b *strings.Builder, rows []ThresholdRow) {

@@ -1,6 +1,7 @@
 package evalkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -34,7 +35,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("evalkit: unknown mode %q (want primary, fallback, cascade or recorded)", s)
 }
 
-// ModeConfig holds what NewModeGuard builds a guard from.
+// ModeConfig holds what NewModeGuard and BuildMode build a guard from.
 type ModeConfig struct {
 	// Primary answers every decision in primary and cascade mode, with
 	// PrimaryPolicy.
@@ -47,19 +48,77 @@ type ModeConfig struct {
 	// Degrade decides Result.Action when the fallback cannot settle an
 	// escalation (cascade mode).
 	Degrade guard.Degrade
+	// Cascade configures the cascade (package cascade: breaker, cache,
+	// concurrency limit, budget) that cascade mode runs the fallback
+	// behind. The zero value is cascade's defaults with an unbounded wait
+	// for a slot.
+	Cascade CascadeSettings
+	// NewEscalator, when set, builds cascade mode's escalator instead of
+	// that cascade (Cascade is then ignored). It is given the fallback
+	// judge already wrapped by Metered, and must send every fallback call
+	// through it so that the fallback leg counts what was really called.
+	NewEscalator func(fallback guard.Judge) (guard.Escalator, error)
 	// Options are applied after the mode's own (limits, clock, …).
 	Options []guard.Option
 }
 
-// NewModeGuard returns the guard that judges rows in the given mode, with
-// every judge wrapped by Metered so that the runner can attribute latency and
+// ModeSetup is what BuildMode returns: the guard, and in cascade mode the
+// escalator behind it, whose counters the report shows (Config.Escalator)
+// and which Close shuts down.
+type ModeSetup struct {
+	Guard *guard.Guard
+	// Escalator is cascade mode's escalator as built (a *cascade.Cascade
+	// unless ModeConfig.NewEscalator made another); nil in other modes.
+	Escalator guard.Escalator
+	// Cascade holds the effective settings of the cascade built from
+	// ModeConfig.Cascade; nil when there is none.
+	Cascade *CascadeSettings
+}
+
+// Close shuts the escalator down when it has a Close(ctx) error method
+// (*cascade.Cascade does: it stops new escalations and waits for the calls
+// under way, or until ctx is done). Call it after the run.
+func (m *ModeSetup) Close(ctx context.Context) error {
+	if c, ok := m.Escalator.(interface{ Close(context.Context) error }); ok {
+		return c.Close(ctx)
+	}
+	return nil
+}
+
+// Configure copies the guard, the escalator and the cascade settings into a
+// replay's configuration.
+func (m *ModeSetup) Configure(cfg *Config) {
+	cfg.Guard, cfg.Escalator, cfg.CascadeSettings = m.Guard, m.Escalator, m.Cascade
+}
+
+// NewModeGuard returns BuildMode's guard. In cascade mode nobody closes the
+// cascade it builds nor reads its counters; use BuildMode for that.
+func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
+	m, err := BuildMode(mode, c)
+	if err != nil {
+		return nil, err
+	}
+	return m.Guard, nil
+}
+
+// BuildMode returns the guard that judges rows in the given mode, with every
+// judge wrapped by Metered so that the runner can attribute latency and
 // usage to the primary and fallback legs:
 //
 //	primary:  WithJudge(Primary), WithPolicy(PrimaryPolicy)
 //	fallback: WithJudge(Fallback), WithPolicy(FallbackPolicy)
-//	cascade:  the primary guard plus WithEscalator(NewJudgeEscalator(Fallback), FallbackPolicy, Degrade)
-func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
-	var opts []guard.Option
+//	cascade:  the primary guard plus WithEscalator(cascade around Fallback, FallbackPolicy, Degrade)
+//
+// In cascade mode the fallback judge runs inside a cascade.Cascade built
+// from c.Cascade (or the escalator c.NewEscalator returns), so that only the
+// calls that really reach the fallback — not cache hits, not refusals —
+// count in the fallback leg; calls made in parallel for one escalation count
+// once, at the longest, in its latency.
+func BuildMode(mode Mode, c ModeConfig) (*ModeSetup, error) {
+	var (
+		opts []guard.Option
+		m    ModeSetup
+	)
 	switch mode {
 	case ModePrimary, ModeCascade:
 		if c.Primary == nil {
@@ -70,7 +129,28 @@ func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
 			if c.Fallback == nil {
 				return nil, errors.New("evalkit: cascade mode needs a fallback judge")
 			}
-			opts = append(opts, guard.WithEscalator(NewJudgeEscalator(Metered(c.Fallback, LegFallback)), c.FallbackPolicy, c.Degrade))
+			fb := Metered(c.Fallback, LegFallback)
+			if c.NewEscalator != nil {
+				esc, err := c.NewEscalator(fb)
+				if err != nil {
+					return nil, fmt.Errorf("evalkit: cascade mode: %w", err)
+				}
+				if esc == nil {
+					return nil, errors.New("evalkit: cascade mode: NewEscalator returned nil")
+				}
+				m.Escalator = esc
+			} else {
+				eff, err := c.Cascade.Effective()
+				if err != nil {
+					return nil, err
+				}
+				cas, err := NewCascade(fb, eff)
+				if err != nil {
+					return nil, err
+				}
+				m.Escalator, m.Cascade = cas, &eff
+			}
+			opts = append(opts, guard.WithEscalator(meterEscalations(m.Escalator), c.FallbackPolicy, c.Degrade))
 		}
 	case ModeFallback:
 		if c.Fallback == nil {
@@ -82,5 +162,13 @@ func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
 	default:
 		return nil, fmt.Errorf("evalkit: unknown mode %q", mode)
 	}
-	return guard.New(append(opts, c.Options...)...)
+	g, err := guard.New(append(opts, c.Options...)...)
+	if err != nil {
+		if cerr := m.Close(context.Background()); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+		return nil, err
+	}
+	m.Guard = g
+	return &m, nil
 }

@@ -312,6 +312,83 @@ type CascadeReport struct {
 	EndToEnd       RegionStats `json:"endToEnd"`
 	// EndToEndAccuracy = 1 − EndToEnd.ErrorRate.
 	EndToEndAccuracy float64 `json:"endToEndAccuracy"`
+	// Settings is how the cascade around the fallback was configured (the
+	// effective values); nil when cascade mode's escalator was not built
+	// from CascadeSettings.
+	Settings *CascadeSettingsReport `json:"settings,omitempty"`
+	// Runtime is what the cascade did, from its own counters at the end of
+	// the run; nil when the escalator keeps none.
+	Runtime *CascadeRuntime `json:"runtime,omitempty"`
+}
+
+// CascadeSettingsReport records CascadeSettings in a report, durations in
+// milliseconds.
+type CascadeSettingsReport struct {
+	MaxConcurrent int `json:"maxConcurrent"`
+	// MaxWaiting: 0 means no bound (every call waits for a slot), negative
+	// that nobody waits.
+	MaxWaiting    int     `json:"maxWaiting"`
+	CallTimeoutMs float64 `json:"callTimeoutMs"`
+	// CacheSize is 0 when the cache was off.
+	CacheSize         int     `json:"cacheSize"`
+	BreakerFailures   int     `json:"breakerFailures"`
+	BreakerCooldownMs float64 `json:"breakerCooldownMs"`
+	// BudgetCalls and BudgetTokens are 0 when uncapped; BudgetWindowMs is 0
+	// without a budget.
+	BudgetCalls    int     `json:"budgetCalls"`
+	BudgetTokens   int     `json:"budgetTokens"`
+	BudgetWindowMs float64 `json:"budgetWindowMs"`
+}
+
+// CascadeRuntime is what the cascade around the fallback did over the run
+// (cascade.Stats). Estimate counts add up: Requested = CacheHits +
+// CacheMisses, CacheMisses = Settled + Abstained, and Abstained = the sum of
+// the Refused… counts, Cancelled, Failed and FallbackAbstained.
+type CascadeRuntime struct {
+	// Escalator names the cascade ("cascade(<fallback judge>)").
+	Escalator string `json:"escalator"`
+	// Escalations counts escalated rows (and claims) the cascade was asked
+	// about; Requested the estimates asked (one per chunk for chunk
+	// relevance).
+	Escalations int `json:"escalations"`
+	Requested   int `json:"requested"`
+	// CacheHits are answered from the cache at no cost; CacheHitRate =
+	// CacheHits/Requested.
+	CacheHits    int     `json:"cacheHits"`
+	CacheMisses  int     `json:"cacheMisses"`
+	CacheHitRate float64 `json:"cacheHitRate"`
+	// Settled counts estimates the fallback gave; Abstained those that came
+	// back abstained, by reason below.
+	Settled            int `json:"settled"`
+	Abstained          int `json:"abstained"`
+	RefusedBreaker     int `json:"refusedBreaker"`
+	RefusedDeadline    int `json:"refusedDeadline"`
+	RefusedBudget      int `json:"refusedBudget"`
+	RefusedConcurrency int `json:"refusedConcurrency"`
+	RefusedClosed      int `json:"refusedClosed"`
+	Cancelled          int `json:"cancelled"`
+	Failed             int `json:"failed"`
+	FallbackAbstained  int `json:"fallbackAbstained"`
+	// FallbackCalls counts calls of the fallback judge (one call answers
+	// every estimate of an escalation, or its chunks apart); of them
+	// FallbackCallErrors failed and counted against the breaker, and
+	// FallbackCallsExcluded ended because the caller did. Collapsed counts
+	// escalations that shared an identical call under way.
+	FallbackCalls         int `json:"fallbackCalls"`
+	FallbackCallErrors    int `json:"fallbackCallErrors"`
+	FallbackCallsExcluded int `json:"fallbackCallsExcluded"`
+	Collapsed             int `json:"collapsed"`
+	// BreakerTrips counts changes of the breaker to open; BreakerState is
+	// its state when the run ended (closed, half-open, open).
+	BreakerTrips int    `json:"breakerTrips"`
+	BreakerState string `json:"breakerState"`
+	// InputTokens and OutputTokens sum what the fallback calls reported.
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	// FallbackP95Ms is the p95 of the fallback calls' wall time over the
+	// cascade's latency window (0 until enough calls were seen); it is
+	// measured on this machine, also for a simulated fallback.
+	FallbackP95Ms float64 `json:"fallbackP95Ms"`
 }
 
 // LatencyReport gives latency percentiles per leg and combined, in

@@ -27,6 +27,17 @@ type Config struct {
 	Guard Evaluator
 	// Workers bounds the rows judged at once; 0 means runtime.GOMAXPROCS(0).
 	Workers int
+	// Escalator is cascade mode's escalator (ModeSetup.Escalator). When it
+	// counts what it did (CascadeStatser, as *cascade.Cascade does), the
+	// report's cascade.runtime block holds its counts, read once the run
+	// has ended. Escalations under way together may share a fallback call
+	// or find each other's estimates in the cache, so with more than one
+	// worker the cache and collapse counts (not the estimates' count) may
+	// vary from run to run when the input repeats a sample.
+	Escalator guard.Escalator
+	// CascadeSettings, when set, is recorded in the report's
+	// cascade.settings.
+	CascadeSettings *CascadeSettings
 
 	// PrimaryJudge/FallbackJudge name the judges of each leg, and
 	// PrimaryModel/FallbackModel the model IDs their usage is priced at

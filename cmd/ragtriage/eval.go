@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,9 +18,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/guard/llmjudge"
 )
 
 var evalCommand = &command{
@@ -59,11 +63,42 @@ Modes (the same rows in every mode):
                   -traces only)
 
 Fallback judge:
-  -fallback NAME          the fallback judge; available: simulated (default)
+  -fallback NAME          the fallback judge: simulated (default) or openai
   -fallback-policy F,P    thresholds the fallback's probabilities are read
                           with, for every decision (default 0.3,0.7)
   -degrade RULE           fail_closed (default) or fail_open: what the host
                           should do when the fallback cannot settle a decision
+
+  In cascade mode the fallback runs behind package cascade (circuit breaker,
+  cache, concurrency limit, budget), as in production; the report's
+  cascade.runtime block counts breaker trips, cache hits, shared calls and
+  refusals. Its flags:
+  -fallback-timeout D         cap on one fallback call (default 30s; for
+                              openai also on each HTTP request)
+  -fallback-concurrency N     fallback calls at once (default 8)
+  -fallback-waiting N         calls that may wait for a free slot; the rest
+                              abstain (default 0: no bound; -1: none wait)
+  -fallback-cache N           estimates kept in the cache (default 4096;
+                              0 turns the cache off)
+  -fallback-breaker-failures N  consecutive failed calls that open the
+                              breaker (default 5)
+  -fallback-breaker-cooldown D  how long it stays open (default 30s)
+  -fallback-budget-calls N    at most N fallback calls per budget window
+  -fallback-budget-tokens N   at most N tokens per budget window
+  -fallback-budget-window D   the budget's sliding window (default 1m)
+  Identical rows escalated at the same time may share one call instead of
+  hitting the cache, so with -workers above 1 the cache and shared-call
+  counts can vary between runs on data that repeats a sample; -workers 1
+  makes them deterministic.
+
+  The "openai" fallback is an LLM judge (package guard/llmjudge) on any
+  OpenAI-compatible chat-completions server: OpenAI, vLLM, llama.cpp,
+  Ollama's /v1 API (see docs/fallback.md). The API key is read from
+  OPENAI_API_KEY and checked before any request (a local server that
+  ignores it still needs a non-empty value). Its usage is priced as
+  -fallback-model in the pricing snapshot (unavailable when not listed).
+  -fallback-base-url URL  the API root (default https://api.openai.com/v1)
+  -fallback-model M       the model name the server knows (required)
 
   The "simulated" fallback is a SIMULATION, not a model: it reads each row's
   labels and answers on the labeled side of 0.5 except for a configured error
@@ -100,7 +135,8 @@ rows evaluated so far.
 
 Exit status: 0 on success; 1 when a row failed, the run was interrupted, the
 baseline gate found a regression, or the run could not start; 2 on a usage
-error.
+error (a bad flag, or a fallback that cannot be configured, such as openai
+without OPENAI_API_KEY).
 `
 
 // listFlag is a repeatable flag that also splits on commas.
@@ -134,6 +170,19 @@ type evalFlags struct {
 	fallbackPolicy string
 	degrade        string
 
+	fallbackTimeout         time.Duration
+	fallbackConcurrency     int
+	fallbackWaiting         int
+	fallbackCache           int
+	fallbackBreakerFailures int
+	fallbackBreakerCooldown time.Duration
+	fallbackBudgetCalls     int
+	fallbackBudgetTokens    int
+	fallbackBudgetWindow    time.Duration
+
+	fallbackBaseURL string
+	fallbackModel   string
+
 	simErrorRate    float64
 	simLatency      time.Duration
 	simSleep        bool
@@ -152,12 +201,78 @@ type fallbackSetup struct {
 	name       string
 	model      string // the model its usage is priced at
 	simulation *evalkit.SimulationInfo
+	// close, when set, releases what the judge holds (idle connections).
+	close func()
 }
 
-// fallbackFactories builds fallback judges by name. Another fallback (an LLM
-// judge) plugs in here with a flag or two of its own.
+// fallbackFactories builds fallback judges by name. A factory's error is a
+// usage error (exit 2); it must make no request.
 var fallbackFactories = map[string]func(f *evalFlags, primary guard.Judge) (fallbackSetup, error){
 	"simulated": newSimulatedFallback,
+	"openai":    newOpenAIFallback,
+}
+
+// fallbackNames lists the factories, for messages.
+func fallbackNames() string {
+	names := make([]string, 0, len(fallbackFactories))
+	for n := range fallbackFactories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// newOpenAIFallback builds an LLM judge on an OpenAI-compatible server. The
+// API key comes from the environment and is checked here, before any
+// request is made.
+func newOpenAIFallback(f *evalFlags, _ guard.Judge) (fallbackSetup, error) {
+	if f.fallbackModel == "" {
+		return fallbackSetup{}, errors.New("-fallback openai needs -fallback-model (the model name the server knows)")
+	}
+	key := os.Getenv(llmjudge.APIKeyEnv)
+	if strings.TrimSpace(key) == "" {
+		return fallbackSetup{}, fmt.Errorf("-fallback openai: %w", llmjudge.ErrNoAPIKey)
+	}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: max(8, f.fallbackConcurrency)}
+	j, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{BaseURL: f.fallbackBaseURL, Model: f.fallbackModel, APIKey: key,
+		Timeout: f.fallbackTimeout, Base: tr})
+	if err != nil {
+		return fallbackSetup{}, fmt.Errorf("-fallback openai: %w", err)
+	}
+	return fallbackSetup{judge: j, name: j.Describe().Name, model: f.fallbackModel, close: tr.CloseIdleConnections}, nil
+}
+
+// cascadeSettings maps the cascade flags to evalkit's settings.
+func (f *evalFlags) cascadeSettings() (evalkit.CascadeSettings, error) {
+	s := evalkit.CascadeSettings{MaxConcurrent: f.fallbackConcurrency, MaxWaiting: f.fallbackWaiting,
+		CallTimeout: f.fallbackTimeout, CacheSize: f.fallbackCache, BreakerFailures: f.fallbackBreakerFailures,
+		BreakerCooldown: f.fallbackBreakerCooldown, BudgetCalls: f.fallbackBudgetCalls, BudgetTokens: f.fallbackBudgetTokens}
+	switch {
+	case f.fallbackTimeout <= 0:
+		return s, fmt.Errorf("-fallback-timeout %v: want a positive duration", f.fallbackTimeout)
+	case f.fallbackConcurrency <= 0:
+		return s, fmt.Errorf("-fallback-concurrency %d: want 1 or more", f.fallbackConcurrency)
+	case f.fallbackWaiting < -1:
+		return s, fmt.Errorf("-fallback-waiting %d: want -1 (none wait), 0 (no bound) or more", f.fallbackWaiting)
+	case f.fallbackCache < 0:
+		return s, fmt.Errorf("-fallback-cache %d: want 0 (off) or more", f.fallbackCache)
+	case f.fallbackBreakerFailures <= 0:
+		return s, fmt.Errorf("-fallback-breaker-failures %d: want 1 or more", f.fallbackBreakerFailures)
+	case f.fallbackBreakerCooldown <= 0:
+		return s, fmt.Errorf("-fallback-breaker-cooldown %v: want a positive duration", f.fallbackBreakerCooldown)
+	case f.fallbackBudgetCalls < 0 || f.fallbackBudgetTokens < 0:
+		return s, errors.New("-fallback-budget-calls and -fallback-budget-tokens: want 0 (no cap) or more")
+	case f.fallbackBudgetWindow <= 0:
+		return s, fmt.Errorf("-fallback-budget-window %v: want a positive duration", f.fallbackBudgetWindow)
+	}
+	if f.fallbackCache == 0 {
+		s.CacheSize = -1
+	}
+	if s.BudgetCalls > 0 || s.BudgetTokens > 0 {
+		s.BudgetWindow = f.fallbackBudgetWindow
+	}
+	_, err := s.Effective()
+	return s, err
 }
 
 func newSimulatedFallback(f *evalFlags, primary guard.Judge) (fallbackSetup, error) {
@@ -215,6 +330,17 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.fallback, "fallback", "simulated", "fallback judge")
 	fs.StringVar(&f.fallbackPolicy, "fallback-policy", "0.3,0.7", "fallback thresholds FAIL,PASS")
 	fs.StringVar(&f.degrade, "degrade", "fail_closed", "fail_closed or fail_open")
+	fs.DurationVar(&f.fallbackTimeout, "fallback-timeout", 30*time.Second, "cap on one fallback call")
+	fs.IntVar(&f.fallbackConcurrency, "fallback-concurrency", 8, "fallback calls at once")
+	fs.IntVar(&f.fallbackWaiting, "fallback-waiting", 0, "calls that may wait for a slot (0: no bound, -1: none)")
+	fs.IntVar(&f.fallbackCache, "fallback-cache", cascade.DefaultCacheSize, "estimates cached (0: off)")
+	fs.IntVar(&f.fallbackBreakerFailures, "fallback-breaker-failures", evalkit.DefaultBreakerFailures, "consecutive failures that open the breaker")
+	fs.DurationVar(&f.fallbackBreakerCooldown, "fallback-breaker-cooldown", evalkit.DefaultBreakerCooldown, "how long the breaker stays open")
+	fs.IntVar(&f.fallbackBudgetCalls, "fallback-budget-calls", 0, "fallback calls per budget window (0: no cap)")
+	fs.IntVar(&f.fallbackBudgetTokens, "fallback-budget-tokens", 0, "fallback tokens per budget window (0: no cap)")
+	fs.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")
+	fs.StringVar(&f.fallbackBaseURL, "fallback-base-url", llmjudge.DefaultBaseURL, "openai fallback: API root `URL`")
+	fs.StringVar(&f.fallbackModel, "fallback-model", "", "openai fallback: `MODEL` name")
 	fs.Float64Var(&f.simErrorRate, "sim-error-rate", 0.05, "simulated fallback: error rate")
 	fs.DurationVar(&f.simLatency, "sim-latency", 300*time.Millisecond, "simulated fallback: latency per call")
 	fs.BoolVar(&f.simSleep, "sim-sleep", false, "simulated fallback: wait the latency")
@@ -293,20 +419,36 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if mode == evalkit.ModeFallback || mode == evalkit.ModeCascade {
 		factory, ok := fallbackFactories[f.fallback]
 		if !ok {
-			return usage("-fallback %q: unknown (available: simulated)", f.fallback)
+			return usage("-fallback %q: unknown (available: %s)", f.fallback, fallbackNames())
+		}
+		cs, err := f.cascadeSettings()
+		if err != nil {
+			return usage("%v", err)
 		}
 		fb, err := factory(&f, primary)
 		if err != nil {
 			return usage("%v", err)
 		}
+		if fb.close != nil {
+			defer fb.close()
+		}
 		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
 		cfg.FallbackPolicy = &fbPolicy
-		g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
-			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule})
+		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
+			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule, Cascade: cs})
 		if err != nil {
 			return fail(err)
 		}
-		cfg.Guard = g
+		defer func() {
+			// Every row has its result by now; this only waits for calls
+			// an interrupted run left under way.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := setup.Close(ctx); err != nil {
+				fmt.Fprintf(stderr, "ragtriage eval: closing the cascade: %v\n", err)
+			}
+		}()
+		setup.Configure(&cfg)
 	} else if mode == evalkit.ModePrimary {
 		g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy})
 		if err != nil {
