@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // A ClaimExtractor splits an answer into atomic claims, each a short
@@ -57,7 +58,11 @@ const MaxClaims = 64
 
 // claimsMode replaces the groundedness estimate in ests by the weakest
 // claim's. It reports whether it did.
-func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result, errs *[]error) ([]Estimate, bool) {
+//
+// Claims it escalates are recorded in info (nil when none was), which
+// Evaluate merges into Result.Fallback so that the degrade rule applies to
+// a claim the fallback could not settle.
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result, errs *[]error) (_ []Estimate, claimed bool, info *FallbackInfo) {
 	var b *binding
 	for i := range g.bindings {
 		if contains(g.bindings[i].decisions, Groundedness) {
@@ -65,14 +70,14 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 		}
 	}
 	if b == nil {
-		return ests, false
+		return ests, false, nil
 	}
 	name := describe(g.claims)
-	fail := func(err error) ([]Estimate, bool) {
+	fail := func(err error) ([]Estimate, bool, *FallbackInfo) {
 		je := newJudgeError(name, []Decision{Groundedness}, err)
 		*errs = append(*errs, je)
 		res.Errors = append(res.Errors, *je)
-		return ests, false
+		return ests, false, nil
 	}
 	var claims []string
 	_, err := g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
@@ -109,12 +114,28 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 			v = g.policy.For(Groundedness).Verdict(e.P)
 		}
 		if v == Uncertain && g.esc != nil {
-			if fe, ok := g.escalateClaim(ctx, &cs, defs, e, errs, res); ok {
-				e, c.Escalated = fe, true
-				v = Uncertain
-				if !e.Abstained {
-					v = g.esc.policy.For(Groundedness).Verdict(e.P)
+			if info == nil {
+				info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
+			}
+			t0 := g.now()
+			fe, ok, why := g.escalateClaim(ctx, &cs, defs, e, errs, res)
+			info.LatencyMs += float64(g.now().Sub(t0)) / float64(time.Millisecond)
+			info.Usage = info.Usage.Add(fe.Usage)
+			c.Escalated = true
+			if ok {
+				e = fe
+				v = g.esc.policy.For(Groundedness).Verdict(e.P)
+			}
+			if v == Uncertain {
+				info.Unsettled++
+				if info.Reason == "" {
+					info.Reason = why
 				}
+				if c.Reason == "" {
+					c.Reason = why
+				}
+			} else {
+				info.Settled++
 			}
 		}
 		c.Judge, c.Verdict, c.Evidence = e.Judge, v, e.Evidence
@@ -151,7 +172,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 			agg.Citations = e.Citations
 		}
 	}
-	return append(out, agg), true
+	return append(out, agg), true, info
 }
 
 // claimEstimate asks the groundedness judge about one claim.
@@ -177,8 +198,8 @@ func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample, defs 
 }
 
 // escalateClaim sends one uncertain claim to the escalator; ok is false when
-// the escalator failed (the failure is reported).
-func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, errs *[]error, res *Result) (Estimate, bool) {
+// it gave no estimate (why says why; a failure is also reported).
+func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, errs *[]error, res *Result) (_ Estimate, ok bool, why string) {
 	ds := []Decision{Groundedness}
 	out, err := g.callEscalator(ctx, Escalation{
 		Request: Request{Sample: cs, Decisions: ds, Definitions: defs},
@@ -191,15 +212,24 @@ func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionS
 		je := newJudgeError(g.esc.name, ds, fmt.Errorf("claim: %w", err))
 		*errs = append(*errs, je)
 		res.Errors = append(res.Errors, *je)
-		return Estimate{}, false
+		return Estimate{}, false, je.Message
 	}
+	var u Usage
+	why = "the fallback gave no estimate"
 	for _, e := range out {
-		if e.Decision == Groundedness && !e.Abstained {
-			if e.Judge == "" {
-				e.Judge = g.esc.name
-			}
-			return e, true
+		u = u.Add(e.Usage)
+		if e.Decision != Groundedness {
+			continue
 		}
+		if e.Abstained {
+			why = e.Reason
+			continue
+		}
+		if e.Judge == "" {
+			e.Judge = g.esc.name
+		}
+		e.Usage = u
+		return e, true, ""
 	}
-	return Estimate{}, false
+	return Estimate{Usage: u}, false, why
 }

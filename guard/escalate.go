@@ -94,6 +94,9 @@ type FallbackInfo struct {
 	// Rule is the degrade rule that applied to the unsettled decisions.
 	Rule      Degrade `json:"rule"`
 	LatencyMs float64 `json:"latencyMs"`
+	// Usage sums what the fallback spent on this result (zero for cache
+	// hits). It is also included in Result.Usage.
+	Usage Usage `json:"usage,omitzero"`
 }
 
 // Action is what the host application should do with an answer.

@@ -322,3 +322,57 @@ func TestClaimsModeFallsBackToWholeAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestClaimsModeUnsettledClaimFollowsDegradeRule(t *testing.T) {
+	split := guard.ClaimExtractorFunc(func(_ context.Context, s *guard.Sample) ([]string, error) {
+		return strings.Split(s.Answer, ". "), nil
+	})
+	abstain := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		out := []guard.Estimate{guard.Abstain(guard.Groundedness, "", "circuit breaker open")}
+		out[0].Usage = guard.Usage{Calls: 1, InputTokens: 10}
+		return out, nil
+	})
+	s := newSample(false, "c1")
+	s.Answer = "Refunds take five days. They need a receipt"
+	probs := map[string]float64{"Refunds take five days": 0.95, "They need a receipt": 0.5}
+	for _, tc := range []struct {
+		rule   guard.Degrade
+		action guard.Action
+	}{{guard.FailClosed, guard.Block}, {guard.FailOpen, guard.Allow}} {
+		g := mustNew(t, guard.WithJudge(claimJudge(probs)), guard.WithPolicy(testPolicy), guard.WithClaims(split),
+			guard.WithEscalator(&escalator{judge: abstain}, testPolicy, tc.rule))
+		res, err := g.Evaluate(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.Fallback
+		if res.Diagnosis != guard.JudgeUncertain || res.Action != tc.action || f == nil {
+			t.Fatalf("%v: diagnosis %v action %v fallback %+v", tc.rule, res.Diagnosis, res.Action, f)
+		}
+		if f.Unsettled != 1 || f.Reason != "circuit breaker open" || f.Usage.Calls != 1 || !slices.Contains(f.Decisions, guard.Groundedness) {
+			t.Errorf("%v: fallback info %+v", tc.rule, f)
+		}
+		if c := res.Claims[1]; !c.Escalated || c.Reason != "circuit breaker open" || c.Verdict != guard.Uncertain {
+			t.Errorf("%v: claim %+v", tc.rule, c)
+		}
+		if _, ok := res.Judges["fallback"]; !ok {
+			t.Errorf("judges %v lack the escalator", res.Judges)
+		}
+	}
+}
+
+func TestFallbackUsageRecorded(t *testing.T) {
+	priced := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		return []guard.Estimate{{Decision: guard.Groundedness, P: 0.95, Judge: "llm-x", Usage: guard.Usage{Calls: 1, InputTokens: 300, OutputTokens: 2}}}, nil
+	})
+	g := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(&escalator{judge: priced}, testPolicy, guard.FailClosed))
+	res, err := g.Evaluate(context.Background(), newSample(false, "c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := guard.Usage{Calls: 1, InputTokens: 300, OutputTokens: 2}
+	if res.Fallback.Usage != want || res.Usage != want {
+		t.Errorf("fallback usage %+v, result usage %+v, want %+v", res.Fallback.Usage, res.Usage, want)
+	}
+}

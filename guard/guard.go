@@ -167,13 +167,19 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		errs []error
 	)
 	ests := g.primary(ctx, &s, defs, &res, &errs)
-	claimed := false
+	var (
+		claimed bool
+		claimFB *FallbackInfo
+	)
 	if g.claims != nil {
-		ests, claimed = g.claimsMode(ctx, &s, defs, ests, &res, &errs)
+		ests, claimed, claimFB = g.claimsMode(ctx, &s, defs, ests, &res, &errs)
 	}
 	g.assemble(&res, &s, defs, ests)
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, defs, ests, claimed, &errs)
+	}
+	if claimFB != nil {
+		g.mergeClaimFallback(&res, claimFB)
 	}
 	res.Action = action(&res)
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
@@ -269,14 +275,9 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	if err == nil {
 		err = checkEstimates(out, ds, s)
 	}
-	if res.Judges == nil {
-		res.Judges = make(map[string]string, 1)
-	}
-	if _, ok := res.Judges[g.esc.name]; !ok {
-		res.Judges[g.esc.name] = ""
-		if d, ok := g.esc.e.(Describer); ok {
-			res.Judges[g.esc.name] = d.Describe().Version
-		}
+	g.noteEscalator(res)
+	for i := range out {
+		info.Usage = info.Usage.Add(out[i].Usage)
 	}
 	final := ests
 	if err != nil {
@@ -333,6 +334,38 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	}
 	res.Fallback = info
 	res.Route = Fallback
+}
+
+// mergeClaimFallback adds the claims mode's escalations to res.Fallback.
+func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
+	g.noteEscalator(res)
+	res.Route = Fallback
+	f := res.Fallback
+	if f == nil {
+		res.Fallback = c
+		return
+	}
+	f.Decisions = append(f.Decisions, Groundedness)
+	f.Settled += c.Settled
+	f.Unsettled += c.Unsettled
+	if f.Reason == "" {
+		f.Reason = c.Reason
+	}
+	f.LatencyMs += c.LatencyMs
+	f.Usage = f.Usage.Add(c.Usage)
+}
+
+// noteEscalator lists the escalator among the result's judges.
+func (g *Guard) noteEscalator(res *Result) {
+	if res.Judges == nil {
+		res.Judges = make(map[string]string, 1)
+	}
+	if _, ok := res.Judges[g.esc.name]; !ok {
+		res.Judges[g.esc.name] = ""
+		if d, ok := g.esc.e.(Describer); ok {
+			res.Judges[g.esc.name] = d.Describe().Version
+		}
+	}
 }
 
 func (f *FallbackInfo) count(v Verdict) {
