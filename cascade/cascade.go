@@ -334,6 +334,7 @@ func (c *Cascade) Fallback() guard.JudgeInfo { return c.info }
 // by themselves at their deadline, or as soon as nobody waits for them.
 func (c *Cascade) Close(ctx context.Context) error {
 	c.closed.Store(true)
+	c.flights.close()
 	done := make(chan struct{})
 	go func() { c.flights.wg.Wait(); close(done) }()
 	select {
@@ -558,8 +559,11 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g
 			}
 		}
 		if !res.fresh {
-			// Another caller's call: its cost is counted there.
+			// Another caller's call: its cost is counted there, and its
+			// quotes were placed in that caller's texts, which may differ
+			// in whitespace from this one's.
 			out[slot].Usage = guard.Usage{}
+			out[slot] = fromCache(out[slot], g.req.Sample)
 		}
 	}
 }

@@ -34,9 +34,19 @@ type flights struct {
 	mu sync.Mutex
 	m  map[[32]byte]*flight
 	wg sync.WaitGroup // calls under way; Cascade.Close waits for them
+	// closed, set under mu by close, stops new calls from starting (a
+	// wg.Add racing with Close's Wait would be a misuse of the WaitGroup).
+	closed bool
 	// joined, when set, is called (under the lock) each time a caller
 	// joins a call under way.
 	joined func()
+}
+
+// close stops new calls from starting; calls under way go on.
+func (g *flights) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // do runs fn once per key among concurrent callers. fn runs on its own
@@ -50,6 +60,10 @@ func (g *flights) do(ctx context.Context, key [32]byte, start func() (context.Co
 		g.m = make(map[[32]byte]*flight)
 	}
 	f, shared := g.m[key]
+	if !shared && g.closed {
+		g.mu.Unlock()
+		return refuse(refClosed, ReasonClosed), false, true
+	}
 	if shared {
 		f.waiters++
 		if g.joined != nil {

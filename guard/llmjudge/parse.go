@@ -177,13 +177,22 @@ func verifyQuote(q, ctx string, minWords int) (start, end int, ok bool) {
 	if cw := len(bytes.Fields(nc.b)); words < min(minWords, cw) {
 		return 0, 0, false
 	}
+	if len(frags) > 1 {
+		// Fragments around an ellipsis must each say something: one word
+		// ("The deposit is ... refundable") could be picked out of a
+		// sentence that says the opposite.
+		for _, f := range frags {
+			if len(bytes.Fields(f)) < minFragmentWords {
+				return 0, 0, false
+			}
+		}
+	}
 	pos := 0
 	for k, f := range frags {
-		i := bytes.Index(nc.b[pos:], f)
-		if i < 0 {
+		i := indexWords(nc.b, pos, f)
+		if i < 0 || (k > 0 && (i-pos > maxEllipsisGap || crossesSentence(nc.b[pos:i]))) {
 			return 0, 0, false
 		}
-		i += pos
 		if k == 0 {
 			start = nc.from[i]
 		}
@@ -191,6 +200,52 @@ func verifyQuote(q, ctx string, minWords int) (start, end int, ok bool) {
 		pos = i + len(f)
 	}
 	return start, end, true
+}
+
+const (
+	// minFragmentWords is the fewest words each part of a quote with an
+	// ellipsis must have.
+	minFragmentWords = 3
+	// maxEllipsisGap is the most normalized bytes an ellipsis may stand for.
+	maxEllipsisGap = 300
+)
+
+// crossesSentence reports whether the text an ellipsis stands for ends a
+// sentence: parts of two sentences stitched together can say what neither
+// says.
+func crossesSentence(gap []byte) bool {
+	for i := 0; i+1 < len(gap); i++ {
+		// An ellipsis in the context ("...") is not a sentence end.
+		if (gap[i] == '.' || gap[i] == '!' || gap[i] == '?') && gap[i+1] == ' ' && (i == 0 || gap[i-1] != '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// indexWords returns the first index ≥ from where f occurs in b on word
+// boundaries (not inside a longer word, so "refundable" does not match in
+// "non-refundable"), or -1.
+func indexWords(b []byte, from int, f []byte) int {
+	for from <= len(b) {
+		i := bytes.Index(b[from:], f)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		j := i + len(f)
+		if (i == 0 || !wordByte(b[i-1]) || !wordByte(f[0])) && (j == len(b) || !wordByte(b[j]) || !wordByte(f[len(f)-1])) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// wordByte reports whether c can be part of a word: a letter, a digit, a
+// hyphen or any byte of a multi-byte UTF-8 sequence.
+func wordByte(c byte) bool {
+	return c >= 0x80 || c == '-' || c == '\'' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
 // checkQuotes verifies the judge's quotes against the sample's contexts. It

@@ -117,3 +117,24 @@ func FuzzParse(f *testing.F) {
 		parseLogprobs([]byte(s))
 	})
 }
+
+func TestVerifyQuoteWordBoundaries(t *testing.T) {
+	ctx := "The deposit is non-refundable. Refunds of the ticket price are possible within 30 days of purchase."
+	for _, tc := range []struct {
+		q  string
+		ok bool
+	}{
+		{"The deposit is non-refundable", true},
+		{"The deposit is ... refundable", false},               // a one-word fragment
+		{"deposit is refundable", false},                       // not in the text
+		{"The deposit is ... within 30 days", false},           // the ellipsis stitches two sentences
+		{"Refunds of the ticket ... within 30 days", true},     // both fragments of three words and more, close together
+		{"posit is non-refundable", false},                     // starts inside a word
+		{"the ticket price are possible within 30 day", false}, // ends inside a word
+	} {
+		_, _, ok := verifyQuote(tc.q, ctx, 3)
+		if ok != tc.ok {
+			t.Errorf("verifyQuote(%q) = %v, want %v", tc.q, ok, tc.ok)
+		}
+	}
+}
