@@ -275,6 +275,12 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 		o.err, o.kind = err, FailSample
 		return o
 	}
+	if err != nil && res.DecisionID == "" {
+		// An evaluator that returned an error and no result (the guard
+		// always returns one unless the sample is invalid).
+		o.err, o.kind = err, FailEval
+		return o
+	}
 	o.res, o.hasResult, o.measured = res, true, true
 	meter.mu.Lock()
 	o.legs = meter.legs
