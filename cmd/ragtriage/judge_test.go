@@ -592,6 +592,6 @@ func BenchmarkJudgeStages(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.SetBytes(int64(o.Len()))
+		b.SetBytes(int64(len(o.Bytes())))
 	})
 }

@@ -38,6 +38,12 @@ type analysis struct {
 	feat     featureSet
 	ctxTexts []string
 
+	// sentence sets (see buildSentSets), by global sentence index
+	setHashes []uint64
+	setAt     []int32
+	setSig    [][4]uint64
+	sentNeg   []bool
+
 	// scratch
 	fold     []byte
 	winScore []float64
@@ -47,11 +53,15 @@ type analysis struct {
 	markGen  int32
 }
 
+// occurrence is one content token of a context in the term index. The
+// occurrences of a term are linked newest first, so in decreasing order of
+// (ctx, tok).
 type occurrence struct {
 	next int32 // 1+index of the next occurrence of the same term, 0 at the end
 	ctx  int32
 	sent int32 // global sentence index
 	tok  int32 // token index within its context
+	cpos int32 // index among the content tokens of its context
 }
 
 var analysisPool = sync.Pool{New: func() any { return new(analysis) }}
@@ -80,6 +90,9 @@ func (d *doc) reset() {
 func (a *analysis) analyze(d *doc, s string, ctx int) {
 	d.s = s
 	d.ctx = ctx
+	// Context words are many and few of their weights are read: those are
+	// looked up on demand (see vocabulary.weight).
+	a.tz.weights = ctx < 0
 	d.toks, d.sents = a.tz.tokenize(d.toks[:0], s, d.sents[:0])
 	// sentence → first token
 	d.sentAt = d.sentAt[:0]
@@ -140,6 +153,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	mask := uint64(size - 1)
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
+		cpos := int32(0)
 		for ti := range d.toks {
 			t := &d.toks[ti]
 			if !t.content() {
@@ -150,9 +164,10 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 			for a.slots[j] != 0 && a.keys[j] != h {
 				j = (j + 1) & mask
 			}
-			a.occ = append(a.occ, occurrence{next: a.slots[j], ctx: int32(ci), sent: a.sentBase[ci] + t.sent, tok: int32(ti)})
+			a.occ = append(a.occ, occurrence{next: a.slots[j], ctx: int32(ci), sent: a.sentBase[ci] + t.sent, tok: int32(ti), cpos: cpos})
 			a.slots[j] = int32(len(a.occ))
 			a.keys[j] = h
+			cpos++
 		}
 	}
 	if cap(a.winScore) < a.nsent {
@@ -214,7 +229,7 @@ type window struct {
 // counted once per window. Tokens for which skip returns true are not looked
 // up; their weight is returned as given. dst must have a.nsent entries and is
 // cleared first.
-func (a *analysis) scoreWindows(run []token, weight func(*token) float64, skip func(*token) bool, dst []float64) (total, given float64) {
+func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bool, dst []float64) (total, given float64) {
 	clear(dst)
 	for i := range a.winSeen {
 		a.winSeen[i] = -1
@@ -224,7 +239,7 @@ func (a *analysis) scoreWindows(run []token, weight func(*token) float64, skip f
 		if !t.content() {
 			continue
 		}
-		w := weight(t)
+		w := v.weight(t)
 		total += w
 		if skip != nil && skip(t) {
 			given += w
@@ -264,14 +279,14 @@ func (a *analysis) windowAt(g int, coverage float64) window {
 // bestWindow finds the context window (a sentence and the next one in the
 // same context) covering the largest weighted share of the content tokens
 // of run. Tokens for which skip returns true count as covered everywhere.
-func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip func(*token) bool) window {
+func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool) window {
 	if a.nsent == 0 {
 		return window{ctx: -1}
 	}
 	// Locate the window with every token (given ones included), so that an
 	// answer echoing the question is still placed where it is stated; then
 	// measure its coverage counting given tokens as covered.
-	total, _ := a.scoreWindows(run, weight, nil, a.winScore)
+	total, _ := a.scoreWindows(run, v, nil, a.winScore)
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
@@ -289,8 +304,8 @@ func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip fun
 	got := 0.0
 	for i := range run {
 		t := &run[i]
-		if t.content() && (skip(t) || a.windowHas(win, t.hash)) {
-			got += weight(t)
+		if t.content() && (skip(t) || a.windowHasContent(win, t.hash)) {
+			got += v.weight(t)
 		}
 	}
 	win.coverage = math.Min(1, got/total)
@@ -300,7 +315,7 @@ func (a *analysis) bestWindow(run []token, weight func(*token) float64, skip fun
 // answerWindow finds, among the windows that hold the most of the answer,
 // the one that covers the most of the question: where the answer is stated
 // in answer to this question, if anywhere.
-func (a *analysis) answerWindow(w func(*token) float64) (window, float64) {
+func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	if a.nsent == 0 {
 		return window{ctx: -1}, 0
 	}
@@ -308,8 +323,8 @@ func (a *analysis) answerWindow(w func(*token) float64) (window, float64) {
 		a.qScore = make([]float64, a.nsent)
 	}
 	a.qScore = a.qScore[:a.nsent]
-	aTotal, _ := a.scoreWindows(a.a.toks, w, nil, a.winScore)
-	qTotal, _ := a.scoreWindows(a.q.toks, w, nil, a.qScore)
+	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, a.winScore)
+	qTotal, _ := a.scoreWindows(a.q.toks, v, nil, a.qScore)
 	maxA := 0.0
 	for _, v := range a.winScore {
 		maxA = math.Max(maxA, v)
@@ -334,6 +349,27 @@ func (a *analysis) answerWindow(w func(*token) float64) (window, float64) {
 func (a *analysis) windowSpan(w window) span {
 	d := &a.ctxs[w.ctx]
 	return span{d.sents[w.sent].start, d.sents[w.sent+w.nsent-1].end}
+}
+
+// windowHasContent reports whether the content word h occurs in window w. It
+// reads the term index, which holds content words only: for any other word
+// use windowHas.
+func (a *analysis) windowHasContent(w window, h uint64) bool {
+	if w.ctx < 0 {
+		return false
+	}
+	lo := a.sentBase[w.ctx] + int32(w.sent)
+	hi := lo + int32(w.nsent)
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		oc := &a.occ[o-1]
+		if int(oc.ctx) < w.ctx {
+			return false // occurrences come in decreasing context order
+		}
+		if int(oc.ctx) == w.ctx && oc.sent >= lo && oc.sent < hi {
+			return true
+		}
+	}
+	return false
 }
 
 // windowHas reports whether h occurs in window w.

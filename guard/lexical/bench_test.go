@@ -9,20 +9,21 @@ import (
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
-// benchSample is the issue's benchmark shape: 5 contexts of about 120 words,
-// a 3-sentence answer, and a reference.
+// benchSample is the issue's benchmark shape: 5 contexts of about 120 words
+// of ordinary encyclopedic prose (written for this benchmark), a 3-sentence
+// answer, and a reference.
 func benchSample() guard.Sample {
 	paras := []string{
-		"The Rhine is a European river that begins in the Swiss canton of Graubünden in the southeastern Swiss Alps, forms part of the Swiss-Austrian, Swiss-Liechtenstein border, Swiss-German and then the Franco-German border, then flows through the Rhineland and eventually empties into the North Sea in the Netherlands. The biggest city on the river Rhine is Cologne, Germany with a population of more than 1,050,000 people. It is the second-longest river in Central and Western Europe, after the Danube, at about 1,230 km (760 mi), with an average discharge of about 2,900 m3/s.",
-		"The Rhine and the Danube comprised much of the northern inland frontier of the Roman Empire and, since those days, the Rhine has been a vital and navigable waterway carrying trade and goods deep inland. Its importance as a waterway in the Holy Roman Empire is supported by the many castles and fortifications built along it. In the modern era, it has become a symbol of German nationalism. The river was an important trade route in the Middle Ages and remains one of the busiest waterways in the world today.",
-		"The variant forms of the name of the Rhine in modern languages are all derived from the Gaulish name Rēnos, which was adapted in Roman-era geography as Greek Rhēnos and Latin Rhenus. The spelling with Rh- in English Rhine as well as in German Rhein and French Rhin is due to the influence of Greek orthography, while the vocalisation -i- is due to the Proto-Germanic adoption of the Gaulish name as Rīnaz, via Fränkisch Rīn. The name is very old and its roots are shared with many other European rivers.",
-		"The length of the Rhine is conventionally measured in Rhine-kilometers, a scale introduced in 1939 which runs from the Old Rhine Bridge at Constance to Hoek van Holland. The river length was significantly shortened from the river's natural course due to number of canalisation projects completed in the 19th and 20th century. The total length of the Rhine, to the inclusion of Lake Constance and the Alpine Rhine, is more difficult to measure objectively; it was cited as 1,232 kilometres by the Dutch Rijkswaterstaat in 2010.",
-		"Lake Constance consists of three bodies of water: the Obersee, the Untersee and a connecting stretch of the Rhine called the Seerhein. The lake is situated where Germany, Switzerland and Austria meet. Its shorelines lie in the districts of Konstanz and Bodensee in Baden-Württemberg, Lindau in Bavaria and the Swiss cantons of Thurgau and St. Gallen. The Rhine flows into it from the south following the Swiss-Austrian border, and it is located at approximately 395 metres above sea level.",
+		"The Rhine rises in the Swiss Alps, in the canton of Graubünden, where two headwater streams, the Anterior Rhine and the Posterior Rhine, meet near the village of Reichenau. From there it runs north into Lake Constance, turns west along the border between Switzerland and Germany, and at Basel bends north again to form the boundary between France and Germany. Below Mainz it cuts through the narrow Middle Rhine gorge, passes Koblenz, Bonn and Cologne, and finally crosses into the Netherlands, where it splits into several branches before reaching the North Sea near Rotterdam. Measured along its course the river is about 1,230 kilometres long, and its average discharge at the Dutch border is roughly 2,900 cubic metres per second.",
+		"For centuries the Rhine has been one of the busiest waterways in Europe. In Roman times it marked much of the northern frontier of the empire, and legions built forts at places that later grew into cities such as Cologne, Bonn and Mainz. During the Middle Ages dozens of castles were raised on the cliffs above the Middle Rhine, and their owners charged tolls on every boat that passed. Today barges carry coal, grain, chemicals and containers between the port of Rotterdam and inland harbours such as Duisburg, which handles more cargo than any other inland port in the world. The river also supplies drinking water to millions of people, and it remains a popular route for passenger cruises.",
+		"Cologne is the largest city on the Rhine and the fourth largest city in Germany, with a population of a little more than one million people. It was founded by the Romans in the first century and received the rights of a colony in the year 50, which gave the city its name. Its Gothic cathedral, begun in 1248 and not completed until 1880, is one of the most visited landmarks in the country and was declared a World Heritage Site in 1996. The city is known for its annual carnival, its many museums and its trade fairs. Several bridges cross the river there, including the Hohenzollern Bridge, which carries more than a thousand trains every day.",
+		"The length of the Rhine has long been a matter of dispute. For most of the twentieth century reference books gave a figure of 1,320 kilometres, but in 2010 a biologist at the University of Cologne noticed that this number had probably come from a simple typing error that swapped two digits. Official measurements by the Dutch water authority put the total at about 1,232 kilometres, including the stretch through Lake Constance. Distances along the river are marked by Rhine kilometre signs, a system introduced in 1939 that starts at the old bridge in Constance and counts downstream to the mouth near Hoek van Holland. Straightening projects in the nineteenth century also shortened the river by about eighty kilometres.",
+		"Lake Constance lies on the northern edge of the Alps where Germany, Austria and Switzerland meet, and it is fed mainly by the Alpine Rhine, which enters the lake from the south near Bregenz. The lake has three parts: the large upper lake, the smaller lower lake, and a short channel of the river that connects the two near the town of Konstanz. Its surface is about 395 metres above sea level, and its greatest depth is more than 250 metres. The lake supplies drinking water to around four million people in southern Germany. Because the three countries have never agreed on where their borders run across the water, it is one of the few places in Europe without a formally defined boundary.",
 	}
 	s := guard.Sample{
 		ID:        "bench",
 		Question:  "How long is the Rhine and where does it end?",
-		Answer:    "The Rhine is about 1,230 km long. It empties into the North Sea in the Netherlands. Its largest city is Cologne, with more than a million people.",
+		Answer:    "The Rhine is about 1,230 kilometres long. It flows through the Netherlands and empties into the North Sea near Rotterdam. The largest city on its banks is Cologne, which has more than a million people.",
 		Reference: guard.Ref("About 1,230 km; it flows into the North Sea."),
 	}
 	for i, p := range paras {
@@ -31,12 +32,23 @@ func benchSample() guard.Sample {
 	return s
 }
 
-func BenchmarkEvaluate(b *testing.B) {
+// haluSample is the shape of a HaluEval row: one context of about 60 words,
+// a short answer, a reference.
+func haluSample() guard.Sample {
+	return guard.Sample{
+		ID:        "halu",
+		Question:  "Which city did the Rhine shipping company that owns the Goethe paddle steamer have its head office in?",
+		Contexts:  []guard.Context{{ID: "c1", Text: "The Goethe is a paddle steamer built in 1913 that carried passengers on the Middle Rhine for more than a century. She belonged to the Köln-Düsseldorfer company, whose head office is in Cologne.The Köln-Düsseldorfer is a shipping line founded in 1826 that runs river cruises between Mainz and Cologne."}},
+		Answer:    "The head office was in Cologne.",
+		Reference: guard.Ref("Cologne"),
+	}
+}
+
+func benchEvaluate(b *testing.B, s guard.Sample) {
 	g, err := lexical.NewGuard()
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := benchSample()
 	words := 0
 	for _, c := range s.Contexts {
 		words += len(strings.Fields(c.Text))
@@ -51,3 +63,11 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	b.ReportMetric(float64(words)/float64(len(s.Contexts)), "words/context")
 }
+
+// BenchmarkEvaluate is the issue's benchmark: 5 contexts × ~120 words, a
+// 3-sentence answer, with reference, all seven decisions.
+func BenchmarkEvaluate(b *testing.B) { benchEvaluate(b, benchSample()) }
+
+// BenchmarkEvaluateHaluEval is one HaluEval-sized row: the per-row judging
+// cost of `ragtriage judge` on that data.
+func BenchmarkEvaluateHaluEval(b *testing.B) { benchEvaluate(b, haluSample()) }

@@ -1,11 +1,14 @@
 package lexical
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 const nChunk = 8
 
 // chunkFeatures computes the per-context relevance features.
-func (a *analysis) chunkFeatures(f *featureSet, w func(*token) float64) {
+func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
 	n := len(a.ctxs)
 	if n == 0 {
 		return
@@ -25,7 +28,7 @@ func (a *analysis) chunkFeatures(f *featureSet, w func(*token) float64) {
 		if !t.content() {
 			continue
 		}
-		wt := w(t)
+		wt := v.weight(t)
 		qTotal += wt
 		ent := t.entity()
 		if ent {
@@ -43,7 +46,7 @@ func (a *analysis) chunkFeatures(f *featureSet, w func(*token) float64) {
 		if !t.content() {
 			continue
 		}
-		wt := w(t)
+		wt := v.weight(t)
 		aTotal += wt
 		a.eachContext(t.hash, func(ci int) { f.chunks[ci][2] += wt })
 	}
@@ -87,7 +90,7 @@ func (a *analysis) chunkFeatures(f *featureSet, w func(*token) float64) {
 			if !t.content() {
 				continue
 			}
-			wt := w(t)
+			wt := v.weight(t)
 			tTotal += wt
 			if inDoc(&a.q, t.hash) {
 				inQ += wt
@@ -136,16 +139,22 @@ func (a *analysis) title(ci int) []token {
 
 // conflictFeatures looks for pairs of context sentences that talk about the
 // same thing and disagree: the same quantity slot with different values, or
-// one negated and the other not, or an antonym swap.
-func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
+// one negated and the other not, or an antonym swap. Word membership in a
+// sentence is read from the sentence sets (see buildSentSets).
+func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 	n := len(a.ctxs)
 	numC, negC, antC, qrel := 0.0, 0.0, 0.0, 0.0
+	if n < 2 {
+		// One context cannot disagree with another.
+		f.conflict = append(f.conflict, numC, negC, antC, qrel)
+		return
+	}
+	a.buildSentSets()
 	consider := func(p conflictPair) {
 		f.conflicts = append(f.conflicts, p)
-		s1 := a.ctxs[p.ci].sentToks(p.si)
-		s2 := a.ctxs[p.cj].sentToks(p.sj)
-		qr := math.Max(coverage(a.q.toks, w, func(t *token) bool { return tokIn(s1, t.hash) }),
-			coverage(a.q.toks, w, func(t *token) bool { return tokIn(s2, t.hash) }))
+		g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
+		qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
+			coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g2, t.hash) }))
 		qrel = math.Max(qrel, qr*p.score)
 	}
 	pairs := 0
@@ -164,7 +173,7 @@ func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
 					if si < 0 || sj < 0 {
 						continue
 					}
-					sim := similarity(di.sentToks(si), dj.sentToks(sj), w)
+					sim := a.similarity(ci, si, cj, sj, v)
 					if sim >= 0.3 {
 						numC = math.Max(numC, sim)
 						consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
@@ -179,7 +188,7 @@ func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
 			s1 := di.sentToks(si)
-			neg1 := hasNeg(s1)
+			neg1 := a.sentNeg[a.global(ci, si)]
 			ants := hasAntonym(s1)
 			if !neg1 && !ants {
 				continue
@@ -190,17 +199,16 @@ func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
 				}
 				dj := &a.ctxs[cj]
 				for sj := range dj.sents {
-					s2 := dj.sentToks(sj)
 					pairs++
-					if neg1 && !hasNeg(s2) {
-						if sim := similarity(s1, s2, w); sim >= 0.6 {
+					if neg1 && !a.sentNeg[a.global(cj, sj)] {
+						if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.6 {
 							negC = math.Max(negC, sim)
 							consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
 						}
 					}
 					if ants {
-						if antonymSwap(s1, s2) {
-							if sim := similarity(s1, s2, w); sim >= 0.5 {
+						if a.antonymSwap(s1, a.global(cj, sj)) {
+							if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.5 {
 								antC = math.Max(antC, sim)
 								consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
 							}
@@ -213,13 +221,48 @@ func (a *analysis) conflictFeatures(f *featureSet, w func(*token) float64) {
 	f.conflict = append(f.conflict, numC, negC, antC, qrel)
 }
 
-func tokIn(run []token, h uint64) bool {
-	for i := range run {
-		if run[i].hash == h {
-			return true
+// global returns the global index of sentence k of context ci.
+func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
+
+// buildSentSets records, for every context sentence, the sorted distinct
+// hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
+// hash function: most lookups of absent words stop there), and whether it
+// holds a negation.
+func (a *analysis) buildSentSets() {
+	a.setHashes = a.setHashes[:0]
+	a.setAt = a.setAt[:0]
+	a.setSig = a.setSig[:0]
+	a.sentNeg = a.sentNeg[:0]
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for k := range d.sents {
+			start := len(a.setHashes)
+			a.setAt = append(a.setAt, int32(start))
+			run := d.sentToks(k)
+			var sig [4]uint64
+			for i := range run {
+				h := run[i].hash
+				a.setHashes = append(a.setHashes, h)
+				sig[h>>62] |= 1 << (h >> 56 & 63)
+			}
+			a.setSig = append(a.setSig, sig)
+			set := a.setHashes[start:]
+			slices.Sort(set)
+			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+			a.sentNeg = append(a.sentNeg, hasNeg(run))
 		}
 	}
-	return false
+	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+}
+
+// sentHas reports whether a token of context sentence g (a global index)
+// has hash h.
+func (a *analysis) sentHas(g int, h uint64) bool {
+	if a.setSig[g][h>>62]&(1<<(h>>56&63)) == 0 {
+		return false
+	}
+	_, ok := slices.BinarySearch(a.setHashes[a.setAt[g]:a.setAt[g+1]], h)
+	return ok
 }
 
 // sentOf returns the sentence of d holding byte offset off.
@@ -233,17 +276,19 @@ func sentOf(d *doc, off int) int {
 }
 
 // similarity is the weighted Jaccard index of the content words (numbers
-// excluded) of two sentences.
-func similarity(s1, s2 []token, w func(*token) float64) float64 {
+// excluded) of sentence k1 of context c1 and sentence k2 of context c2.
+func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
+	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
+	g1, g2 := a.global(c1, k1), a.global(c2, k2)
 	inter, union := 0.0, 0.0
 	for i := range s1 {
 		t := &s1[i]
 		if !t.content() || t.flags&fNum != 0 {
 			continue
 		}
-		wt := w(t)
+		wt := v.weight(t)
 		union += wt
-		if tokIn(s2, t.hash) {
+		if a.sentHas(g2, t.hash) {
 			inter += wt
 		}
 	}
@@ -252,8 +297,8 @@ func similarity(s1, s2 []token, w func(*token) float64) float64 {
 		if !t.content() || t.flags&fNum != 0 {
 			continue
 		}
-		if !tokIn(s1, t.hash) {
-			union += w(t)
+		if !a.sentHas(g1, t.hash) {
+			union += v.weight(t)
 		}
 	}
 	if union == 0 {
@@ -262,21 +307,26 @@ func similarity(s1, s2 []token, w func(*token) float64) float64 {
 	return inter / union
 }
 
+// hasAntonym reports whether a word of run has an antonym (the tokenizer
+// flags such words: see fAnt).
 func hasAntonym(run []token) bool {
 	for i := range run {
-		if _, ok := antonymOf[run[i].hash]; ok {
+		if run[i].flags&fAnt != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// antonymSwap reports whether s1 has a word whose antonym is in s2 while the
-// word itself is not.
-func antonymSwap(s1, s2 []token) bool {
+// antonymSwap reports whether s1 has a word whose antonym is in context
+// sentence g2 while the word itself is not.
+func (a *analysis) antonymSwap(s1 []token, g2 int) bool {
 	for i := range s1 {
+		if s1[i].flags&fAnt == 0 {
+			continue
+		}
 		for _, ant := range antonymOf[s1[i].hash] {
-			if tokIn(s2, ant) && !tokIn(s2, s1[i].hash) {
+			if a.sentHas(g2, ant) && !a.sentHas(g2, s1[i].hash) {
 				return true
 			}
 		}

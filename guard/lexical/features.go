@@ -1,7 +1,6 @@
 package lexical
 
 import (
-	"bytes"
 	"math"
 	"sort"
 	"strings"
@@ -128,8 +127,13 @@ func b2f(b bool) float64 {
 // extract computes every feature of the analyzed sample.
 func extract(a *analysis, v *vocabulary, f *featureSet) {
 	f.reset()
-	w := v.weight
-	inQ := func(t *token) bool { return inDoc(&a.q, t.hash) }
+	// Mark the answer's words that are also in the question, once.
+	for i := range a.a.toks {
+		if t := &a.a.toks[i]; inDoc(&a.q, t.hash) {
+			t.flags |= fInQ
+		}
+	}
+	inQ := func(t *token) bool { return t.flags&fInQ != 0 } // answer tokens only
 	// given: answer tokens supported by construction (see below), or in the
 	// question.
 	givenOrQ := func(t *token) bool {
@@ -193,14 +197,14 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	minWin, minAny, minCtx := 1.0, 1.0, 1.0
 	for k := range a.a.sents {
 		run := a.a.sentToks(k)
-		win := a.bestWindow(run, w, givenOrQ)
+		win := a.bestWindow(run, v, givenOrQ)
 		total, any, ctxOnly := 0.0, 0.0, 0.0
 		for i := range run {
 			t := &run[i]
 			if !t.content() {
 				continue
 			}
-			wt := w(t)
+			wt := v.weight(t)
 			total += wt
 			in := a.inContexts(t.hash) || t.flags&fGiven != 0
 			if in {
@@ -233,11 +237,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			// antonym is in it.
 			for i := range run {
 				t := &run[i]
-				if a.windowHas(win, t.hash) {
-					continue
+				if t.flags&fAnt == 0 || a.windowHas(win, t.hash) {
+					continue // no antonym, or the word itself is there
 				}
 				for _, ant := range antonymOf[t.hash] {
-					if a.windowHas(win, ant) && !inDoc(&a.q, t.hash) {
+					if a.windowHas(win, ant) && t.flags&fInQ == 0 {
 						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
 					}
 				}
@@ -258,7 +262,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		if !t.content() || a.inContexts(t.hash) || t.flags&fGiven != 0 || inQ(t) {
 			continue
 		}
-		wt := w(t)
+		wt := v.weight(t)
 		unsupMass += wt
 		maxUnsup = math.Max(maxUnsup, wt)
 		if t.entity() {
@@ -292,19 +296,19 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	f.contra = append(f.contra, minWin, float64(numMis), float64(negFlips), float64(antFlips), b2f(f.refusal), b2f(verbatim), maxUnsup)
 
 	// --- answer relevance ---------------------------------------------
-	qInA := coverage(a.q.toks, w, func(t *token) bool { return inDoc(&a.a, t.hash) })
-	aInQ := coverage(a.a.toks, w, inQ)
+	qInA := coverage(a.q.toks, v, func(t *token) bool { return inDoc(&a.a, t.hash) })
+	aInQ := coverage(a.a.toks, v, inQ)
 	match, mismatchT := typeMatch(f.qtype, &a.q, &a.a)
 	// Where the answer is stated in answer to this question, and how much
 	// of the question that window covers.
 	ansWinQ := 0.0
-	f.ansWin, ansWinQ = a.answerWindow(w)
+	f.ansWin, ansWinQ = a.answerWindow(v)
 	yesno := f.qtype == qYesNo && len(a.a.toks) > 0 && startsYesNo(&a.a)
 	f.relev = append(f.relev, qInA, aInQ, b2f(match), b2f(mismatchT), b2f(f.refusal), ansWinQ, math.Log1p(float64(ansContent)), b2f(yesno))
 
 	// --- sufficiency --------------------------------------------------
-	covAll := coverage(a.q.toks, w, func(t *token) bool { return a.inContexts(t.hash) })
-	qWin := a.bestWindow(a.q.toks, w, nil)
+	covAll := coverage(a.q.toks, v, func(t *token) bool { return a.inContexts(t.hash) })
+	qWin := a.bestWindow(a.q.toks, v, nil)
 	covWin := 0.0
 	if qWin.ctx >= 0 {
 		covWin = qWin.coverage
@@ -316,7 +320,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			continue
 		}
 		f.missingQ = append(f.missingQ, i)
-		maxMiss = math.Max(maxMiss, w(t))
+		maxMiss = math.Max(maxMiss, v.weight(t))
 		if t.entity() {
 			missEnt++
 		}
@@ -334,9 +338,9 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			if !t.content() {
 				continue
 			}
-			wt := w(t)
+			wt := v.weight(t)
 			qTotal += wt
-			in := a.windowHas(f.ansWin, t.hash)
+			in := a.windowHasContent(f.ansWin, t.hash)
 			if t.entity() {
 				ents++
 				if in {
@@ -348,9 +352,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 			awMissMass += wt
 			awMaxMiss = math.Max(awMaxMiss, wt)
-			for _, ant := range antonymOf[t.hash] {
-				if a.windowHas(f.ansWin, ant) {
-					awAnt = 1
+			if t.flags&fAnt != 0 {
+				for _, ant := range antonymOf[t.hash] {
+					if a.windowHas(f.ansWin, ant) {
+						awAnt = 1
+					}
 				}
 			}
 		}
@@ -369,17 +375,17 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		a.questionBigrams(f.ansWin), a.questionBigrams(window{ctx: -2}))
 
 	// --- chunk relevance ----------------------------------------------
-	a.chunkFeatures(f, w)
+	a.chunkFeatures(f, v)
 
 	// --- conflict -----------------------------------------------------
-	a.conflictFeatures(f, w)
+	a.conflictFeatures(f, v)
 
 	// --- correctness --------------------------------------------------
 	if a.hasRef {
 		inRef := func(t *token) bool { return inDoc(&a.rf, t.hash) }
 		inAns := func(t *token) bool { return inDoc(&a.a, t.hash) }
-		prec := coverage(a.a.toks, w, inRef)
-		rec := coverage(a.rf.toks, w, inAns)
+		prec := coverage(a.a.toks, v, inRef)
+		rec := coverage(a.rf.toks, v, inAns)
 		f1 := 0.0
 		if prec+rec > 0 {
 			f1 = 2 * prec * rec / (prec + rec)
@@ -421,14 +427,14 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 
 // coverage is the weighted share of the content tokens of run for which in
 // is true (1 when run has no content).
-func coverage(run []token, w func(*token) float64, in func(*token) bool) float64 {
+func coverage(run []token, v *vocabulary, in func(*token) bool) float64 {
 	total, got := 0.0, 0.0
 	for i := range run {
 		t := &run[i]
 		if !t.content() {
 			continue
 		}
-		wt := w(t)
+		wt := v.weight(t)
 		total += wt
 		if in(t) {
 			got += wt
@@ -486,8 +492,9 @@ outer:
 	return false
 }
 
-// isRefusal reports whether an answer declines to answer. buf is scratch
-// space for the folded text; the (possibly grown) buffer is returned.
+// isRefusal reports whether an answer declines to answer: whether one of
+// refusalPhrases occurs in its folded first 400 bytes. buf is scratch space
+// for the folded text; the (possibly grown) buffer is returned.
 func isRefusal(s string, buf []byte) (bool, []byte) {
 	if len(s) > 400 {
 		s = s[:400]
@@ -503,12 +510,38 @@ func isRefusal(s string, buf []byte) (bool, []byte) {
 		}
 		buf = append(buf, c)
 	}
-	for _, p := range refusalPhrases {
-		if bytes.Contains(buf, []byte(p)) {
-			return true, buf
+	// Try, at each position whose two bytes begin some phrase, the phrases
+	// that begin with its byte.
+	for i := 0; i+1 < len(buf); i++ {
+		k := uint16(buf[i])<<8 | uint16(buf[i+1])
+		if refusalPrefix[k>>6]&(1<<(k&63)) == 0 {
+			continue
+		}
+		for _, p := range refusalByFirst[buf[i]] {
+			if len(p) <= len(buf)-i && p[1] == buf[i+1] && string(buf[i:i+len(p)]) == p {
+				return true, buf
+			}
 		}
 	}
 	return false, buf
+}
+
+// refusalByFirst indexes refusalPhrases by their first byte; refusalPrefix
+// has a bit set for the first two bytes of each phrase.
+var (
+	refusalByFirst [256][]string
+	refusalPrefix  [1 << 16 / 64]uint64
+)
+
+func init() {
+	for _, p := range refusalPhrases {
+		if len(p) < 2 {
+			panic("lexical: refusal phrase shorter than two bytes: " + p)
+		}
+		refusalByFirst[p[0]] = append(refusalByFirst[p[0]], p)
+		k := uint16(p[0])<<8 | uint16(p[1])
+		refusalPrefix[k>>6] |= 1 << (k & 63)
+	}
 }
 
 var (
@@ -677,31 +710,39 @@ func (a *analysis) questionBigrams(win window) float64 {
 	return float64(found) / float64(pairs)
 }
 
+// nearPair reports whether content word h2 follows content word h1 within
+// three content words, in the window or, when win.ctx is -2, in any one
+// context. It walks the two occurrence lists of the term index together.
 func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
-	check := func(toks []token) bool {
-		last := -100
-		n := 0
-		for i := range toks {
-			if !toks[i].content() {
+	if h1 == h2 {
+		return false // a word is never its own follower
+	}
+	lo, hi := int32(0), int32(a.nsent)
+	if win.ctx >= 0 {
+		lo = a.sentBase[win.ctx] + int32(win.sent)
+		hi = lo + int32(win.nsent)
+	}
+	o1 := a.head(h1)
+	for o2 := a.head(h2); o2 != 0; o2 = a.occ[o2-1].next {
+		x := &a.occ[o2-1]
+		if x.sent < lo || x.sent >= hi {
+			continue
+		}
+		// Skip the occurrences of h1 at or after x (the lists run backwards).
+		for o1 != 0 {
+			y := &a.occ[o1-1]
+			if y.ctx > x.ctx || y.ctx == x.ctx && y.cpos >= x.cpos || y.sent >= hi {
+				o1 = y.next
 				continue
 			}
-			if toks[i].hash == h1 {
-				last = n
-			} else if toks[i].hash == h2 && n-last <= 3 {
+			break
+		}
+		// o1 is now the nearest earlier h1: is it in the same context and
+		// window, at most three content words back?
+		if o1 != 0 {
+			if y := &a.occ[o1-1]; y.ctx == x.ctx && y.sent >= lo && y.cpos >= x.cpos-3 {
 				return true
 			}
-			n++
-		}
-		return false
-	}
-	if win.ctx >= 0 {
-		d := &a.ctxs[win.ctx]
-		lo, hi := d.sentAt[win.sent], d.sentAt[win.sent+win.nsent]
-		return check(d.toks[lo:hi])
-	}
-	for ci := range a.ctxs {
-		if check(a.ctxs[ci].toks) {
-			return true
 		}
 	}
 	return false

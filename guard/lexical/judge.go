@@ -2,8 +2,8 @@ package lexical
 
 import (
 	"context"
-	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
@@ -91,7 +91,7 @@ func (j *Judge) Features(s *guard.Sample) Features {
 	a := analysisPool.Get().(*analysis)
 	defer analysisPool.Put(a)
 	var f featureSet
-	loadSample(a, s)
+	loadSample(a, s, j.vocab)
 	extract(a, j.vocab, &f)
 	out := Features{
 		ContextSufficiency: append([]float64(nil), f.suff...),
@@ -109,7 +109,8 @@ func (j *Judge) Features(s *guard.Sample) Features {
 	return out
 }
 
-func loadSample(a *analysis, s *guard.Sample) {
+func loadSample(a *analysis, s *guard.Sample, v *vocabulary) {
+	a.tz.vocab = v
 	texts := a.ctxTexts[:0]
 	for i := range s.Contexts {
 		texts = append(texts, s.Contexts[i].Text)
@@ -127,7 +128,7 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	s := req.Sample
 	a := analysisPool.Get().(*analysis)
 	defer analysisPool.Put(a)
-	loadSample(a, s)
+	loadSample(a, s, j.vocab)
 	f := &a.feat
 	extract(a, j.vocab, f)
 	if err := ctx.Err(); err != nil {
@@ -160,6 +161,7 @@ func (j *Judge) predict(d guard.Decision, x []float64) (float64, bool) {
 }
 
 func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
+	var b1, b2 [32]byte
 	id := s.Contexts[ci].ID
 	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
 	if !ok {
@@ -169,13 +171,14 @@ func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard
 	if p < 0.5 {
 		c := f.chunks[ci]
 		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic,
-			Detail: fmt.Sprintf("holds %.0f%% of the question's weighted terms and %.0f%% of the answer's", 100*c[0], 100*c[2]),
+			Detail: "holds " + string(appendPct(b1[:0], 100*c[0])) + "% of the question's weighted terms and " + string(appendPct(b2[:0], 100*c[2])) + "% of the answer's",
 			Quote:  quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
 	}
 	return e
 }
 
 func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
+	var b1 [32]byte
 	var x []float64
 	switch d {
 	case guard.ContextSufficiency:
@@ -242,7 +245,7 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 	case guard.Correctness:
 		if p < 0.5 {
 			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
-				Detail:      fmt.Sprintf("the answer shares %.0f%% (weighted F1) with the reference", 100*f.correct[0]),
+				Detail:      "the answer shares " + string(appendPct(b1[:0], 100*f.correct[0])) + "% (weighted F1) with the reference",
 				Quote:       quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)}),
 				Counterpart: quote(guard.SourceReference, "", *s.Reference, span{0, len(*s.Reference)})}}
 		}
@@ -253,6 +256,10 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 	}
 	return e
 }
+
+// appendPct appends v rounded to a whole number, as fmt's %.0f writes it.
+// Evidence details are built by concatenation, in one allocation each.
+func appendPct(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 0, 64) }
 
 func quote(src guard.Source, ctxID, text string, sp span) guard.Quote {
 	sp.start = max(0, min(sp.start, len(text)))
@@ -307,7 +314,13 @@ func sentHasMismatch(a *analysis, f *featureSet, k int) bool {
 }
 
 func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decision, contradictionOnly bool) []guard.Evidence {
-	var ev []guard.Evidence
+	var b1 [64]byte
+	// Room for every finding (an upper bound), so that appends do not copy.
+	n := len(f.mismatches) + len(f.flips)
+	if !contradictionOnly {
+		n += len(f.absent) + len(f.sents)
+	}
+	ev := make([]guard.Evidence, 0, max(n, 1))
 	for _, m := range f.mismatches {
 		if contradictionOnly && !m.sameSlot {
 			continue
@@ -317,11 +330,11 @@ func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisio
 			Quote: quote(guard.SourceAnswer, "", s.Answer, span{q.Start, q.End})}
 		if m.sameSlot {
 			c := a.ctxs[m.ctx].quants[m.cq]
-			e.Detail = fmt.Sprintf("the answer says %s where the context says %s", s.Answer[q.Start:q.End], s.Contexts[m.ctx].Text[c.Start:c.End])
+			e.Detail = "the answer says " + s.Answer[q.Start:q.End] + " where the context says " + s.Contexts[m.ctx].Text[c.Start:c.End]
 			e.Counterpart = quoteCtx(a, s, m.ctx, span{c.Start, c.End})
 		} else {
 			e.Kind = guard.EvidenceUnsupported
-			e.Detail = fmt.Sprintf("no context states %s", s.Answer[q.Start:q.End])
+			e.Detail = "no context states " + s.Answer[q.Start:q.End]
 		}
 		ev = append(ev, e)
 	}
@@ -334,7 +347,7 @@ func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisio
 		} else {
 			t := a.a.toks[fl.tok]
 			e.Kind = guard.EvidenceAntonymFlip
-			e.Detail = fmt.Sprintf("the answer says %q where the context it matches has its opposite", s.Answer[t.start:t.end])
+			e.Detail = "the answer says " + string(strconv.AppendQuote(b1[:0], s.Answer[t.start:t.end])) + " where the context it matches has its opposite"
 			e.Quote = quote(guard.SourceAnswer, "", s.Answer, span{int(t.start), int(t.end)})
 		}
 		ev = append(ev, e)
@@ -351,13 +364,13 @@ func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisio
 			continue // numbers are reported as quantities
 		}
 		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceAbsentEntity,
-			Detail: fmt.Sprintf("%q appears in no context", s.Answer[t.start:t.end]),
+			Detail: string(strconv.AppendQuote(b1[:0], s.Answer[t.start:t.end])) + " appears in no context",
 			Quote:  quote(guard.SourceAnswer, "", s.Answer, span{int(t.start), int(t.end)})})
 	}
 	for k, si := range f.sents {
 		if si.support <= supportedCut {
 			e := guard.Evidence{Decision: d, Kind: guard.EvidenceUnsupported,
-				Detail: fmt.Sprintf("best context window supports %.0f%% of this sentence's weighted words", 100*si.support),
+				Detail: "best context window supports " + string(appendPct(b1[:0], 100*si.support)) + "% of this sentence's weighted words",
 				Quote:  quote(guard.SourceAnswer, "", s.Answer, a.a.sents[k])}
 			if si.win.ctx >= 0 {
 				e.Counterpart = quoteCtx(a, s, si.win.ctx, a.windowSpan(si.win))
@@ -386,7 +399,8 @@ func weakestSentence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisi
 		return e
 	}
 	si := f.sents[k]
-	e.Detail = fmt.Sprintf("weakest sentence: best context window supports %.0f%% of its weighted words", 100*si.support)
+	var b1 [32]byte
+	e.Detail = "weakest sentence: best context window supports " + string(appendPct(b1[:0], 100*si.support)) + "% of its weighted words"
 	e.Quote = quote(guard.SourceAnswer, "", s.Answer, a.a.sents[k])
 	if si.win.ctx >= 0 {
 		e.Counterpart = quoteCtx(a, s, si.win.ctx, a.windowSpan(si.win))
@@ -395,12 +409,13 @@ func weakestSentence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisi
 }
 
 func suffEvidence(a *analysis, f *featureSet, s *guard.Sample) []guard.Evidence {
+	var b1 [64]byte
 	d := guard.ContextSufficiency
-	var ev []guard.Evidence
+	ev := make([]guard.Evidence, 0, max(1, min(len(f.missingQ), 5)))
 	for _, ti := range f.missingQ {
 		t := a.q.toks[ti]
 		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceMissingTerm,
-			Detail: fmt.Sprintf("%q from the question appears in no context", s.Question[t.start:t.end]),
+			Detail: string(strconv.AppendQuote(b1[:0], s.Question[t.start:t.end])) + " from the question appears in no context",
 			Quote:  quote(guard.SourceQuestion, "", s.Question, span{int(t.start), int(t.end)})})
 		if len(ev) == 5 {
 			break
@@ -422,9 +437,9 @@ func conflictEvidence(a *analysis, f *featureSet, s *guard.Sample) []guard.Evide
 		e := guard.Evidence{Decision: d, Kind: guard.EvidenceConflict}
 		if p.qi >= 0 {
 			q1, q2 := a.ctxs[p.ci].quants[p.qi], a.ctxs[p.cj].quants[p.qj]
-			e.Detail = fmt.Sprintf("%s says %s, %s says %s", s.Contexts[p.ci].ID, s.Contexts[p.ci].Text[q1.Start:q1.End], s.Contexts[p.cj].ID, s.Contexts[p.cj].Text[q2.Start:q2.End])
+			e.Detail = s.Contexts[p.ci].ID + " says " + s.Contexts[p.ci].Text[q1.Start:q1.End] + ", " + s.Contexts[p.cj].ID + " says " + s.Contexts[p.cj].Text[q2.Start:q2.End]
 		} else {
-			e.Detail = fmt.Sprintf("%s and %s make opposite statements (%s)", s.Contexts[p.ci].ID, s.Contexts[p.cj].ID, p.kind)
+			e.Detail = s.Contexts[p.ci].ID + " and " + s.Contexts[p.cj].ID + " make opposite statements (" + p.kind + ")"
 		}
 		e.Quote = quoteCtx(a, s, p.ci, a.ctxs[p.ci].sents[p.si])
 		e.Counterpart = quoteCtx(a, s, p.cj, a.ctxs[p.cj].sents[p.sj])

@@ -41,6 +41,10 @@ var wordFlagMap = func() map[uint64]uint16 {
 	for _, w := range strings.Fields(hedgeList) {
 		m[normHash(w)] |= fHedge
 	}
+	for _, p := range antonymPairs {
+		m[normHash(p[0])] |= fAnt
+		m[normHash(p[1])] |= fAnt
+	}
 	return m
 }()
 

@@ -11,7 +11,8 @@ import (
 type token struct {
 	start, end int32
 	hash       uint64
-	sent       int32 // sentence index within the text
+	w          float64 // IDF weight, 0 for a function word; set when fWeighed is (see vocabulary.weight)
+	sent       int32   // sentence index within the text
 	flags      uint16
 }
 
@@ -24,6 +25,9 @@ const (
 	fHedge                      // hedging or uncertainty word
 	fCapAny                     // starts with an upper-case letter (anywhere)
 	fGiven                      // answer token supported by construction (a quantity the contexts state)
+	fAnt                        // the word has antonyms (see antonymOf)
+	fInQ                        // answer token whose word is also in the question (set by extract)
+	fWeighed                    // w holds the token's weight (see vocabulary.weight)
 )
 
 func (t *token) content() bool { return t.flags&fStop == 0 }
@@ -92,44 +96,46 @@ func isApostrophe(r rune) bool { return r == '\'' || r == '’' || r == 'ʼ' }
 // stem applies light suffix stripping to an ASCII lower-case word in place
 // and returns the stem's length: plural -s/-es/-ies, -ing, -ed, -ly, and a
 // final -e, so that "based", "basing", "base" and "bases" share a stem.
+// Words with digits or non-ASCII letters are left whole.
 func stem(b []byte) int {
-	n := len(b)
-	for i := 0; i < n; i++ {
-		if b[i] >= utf8.RuneSelf || ('0' <= b[i] && b[i] <= '9') {
-			return n
+	for _, c := range b {
+		if c >= utf8.RuneSelf || ('0' <= c && c <= '9') {
+			return len(b)
 		}
 	}
+	return stemLetters(b)
+}
+
+// stemLetters is stem for a word of ASCII lower-case letters only.
+func stemLetters(b []byte) int {
+	n := len(b)
 	if n <= 3 {
 		return n
 	}
-	has := func(suf string) bool {
-		if n < len(suf) {
-			return false
-		}
-		return string(b[n-len(suf):n]) == suf
-	}
+	// Plurals. n ≥ 4 here.
 	switch {
-	case has("ies") && n > 4:
+	case n > 4 && b[n-3] == 'i' && b[n-2] == 'e' && b[n-1] == 's':
 		b[n-3] = 'y'
 		n -= 2
-	case has("sses"):
+	case b[n-4] == 's' && b[n-3] == 's' && b[n-2] == 'e' && b[n-1] == 's':
 		n -= 2
-	case has("ss") || has("us") || has("is"):
-	case has("s") && n > 3:
+	case b[n-1] == 's' && (b[n-2] == 's' || b[n-2] == 'u' || b[n-2] == 'i'):
+	case b[n-1] == 's':
 		n--
 	}
+	// Verb and adverb endings. n ≥ 2 here.
 	switch {
-	case has("ing") && n-3 >= 4:
+	case n >= 7 && b[n-3] == 'i' && b[n-2] == 'n' && b[n-1] == 'g':
 		n -= 3
-		if n >= 2 && b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
+		if b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
 			n-- // running → run
 		}
-	case has("ed") && n-2 >= 3 && b[n-3] != 'e':
+	case n >= 5 && b[n-2] == 'e' && b[n-1] == 'd' && b[n-3] != 'e':
 		n -= 2
-		if n >= 2 && b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
+		if b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
 			n--
 		}
-	case has("ly") && n-2 >= 4:
+	case n >= 6 && b[n-2] == 'l' && b[n-1] == 'y':
 		n -= 2
 	}
 	if n > 3 && b[n-1] == 'e' {
@@ -142,75 +148,160 @@ func stem(b []byte) int {
 // tokenizer serves one goroutine at a time.
 type tokenizer struct {
 	buf []byte
+	// vocab gives each token its flags and weight; nil gives flags only
+	// (weights 0), for offline tools.
+	vocab *vocabulary
 	// keep, when set, makes tokenize record each token's stem in stems
 	// (for offline tools only: it allocates).
 	keep  bool
 	stems []string
+
+	// weights, when set, makes tokenize look up each word's weight as well
+	// as its flags (see vocabulary.weight for the words it skips).
+	weights bool
 }
+
+// asciiWord marks the ASCII bytes that are word characters.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// asciiFold maps an ASCII letter or digit to itself lower-cased, and every
+// other byte to 0; asciiClass tells lower-case letters, capitals and digits
+// (0 for any other byte).
+var asciiFold, asciiClass = func() (fold [256]byte, class [256]uint8) {
+	for c := range 128 {
+		switch {
+		case 'a' <= c && c <= 'z':
+			fold[c], class[c] = byte(c), clsLower
+		case 'A' <= c && c <= 'Z':
+			fold[c], class[c] = byte(c)+'a'-'A', clsUpper
+		case '0' <= c && c <= '9':
+			fold[c], class[c] = byte(c), clsDigit
+		}
+	}
+	return fold, class
+}()
+
+const (
+	clsLower uint8 = 1 << iota
+	clsUpper
+	clsDigit
+)
 
 // tokenize appends the tokens of text to dst. Possessive 's is dropped;
 // "n't" becomes a separate negation token "not"; hyphens and other
 // punctuation split words. Sentence indices come from sentence boundaries
-// found in the same pass (see sentenceEnd).
+// found in the same pass (see sentenceEnd). ASCII text is read byte by
+// byte; other text rune by rune.
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
 	sent := int32(0)
 	sentStart := 0
 	inSent := 0
 	atSentStart := true
+	// Folding never more than doubles a word's length (a 2-byte letter may
+	// lower-case to 3 bytes): with room for twice the text, words are
+	// written without checks for growth.
+	if cap(tz.buf) < 2*len(text)+utf8.UTFMax {
+		tz.buf = make([]byte, 0, 2*len(text)+utf8.UTFMax)
+	}
+	room := tz.buf[:cap(tz.buf)]
+	var buf []byte
 	i := 0
 	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			if end, ok := sentenceEnd(text, i, r, size, dst); ok {
-				if inSent > 0 {
-					sents = append(sents, span{sentStart, end})
-					sent++
-					inSent = 0
+		c := text[i]
+		upper := false
+		if c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				// Only a line feed, full stop, ! or ? can end a sentence.
+				if c == '\n' || c == '.' || c == '!' || c == '?' {
+					if end, ok := sentenceEnd(text, i, rune(c), 1, dst); ok {
+						if inSent > 0 {
+							sents = append(sents, span{sentStart, end})
+							sent++
+							inSent = 0
+						}
+						sentStart = end
+						atSentStart = true
+					}
 				}
-				sentStart = end
-				atSentStart = true
+				i++
+				continue
 			}
-			i += size
-			continue
+			upper = 'A' <= c && c <= 'Z'
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				// No rune outside ASCII ends a sentence (see sentenceEnd).
+				i += size
+				continue
+			}
+			upper = unicode.IsUpper(r)
 		}
-		// A word.
+		// A word, folded into buf (which has room for it: see above).
 		start := i
-		tz.buf = tz.buf[:0]
-		upper := unicode.IsUpper(r)
-		allDigit := true
-		for i < len(text) {
-			r, size = utf8.DecodeRuneInString(text[i:])
-			if isWordRune(r) {
-				if r < '0' || r > '9' {
-					allDigit = false
+		var class uint8 // asciiClass bits of the ASCII characters read
+		other := false  // a character outside ASCII was read
+		k := 0
+		for {
+			// A run of ASCII letters and digits.
+			for i < len(text) {
+				c := text[i]
+				f := asciiFold[c]
+				if f == 0 {
+					break
 				}
-				tz.buf = utf8.AppendRune(tz.buf, foldRune(r))
-				i += size
-				continue
+				class |= asciiClass[c]
+				room[k] = f
+				k++
+				i++
 			}
-			// Digits joined by , or . stay one number: 1,234.5
-			if allDigit && (r == ',' || r == '.') && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
-				if r == '.' {
-					tz.buf = append(tz.buf, '.')
+			if i >= len(text) {
+				break
+			}
+			c := text[i]
+			if c < utf8.RuneSelf {
+				// Digits joined by , or . stay one number: 1,234.5
+				if class == clsDigit && !other && (c == ',' || c == '.') && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
+					if c == '.' {
+						room[k] = '.'
+						k++
+					}
+					i++
+					continue
 				}
-				i += size
-				continue
+				break
 			}
-			break
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				break
+			}
+			other = true
+			k = len(utf8.AppendRune(room[:k], foldRune(r)))
+			i += size
 		}
+		buf = room[:k]
+		allDigit := class == clsDigit && !other
+		letters := class&clsDigit == 0 && !other // stem needs no check
 		end := i
 		neg := false
 		// Apostrophes: possessive 's, and n't.
 		if i < len(text) {
-			r, size = utf8.DecodeRuneInString(text[i:])
+			r, size := rune(text[i]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[i:])
+			}
 			if isApostrophe(r) {
 				rest := text[i+size:]
 				switch {
 				case len(rest) >= 1 && (rest[0] == 's' || rest[0] == 'S') && (len(rest) == 1 || !isWordByte(rest[1])):
 					i += size + 1
 				case len(rest) >= 1 && (rest[0] == 't' || rest[0] == 'T') && (len(rest) == 1 || !isWordByte(rest[1])) &&
-					len(tz.buf) > 1 && tz.buf[len(tz.buf)-1] == 'n':
-					tz.buf = tz.buf[:len(tz.buf)-1]
+					len(buf) > 1 && buf[len(buf)-1] == 'n':
+					buf = buf[:len(buf)-1]
 					end--
 					neg = true
 					i += size + 1
@@ -219,12 +310,18 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 				}
 			}
 		}
-		n := stem(tz.buf)
-		w := tz.buf[:n]
+		var n int
+		if letters {
+			n = stemLetters(buf)
+		} else {
+			n = stem(buf)
+		}
+		w := buf[:n]
 		if tz.keep {
 			tz.stems = append(tz.stems, string(w))
 		}
-		t := token{start: int32(start), end: int32(end), hash: hashBytes(w), sent: sent}
+		dst = append(dst, token{start: int32(start), end: int32(end), hash: hashBytes(w), sent: sent})
+		t := &dst[len(dst)-1]
 		if allDigit {
 			t.flags |= fNum
 		}
@@ -237,15 +334,28 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 		if atSentStart {
 			t.flags |= fInitial
 		}
-		t.flags |= wordFlags(t.hash)
-		dst = append(dst, t)
+		switch {
+		case tz.vocab == nil:
+			t.flags |= wordFlags(t.hash)
+		case tz.weights:
+			f, wt := tz.vocab.lookup(t.hash)
+			t.flags |= f | fWeighed
+			t.w = wt
+		default:
+			f, _, _ := tz.vocab.flags.get(t.hash)
+			t.flags |= f
+		}
 		inSent++
 		atSentStart = false
 		if neg {
 			if tz.keep {
 				tz.stems = append(tz.stems, "not")
 			}
-			dst = append(dst, token{start: int32(end), end: int32(i), hash: hNot, sent: sent, flags: fStop | fNeg})
+			nt := token{start: int32(end), end: int32(i), hash: hNot, sent: sent, flags: fStop | fNeg}
+			if tz.weights {
+				nt.flags |= fWeighed // a function word: weight 0
+			}
+			dst = append(dst, nt)
 		}
 	}
 	if inSent > 0 {

@@ -18,15 +18,20 @@ import (
 //go:embed vocab.txt
 var vocabText string
 
-// vocabulary maps a stem hash to its inverse document frequency.
+// vocabulary maps a stem hash to its inverse document frequency, and holds
+// the lexicon tables the tokenizer reads each word's flags and weight from:
+// tab has every word with flags or an IDF; flags, much smaller, only the
+// words with flags, for texts whose weights are rarely needed (contexts).
 type vocabulary struct {
-	idf     map[uint64]float64
 	unknown float64 // IDF of a stem never seen
 	docs    int
+	tab     lexTable
+	flags   lexTable
 }
 
 func parseVocab(text string) (*vocabulary, error) {
-	v := &vocabulary{idf: map[uint64]float64{}}
+	v := &vocabulary{}
+	idfs := map[uint64]float64{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	line := 0
 	for sc.Scan() {
@@ -56,7 +61,7 @@ func parseVocab(text string) (*vocabulary, error) {
 		if err != nil || df < 0 || df > v.docs {
 			return nil, fmt.Errorf("lexical: vocabulary line %d: bad document frequency %q", line, f[1])
 		}
-		v.idf[hashString(f[0])] = idf(df, v.docs)
+		idfs[hashString(f[0])] = idf(df, v.docs)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -65,6 +70,8 @@ func parseVocab(text string) (*vocabulary, error) {
 		return nil, fmt.Errorf("lexical: empty vocabulary")
 	}
 	v.unknown = idf(0, v.docs)
+	v.tab = newLexTable(wordFlagMap, idfs)
+	v.flags = newLexTable(wordFlagMap, nil)
 	return v, nil
 }
 
@@ -74,14 +81,119 @@ func idf(df, n int) float64 {
 	return math.Log(float64(n+1)/float64(df+1)) / math.Log(float64(n+1))
 }
 
+// lookup returns the flags of the word with stem hash h and its weight: 0
+// for a function word, else its IDF (the IDF of an unseen word when the
+// vocabulary does not have it).
+func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64) {
+	flags, w, known := v.tab.get(h)
+	switch {
+	case flags&fStop != 0:
+		return flags, 0
+	case known:
+		return flags, w
+	}
+	return flags, v.unknown
+}
+
+// weight is the IDF weight of a token, 0 for a function word. Tokens of
+// the question, answer and reference carry it from the tokenizer; context
+// tokens get it here, on first use, and keep it.
 func (v *vocabulary) weight(t *token) float64 {
-	if !t.content() {
-		return 0
+	if t.flags&fWeighed != 0 {
+		return t.w
 	}
-	if w, ok := v.idf[t.hash]; ok {
-		return w
+	return v.weigh(t)
+}
+
+// weigh looks a token's weight up and records it.
+func (v *vocabulary) weigh(t *token) float64 {
+	_, t.w = v.lookup(t.hash)
+	t.flags |= fWeighed
+	return t.w
+}
+
+// lexTable is an open-addressing hash table from a stem hash to the word's
+// flags and IDF. It replaces two Go map lookups per token in the tokenizer's
+// inner loop. Distinct IDF values (one per document frequency) are stored
+// once and referred to by index.
+type lexTable struct {
+	slots []lexSlot
+	idfs  []float64
+	shift uint
+	// bloom has bit h>>51 set for every key h: a clear bit proves a word
+	// absent without touching the slots (most context words are absent
+	// from the flags-only table).
+	bloom [1 << 13 / 64]uint64
+}
+
+type lexSlot struct {
+	key uint64
+	val uint32 // 0: empty; else lexUsed | flags, lexKnown and the IDF index above bit 17
+}
+
+const (
+	lexUsed  = 1 << 16
+	lexKnown = 1 << 17
+)
+
+func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64) lexTable {
+	n := len(flags) + len(idfs)
+	bits := uint(6)
+	for 1<<bits < 2*n {
+		bits++
 	}
-	return v.unknown
+	t := lexTable{slots: make([]lexSlot, 1<<bits), shift: 64 - bits}
+	mask := len(t.slots) - 1
+	index := map[float64]uint32{}
+	set := func(h uint64, val uint32) {
+		j := t.slot(h)
+		for t.slots[j].val != 0 && t.slots[j].key != h {
+			j = (j + 1) & mask
+		}
+		t.slots[j].key = h
+		t.slots[j].val |= val | lexUsed
+		t.bloom[h>>57] |= 1 << (h >> 51 & 63)
+	}
+	for h, f := range flags {
+		set(h, uint32(f))
+	}
+	for h, w := range idfs {
+		k, ok := index[w]
+		if !ok {
+			k = uint32(len(t.idfs))
+			index[w] = k
+			t.idfs = append(t.idfs, w)
+		}
+		set(h, lexKnown|k<<18)
+	}
+	if len(t.idfs) >= 1<<14 {
+		panic("lexical: too many distinct IDF values")
+	}
+	return t
+}
+
+func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
+
+func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool) {
+	if len(t.slots) == 0 {
+		return wordFlagMap[h], 0, false
+	}
+	if t.bloom[h>>57]&(1<<(h>>51&63)) == 0 {
+		return 0, 0, false
+	}
+	mask := len(t.slots) - 1
+	for j := t.slot(h); ; j = (j + 1) & mask {
+		s := &t.slots[j]
+		if s.val == 0 {
+			return 0, 0, false
+		}
+		if s.key == h {
+			if s.val&lexKnown != 0 {
+				return uint16(s.val), t.idfs[s.val>>18], true
+			}
+			return uint16(s.val), 0, false
+		}
+	}
 }
 
 var defaultVocab = func() *vocabulary {

@@ -107,7 +107,8 @@ type scanner struct {
 	approxEnd int    // where a token right after the last approximation cue starts, -1 if none
 	prepEnd   int    // where a token right after the last year preposition starts, -1 if none
 	prevWord  string // last plain word seen
-	prevEnd   int    // where a token right after it starts
+	prevEnd   int    // where a token right after it starts (see prevLazy)
+	prevLazy  bool   // prevEnd is the word's end: skip the spaces after it when needed
 	rangeIdx  int    // index in dst of a quantity followed by a range connector
 	rangeAt   int    // offset where the second member of that range must start
 	rangeInf  info   // details of dst[rangeIdx]
@@ -553,7 +554,7 @@ func (sc *scanner) word(i, j int) int {
 	w := s[i:j]
 	if !boundaryAfter(s, j) {
 		// Glued to digits or non-ASCII letters: not a word we know.
-		sc.prevWord, sc.prevEnd = "", j
+		sc.prevWord, sc.prevEnd, sc.prevLazy = "", j, false
 		return skipToken(s, i)
 	}
 	if j < len(s) && s[j] == '$' {
@@ -579,7 +580,7 @@ func (sc *scanner) word(i, j int) int {
 		}
 	case wNum, wOrd:
 		r := sc.spelled(i, j, wi)
-		sc.prevWord, sc.prevEnd = "", r
+		sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
 		return r
 	case wA:
 		p := sc.skipSpaces(j)
@@ -589,14 +590,14 @@ func (sc *scanner) word(i, j int) int {
 				switch lookupGeneral(s[p:e]).cls {
 				case wHundred, wScale, wDozen:
 					r := sc.spelled(i, j, wi)
-					sc.prevWord, sc.prevEnd = "", r
+					sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
 					return r
 				}
 			}
 		}
 	case wMonth:
 		if r, ok := sc.monthDate(i, j, int(wi.val)); ok {
-			sc.prevWord, sc.prevEnd = "", r
+			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
 			return r
 		}
 	case wNoon:
@@ -627,14 +628,21 @@ func (sc *scanner) word(i, j int) int {
 	case wYearPrep:
 		sc.prepEnd = sc.skipSpaces(j)
 	}
-	sc.prevWord, sc.prevEnd = w, sc.skipSpaces(j)
+	// The spaces after the word are skipped only if prevClass asks.
+	sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
 	return j
 }
 
 // prevClass returns the class of the word just before i (separated from it
 // by spaces only), or wNone.
 func (sc *scanner) prevClass(i int) wclass {
-	if sc.prevWord == "" || sc.prevEnd != i {
+	if sc.prevWord == "" {
+		return wNone
+	}
+	if sc.prevLazy {
+		sc.prevEnd, sc.prevLazy = sc.skipSpaces(sc.prevEnd), false
+	}
+	if sc.prevEnd != i {
 		return wNone
 	}
 	return lookupGeneral(sc.prevWord).cls
@@ -1583,7 +1591,7 @@ loop:
 		default:
 			if attached {
 				// "3D", "4G", "10x": an identifier, not a quantity.
-				sc.prevWord, sc.prevEnd = "", we
+				sc.prevWord, sc.prevEnd, sc.prevLazy = "", we, false
 				return skipToken(s, ws)
 			}
 			if step == 0 {

@@ -486,3 +486,29 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// TestLookupGeneralMatchesMap holds the open-addressing table behind
+// lookupGeneral to the generalWords map it is built from, for every key in
+// several casings and for words that are not keys.
+func TestLookupGeneralMatchesMap(t *testing.T) {
+	ref := func(w string) wordInfo {
+		var b []byte
+		for i := 0; i < len(w); i++ {
+			b = append(b, lower(w[i]))
+		}
+		return generalWords[string(b)]
+	}
+	var words []string
+	for w := range generalWords {
+		words = append(words, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"s", "x"+w, w[:len(w)-1])
+	}
+	words = append(words, "the", "The", "Rhine", "kilometres", "JUNE", "Noon", "aBoUt", "zzzzzzzzzzzzzz", "q")
+	for _, w := range words {
+		if w == "" {
+			continue
+		}
+		if got, want := lookupGeneral(w), ref(w); got != want {
+			t.Errorf("lookupGeneral(%q) = %+v; the map says %+v", w, got, want)
+		}
+	}
+}

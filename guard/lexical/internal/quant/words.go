@@ -397,7 +397,8 @@ func init() {
 }
 
 // lookupGeneral classifies a word of running text, case-insensitively.
-// w must consist of ASCII letters.
+// w must consist of ASCII letters. It runs once for every word of every
+// text, so after the shape test it reads generalTable, not the map.
 func lookupGeneral(w string) wordInfo {
 	if len(w) == 0 || len(w) > 13 {
 		return wordInfo{}
@@ -406,14 +407,52 @@ func lookupGeneral(w string) wordInfo {
 	if f >= 26 || l >= 26 || generalShape[f][l]&(1<<len(w)) == 0 {
 		return wordInfo{}
 	}
-	if !hasUpper(w) {
-		return generalWords[w]
+	for j := foldHash(w) & generalMask; ; j = (j + 1) & generalMask {
+		e := &generalTable[j]
+		if e.key == "" {
+			return wordInfo{}
+		}
+		if eqFold(w, e.key) {
+			return e.info
+		}
 	}
-	var buf [16]byte
+}
+
+// generalTable holds generalWords in open addressing on foldHash, with
+// enough room that probe runs stay short.
+var generalTable [1024]struct {
+	key  string
+	info wordInfo
+}
+
+const generalMask = uint32(len(generalTable) - 1)
+
+func init() {
+	if 2*len(generalWords) > len(generalTable) {
+		panic("quant: generalTable is too small")
+	}
+	for w, info := range generalWords {
+		for i := 0; i < len(w); i++ {
+			if w[i] < 'a' || w[i] > 'z' {
+				panic("quant: generalWords key " + w + " is not lower-case ASCII letters")
+			}
+		}
+		j := foldHash(w) & generalMask
+		for generalTable[j].key != "" {
+			j = (j + 1) & generalMask
+		}
+		generalTable[j].key, generalTable[j].info = w, info
+	}
+}
+
+// foldHash is the FNV-1a hash of w lower-cased.
+func foldHash(w string) uint32 {
+	h := uint32(2166136261)
 	for i := 0; i < len(w); i++ {
-		buf[i] = lower(w[i])
+		h ^= uint32(lower(w[i]))
+		h *= 16777619
 	}
-	return generalWords[string(buf[:len(w)])]
+	return h
 }
 
 // lookupSuffix classifies a word that follows a number. Single letters and a
