@@ -186,8 +186,7 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	return res, errors.Join(errs...)
 }
 
-// primary runs the guard's own judges. The estimates are copied out of what
-// the judges returned, so a judge may keep (and reuse) its slices.
+// primary runs the guard's own judges.
 func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res *Result, errs *[]error) []Estimate {
 	var ests []Estimate
 	for i := range g.bindings {
@@ -213,12 +212,16 @@ func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res
 			res.Errors = append(res.Errors, *je)
 			continue
 		}
+		// The returned slice belongs to the guard (see Judge): the first
+		// judge's is kept as it is, later ones are appended to it.
 		n := len(ests)
-		ests = append(ests, out...)
+		if ests == nil {
+			ests = out
+		} else {
+			ests = append(ests, out...)
+		}
 		for j := n; j < len(ests); j++ {
-			e := &ests[j]
-			e.via, e.fixed = viaPolicy, Uncertain
-			if e.Judge == "" {
+			if e := &ests[j]; e.Judge == "" {
 				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
 			}
 		}

@@ -35,6 +35,10 @@ func (r *Request) Wants(d Decision) bool {
 // give is returned with Abstained set, or simply left out, and the guard
 // treats it as an abstention. A returned error makes every requested decision
 // uncertain. Implementations must honour ctx and be safe for concurrent use.
+//
+// The returned slice belongs to the guard, which fills in empty Judge names
+// and keeps it in Result.Estimates: return a new slice on every call (never
+// one the judge keeps or reuses, such as a cached answer).
 type Judge interface {
 	Judge(ctx context.Context, req Request) ([]Estimate, error)
 }

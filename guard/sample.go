@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -159,10 +160,8 @@ func checkText(text string, l Limits) string {
 	if !utf8.ValidString(text) {
 		return "not valid UTF-8"
 	}
-	for i := 0; i < len(text); i++ {
-		if text[i] == 0 {
-			return fmt.Sprintf("NUL byte at offset %d", i)
-		}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return fmt.Sprintf("NUL byte at offset %d", i)
 	}
 	return ""
 }
