@@ -435,8 +435,9 @@ func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
 			return fail("sample %s: %s: %v", id, otelkeys.FallbackRule, err)
 		}
 		f.LatencyMs, _ = a.float(otelkeys.FallbackLatencyMs)
-		r.Fallback = f
 		fbUsage = usageAttrs(a, otelkeys.FallbackInputTokens, otelkeys.FallbackOutputTokens, otelkeys.FallbackCalls, otelkeys.FallbackRetries)
+		f.Usage = fbUsage
+		r.Fallback = f
 	}
 
 	ids, _, err := a.strs(otelkeys.ContextIDs)

@@ -113,6 +113,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 		if !e.Abstained {
 			v = g.policy.For(Groundedness).Verdict(e.P)
 		}
+		spent := e.Usage
 		if v == Uncertain && g.esc != nil {
 			if info == nil {
 				info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
@@ -121,6 +122,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 			fe, ok, why := g.escalateClaim(ctx, &cs, defs, e, errs, res)
 			info.LatencyMs += float64(g.now().Sub(t0)) / float64(time.Millisecond)
 			info.Usage = info.Usage.Add(fe.Usage)
+			spent = spent.Add(fe.Usage)
 			c.Escalated = true
 			if ok {
 				e = fe
@@ -148,7 +150,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 				weakest = e.P
 			}
 		}
-		agg.Usage = agg.Usage.Add(e.Usage)
+		agg.Usage = agg.Usage.Add(spent)
 		// The weakest verdict wins: fail < uncertain < pass.
 		switch {
 		case v == Fail:

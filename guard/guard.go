@@ -335,6 +335,13 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	if info.Unsettled > 0 && info.Reason == "" {
 		info.Reason = "the fallback gave no estimate"
 	}
+	// Everything spent counts, including fallback estimates that were not
+	// used (an abstention next to the primary's estimate).
+	var u Usage
+	for i := range ests {
+		u = u.Add(ests[i].Usage)
+	}
+	res.Usage = u.Add(info.Usage)
 	res.Fallback = info
 	res.Route = Fallback
 }
