@@ -33,6 +33,11 @@ type Price struct {
 	Note   string  `json:"note,omitempty"`
 }
 
+// MaxPrice is the largest price per million tokens LoadPricing accepts: far
+// above any model's, and low enough that every token count prices to a
+// finite amount (an infinite cost could not be written in a JSON report).
+const MaxPrice = 1e9
+
 // LoadPricing reads and checks a pricing snapshot.
 func LoadPricing(path string) (*Pricing, error) {
 	b, err := os.ReadFile(path)
@@ -50,8 +55,8 @@ func LoadPricing(path string) (*Pricing, error) {
 		return nil, fmt.Errorf("evalkit: pricing %s: unit %q, want \"per 1M tokens\"", path, p.Unit)
 	}
 	for m, pr := range p.Models {
-		if !(pr.Input >= 0) || !(pr.Output >= 0) || math.IsInf(pr.Input, 0) || math.IsInf(pr.Output, 0) {
-			return nil, fmt.Errorf("evalkit: pricing %s: model %q: prices must be finite and ≥ 0", path, m)
+		if !(pr.Input >= 0 && pr.Input <= MaxPrice) || !(pr.Output >= 0 && pr.Output <= MaxPrice) || math.IsInf(pr.Input, 0) || math.IsInf(pr.Output, 0) {
+			return nil, fmt.Errorf("evalkit: pricing %s: model %q: prices must be finite, ≥ 0 and ≤ %g per 1M tokens (input %g, output %g)", path, m, MaxPrice, pr.Input, pr.Output)
 		}
 	}
 	return &p, nil

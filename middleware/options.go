@@ -148,8 +148,9 @@ func WithErrorHandler(h func(error)) Option {
 // WithContent opts in to user text (question, contexts, answer, reference,
 // prompts and completions) on spans and in records, each text passed
 // through r first. Without it no user text leaves the process: spans carry
-// IDs, counts, scores and verdicts only, and records carry no Sample. Pass
-// NoRedaction to export the texts unchanged.
+// IDs, counts, scores and verdicts only, records carry no Sample and no
+// evidence texts, and quoted excerpts in reasons and error messages are
+// withheld (see privacy.go). Pass NoRedaction to export the texts unchanged.
 func WithContent(r Redactor) Option {
 	return func(c *config) error {
 		if r == nil {
@@ -278,7 +279,7 @@ func DefaultContextID(i int, d schema.Document) string {
 
 func (c *config) handle(err error) {
 	if err != nil {
-		c.onError(err)
+		c.onError(&scrubbedError{err})
 	}
 }
 

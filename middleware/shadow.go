@@ -202,8 +202,9 @@ func (s *Shadow) process(ctx context.Context, ev *evaluation) {
 	}
 	v := ev.run(ctx)
 	switch {
-	case ctx.Err() != nil:
-		// Shutdown gave up while this one ran: its result is not trusted.
+	case v.abandoned:
+		// Shutdown gave up while this one ran: its result is not trusted
+		// (and was not recorded).
 		s.loseOne()
 	case v.ok:
 		s.evaluated.Add(1)

@@ -74,6 +74,10 @@ type verdict struct {
 	ok     bool // res is a result
 	action guard.Action
 	err    error
+	// abandoned: a shadow evaluation whose context Shutdown cancelled while
+	// it ran. Its result is not trusted: it is neither counted nor
+	// recorded, and the shadow counts the sample as lost.
+	abandoned bool
 }
 
 // run evaluates the sample under an evaluation span, records metrics and
@@ -91,7 +95,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	res, err := ev.eval.Evaluate(ctx, ev.sample)
 	elapsed := c.now().Sub(start)
 
-	v := verdict{res: res, err: err}
+	v := verdict{res: res, err: err, abandoned: ev.mode == modeShadow && ctx.Err() != nil}
 	v.ok = !(err != nil && (errors.Is(err, guard.ErrInvalidSample) || res.DecisionID == ""))
 	if v.ok {
 		v.action = ActionOf(&res)
@@ -108,8 +112,10 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		attribute.String(otelkeys.Route, routeLabel(&v)),
 		attribute.String(otelkeys.Diagnosis, diagnosisLabel(&v)),
 		attribute.String(otelkeys.Action, v.action.String()))
-	c.inst.evaluations.Add(ctx, 1, mattrs)
-	c.inst.duration.Record(ctx, elapsed.Seconds(), mattrs)
+	if !v.abandoned {
+		c.inst.evaluations.Add(ctx, 1, mattrs)
+		c.inst.duration.Record(ctx, elapsed.Seconds(), mattrs)
+	}
 
 	if span.IsRecording() {
 		ev.annotate(span, &v)
@@ -117,7 +123,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	sc := span.SpanContext()
 	span.End()
 
-	if c.sink != nil && v.ok {
+	if c.sink != nil && v.ok && !v.abandoned {
 		rec := ev.record(&v, start, sc)
 		if werr := c.sink.WriteRecord(context.WithoutCancel(ctx), rec); werr != nil {
 			c.inst.sinkErrors.Add(context.WithoutCancel(ctx), 1)
@@ -184,7 +190,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		attrs = append(attrs, attribute.StringSlice(otelkeys.SampleContextTexts, texts))
 	}
 	if !v.ok {
-		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, v.err.Error()))
+		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, c.reasonText(v.err.Error())))
 		span.SetAttributes(attrs...)
 		span.SetStatus(codes.Error, "evaluation gave no result")
 		return
@@ -201,7 +207,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		attribute.Float64(otelkeys.LatencyMs, r.LatencyMs),
 	)
 	if r.Reason != "" {
-		attrs = append(attrs, attribute.String(otelkeys.Reason, r.Reason))
+		attrs = append(attrs, attribute.String(otelkeys.Reason, c.reasonText(r.Reason)))
 	}
 	if len(r.Judges) > 0 {
 		js := make([]string, 0, len(r.Judges))
@@ -239,7 +245,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 			attribute.String(otelkeys.FallbackRule, f.Rule.String()),
 			attribute.Float64(otelkeys.FallbackLatencyMs, f.LatencyMs))
 		if f.Reason != "" {
-			attrs = append(attrs, attribute.String(otelkeys.FallbackReason, f.Reason))
+			attrs = append(attrs, attribute.String(otelkeys.FallbackReason, c.reasonText(f.Reason)))
 		}
 		if u := fallbackUsage(r); u != (guard.Usage{}) {
 			attrs = append(attrs,
@@ -274,7 +280,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		} else {
 			judge, reason := abst(d, ctxID)
 			if reason != "" {
-				ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, reason))
+				ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, c.reasonText(reason)))
 			}
 			if judge != "" {
 				ea = append(ea, attribute.String(otelkeys.EventJudge, judge))
@@ -310,7 +316,7 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 		Version:  evalkit.RecordVersion,
 		ID:       ev.id,
 		Time:     start,
-		Result:   v.res,
+		Result:   c.exportResult(&v.res),
 		Legs:     legsOf(&v.res),
 		Metadata: ev.sample.Metadata,
 	}

@@ -1,0 +1,20 @@
+# Hardening (docs/reliability.md): the fault, sink, shadow-shutdown, load
+# (short form: 2,000 requests per run), soak (short form: 20,000
+# evaluations), privacy and prompt-injection tests of internal/hardening,
+# again with -v so that their figures land in the CI log, and the CLI's
+# bad-input tests; then bounded fuzz runs of the readers that no other step
+# fuzzes. Each fuzz target starts from its committed corpus
+# (testdata/fuzz/<name>). Sourced by .ci/run (bash, set -euo pipefail,
+# cwd = repo root). About 1.5 minutes on 2 cores (3 under load).
+
+go test -race -count=1 -v ./internal/hardening/ 2>&1 | grep -v '^=== \(RUN\|PAUSE\|CONT\)'
+go test -race -count=1 -run 'Hardening' ./cmd/ragtriage/
+
+hd_fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"; }
+hd_fuzz FuzzParseRecord 10s ./evalkit
+hd_fuzz FuzzLoadPricing 10s ./evalkit
+hd_fuzz FuzzReadLabels 10s ./evalkit
+hd_fuzz FuzzSources 10s ./evalkit
+hd_fuzz FuzzReadOTLP 10s ./evalkit
+hd_fuzz FuzzParseRow 10s ./evalkit
+unset -f hd_fuzz

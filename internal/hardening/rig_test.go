@@ -1,0 +1,227 @@
+package hardening
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/schema"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/goleak"
+
+	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/guard/llmjudge"
+	"github.com/ragtriage/ragtriage/internal/fakeopenai"
+	"github.com/ragtriage/ragtriage/middleware"
+)
+
+// Every test of the package must leave no goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// refundSample is a row the embedded judges (default profile) leave
+// JUDGE_UNCERTAIN and escalate: sufficiency, conflict, relevance,
+// groundedness and contradiction go to the fallback. i makes the texts
+// unique, so that the cascade's cache does not answer for the fallback.
+func refundSample(i int) guard.Sample {
+	return guard.Sample{
+		ID:       fmt.Sprint("row-", i),
+		Question: fmt.Sprintf("What is the refund window for order %d?", i),
+		Contexts: []guard.Context{
+			{ID: "c1", Text: fmt.Sprintf("Refunds are accepted within 30 days of delivery. Order %d shipped on time.", i)},
+			{ID: "c2", Text: "Shipping takes three to five business days."},
+		},
+		Answer: "You can get a refund within 30 days of delivery.",
+	}
+}
+
+// goodModel answers like a competent judge on refundSample rows (a
+// simulation): a quoted yes for groundedness, no for conflict and
+// contradiction, yes otherwise.
+func goodModel(r fakeopenai.Request) fakeopenai.Reply {
+	sys := r.Role("system")
+	switch {
+	case strings.Contains(sys, "QUOTE [context id]"):
+		return fakeopenai.YesNo(0.95, "Yes\nQUOTE [c1]: Refunds are accepted within 30 days of delivery")
+	case strings.Contains(sys, "contradict"), strings.Contains(sys, "materially disagree"):
+		return fakeopenai.YesNo(0.04, "No")
+	}
+	return fakeopenai.YesNo(0.96, "Yes")
+}
+
+// fallbackPolicy reads the fallback's probabilities.
+func fallbackPolicy() guard.Policy {
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+	}
+	return p
+}
+
+// stack is the full evaluation path: the embedded judges inline, and a
+// cascade around an LLM judge that speaks real HTTP, through langchaingo's
+// OpenAI client, to a fake OpenAI-compatible server (a simulation).
+type stack struct {
+	srv  *fakeopenai.Server
+	c    *cascade.Cascade
+	g    *guard.Guard
+	base *http.Transport
+}
+
+type stackConfig struct {
+	rule      guard.Degrade
+	limits    cascade.Limits
+	breaker   *gobreaker.Settings
+	cacheSize int
+	parallel  int
+	mp        metric.MeterProvider // nil: the global one
+}
+
+func newStack(t testing.TB, model fakeopenai.Model, cfg stackConfig) *stack {
+	t.Helper()
+	srv := fakeopenai.New(model)
+	base := &http.Transport{MaxIdleConnsPerHost: 64}
+	if cfg.parallel == 0 {
+		cfg.parallel = 5
+	}
+	j, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{
+		BaseURL: srv.URL, Model: "judge-model", APIKey: "test-key",
+		MaxRetries: 1, MaxRetryWait: 20 * time.Millisecond, Base: base,
+		Judge: llmjudge.Config{Mode: llmjudge.LogprobsOnly, Parallel: cfg.parallel},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []cascade.Option{cascade.WithLimits(cfg.limits), cascade.WithCacheSize(cfg.cacheSize)}
+	if cfg.breaker != nil {
+		opts = append(opts, cascade.WithBreakerSettings(*cfg.breaker))
+	}
+	if cfg.mp != nil {
+		opts = append(opts, cascade.WithMeterProvider(cfg.mp))
+	}
+	c, err := cascade.New(j, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prim, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(guard.WithJudge(prim), guard.WithPolicy(prim.Policy()),
+		guard.WithEscalator(c, fallbackPolicy(), cfg.rule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &stack{srv: srv, c: c, g: g, base: base}
+	t.Cleanup(st.close)
+	return st
+}
+
+func (s *stack) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.c.Close(ctx)
+	s.srv.Close()
+	s.base.CloseIdleConnections()
+}
+
+// The knowledge base of the chain tests: three questions whose scripted
+// answers the embedded judges, under kbPolicy, pass, fail and escalate (the
+// same cases as examples/internal/demo, which this package cannot import).
+var kbCases = []struct{ name, question, answer, doc, docID string }{
+	{"pass", "What is the capital of France?", "Paris is the capital of France.",
+		"Paris is the capital and largest city of France.", "geo/france"},
+	{"fail", "How long do I have to ask for a refund?", "You can get a full refund within 90 days of purchase.",
+		"Customers may request a full refund within 30 days of purchase.", "policy/refunds"},
+	{"escalate", "How long does standard shipping take?", "Shipping takes a few business days.",
+		"Standard shipping takes 5 to 7 business days. Express shipping costs extra.", "policy/shipping"},
+}
+
+// kbRetriever returns the document of the case whose question is asked.
+// Safe for concurrent use.
+type kbRetriever struct{}
+
+func (kbRetriever) GetRelevantDocuments(ctx context.Context, q string) ([]schema.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, c := range kbCases {
+		if strings.Contains(q, c.question) {
+			return []schema.Document{{PageContent: c.doc, Metadata: map[string]any{"id": c.docID}, Score: 0.8}}, nil
+		}
+	}
+	return []schema.Document{}, nil
+}
+
+// kbLLM is a scripted model (a simulation): it answers a prompt holding one
+// of the cases' questions with that case's answer. Safe for concurrent use.
+type kbLLM struct{}
+
+func (kbLLM) GenerateContent(ctx context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var p strings.Builder
+	for _, m := range msgs {
+		for _, part := range m.Parts {
+			if t, ok := part.(llms.TextContent); ok {
+				p.WriteString(t.Text)
+			}
+		}
+	}
+	answer := "I don't know."
+	for _, c := range kbCases {
+		if strings.Contains(p.String(), c.question) {
+			answer = c.answer
+		}
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: answer, StopReason: "stop"}}}, nil
+}
+
+func (m kbLLM) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// kbPolicy is the demonstration policy of examples/internal/demo (not a
+// calibrated one): the shipped profile with sufficiency and groundedness
+// pass thresholds lowered and the contradiction fail threshold raised.
+func kbPolicy(t testing.TB) guard.Policy {
+	t.Helper()
+	j, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := j.Policy()
+	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
+	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
+	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
+	return p
+}
+
+// kbGuard is the embedded judges under kbPolicy.
+func kbGuard(t testing.TB, opts ...guard.Option) *guard.Guard {
+	t.Helper()
+	g, err := lexical.NewGuard(append([]guard.Option{guard.WithPolicy(kbPolicy(t))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// kbChain is a RetrievalQA over the knowledge base, wrapped with opts.
+func kbChain(t testing.TB, opts ...middleware.Option) chains.Chain {
+	t.Helper()
+	qa := chains.NewRetrievalQAFromLLM(kbLLM{}, kbRetriever{})
+	c, err := middleware.New(qa, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
