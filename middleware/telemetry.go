@@ -375,18 +375,13 @@ func legsOf(r *guard.Result) []evalkit.Leg {
 	return []evalkit.Leg{primary, fb}
 }
 
-// fallbackUsage sums the usage of the fallback judge's estimates.
+// fallbackUsage is what the fallback spent on the result (the guard sums
+// it, abstentions and claims included).
 func fallbackUsage(r *guard.Result) guard.Usage {
-	var u guard.Usage
 	if r.Fallback == nil {
-		return u
+		return guard.Usage{}
 	}
-	for i := range r.Estimates {
-		if r.Estimates[i].Judge == r.Fallback.Judge {
-			u = u.Add(r.Estimates[i].Usage)
-		}
-	}
-	return u
+	return r.Fallback.Usage
 }
 
 func joinComma(ss []string) string {

@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strconv"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/schema"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -222,6 +224,14 @@ func (c *Chain) Call(ctx context.Context, inputs map[string]any, options ...chai
 	}
 	if serr != nil {
 		cfg.handle(errorf("chain %s, sample %s: %w", cfg.name, id, serr))
+		// Counted like an evaluation that gave no result, so that the
+		// evaluations metric accounts for every guarded call.
+		nv := verdict{action: guard.Review, err: serr}
+		cfg.inst.evaluations.Add(ctx, 1, metric.WithAttributes(
+			attribute.String(otelkeys.Mode, mode),
+			attribute.String(otelkeys.Route, routeLabel(&nv)),
+			attribute.String(otelkeys.Diagnosis, diagnosisLabel(&nv)),
+			attribute.String(otelkeys.Action, nv.action.String())))
 		if mode == modeShadow {
 			if outcome != nil {
 				outcome.Err = serr
@@ -258,6 +268,9 @@ func (c *Chain) gate(span trace.Span, out map[string]any, answerKey, id string, 
 		outcome.Err = v.err
 	}
 	if cfg.resultKey != "" {
+		if out == nil {
+			out = make(map[string]any, 1)
+		}
 		o := outcome
 		if o == nil {
 			o = &Outcome{ID: id, Mode: modeInline, Evaluated: v.ok, Action: v.action, Err: v.err}
@@ -346,7 +359,7 @@ func (c *Chain) sample(capt *capture, inputs, out map[string]any, info *CallInfo
 	}
 
 	s.Reference = info.Reference
-	s.Metadata = info.Metadata
+	s.Metadata = maps.Clone(info.Metadata) // a shadow worker reads it after Call returns
 	s.Contexts = contextsOf(capt.docs, cfg.contextID)
 	switch {
 	case !capt.retrieved:
