@@ -27,13 +27,23 @@ func newLatencyWindow(size, minSamples int, maxAge time.Duration, now func() tim
 }
 
 // Observe records one latency.
+//
+// The first observation after the window went stale (see P95) starts a new
+// window: the old latencies are what made callers skip the fallback, and
+// keeping them would skip it again after one call, so a fallback that has
+// recovered would get one call per maxAge.
 func (w *latencyWindow) Observe(d time.Duration) {
-	w.last.Store(w.now().UnixNano())
+	now := w.now().UnixNano()
 	if d < 0 {
 		d = 0
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if prev := w.last.Load(); prev != 0 && now-prev > int64(w.maxAge) {
+		w.ring, w.sorted, w.next = w.ring[:0], w.sorted[:0], 0
+		w.p95.Store(0)
+	}
+	w.last.Store(now)
 	if len(w.ring) < cap(w.ring) {
 		w.ring = append(w.ring, d)
 	} else {
