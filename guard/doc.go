@@ -52,14 +52,29 @@
 //		return err // no result
 //	}
 //	// Other errors are failed judges; res is complete and their decisions are uncertain.
-//	switch {
-//	case res.Route == guard.Fallback:
-//		// escalate: ask the fallback judge, or a human
-//	case res.Diagnosis == guard.PassDiagnosis:
+//	switch res.Action {
+//	case guard.Allow:
 //		// serve the answer
-//	default:
-//		// block it; res.Diagnosis and res.Reason say why
+//	case guard.Block:
+//		// withhold it; res.Diagnosis and res.Reason say why
+//	default: // guard.Review
+//		// undecided: ask a human, or configure a fallback (below)
 //	}
+//
+// # Escalation to a fallback judge
+//
+// [WithEscalator] gives the guard a fallback for what its judges leave
+// uncertain (package cascade wraps an LLM judge in a circuit breaker, cache,
+// deadline and budget). Only an answer diagnosed JUDGE_UNCERTAIN is
+// escalated, and only its uncertain decisions (chunk relevance only while no
+// chunk passes); the fallback's estimates are read with the fallback's own
+// policy and the answer is diagnosed again, with route Fallback and
+// [Result].Fallback saying what was asked, what was settled and why the rest
+// was not. Whatever stays unsettled keeps the diagnosis JUDGE_UNCERTAIN and
+// the [Degrade] rule sets the action: [FailClosed] blocks, [FailOpen]
+// allows — never a silent pass. [WithClaims] turns on the advanced
+// groundedness mode: a [ClaimExtractor] splits the answer into claims, each
+// judged (and escalated) on its own, and groundedness is the weakest claim's.
 //
 // Any function can be a judge through [JudgeFunc], and [WithJudge] routes
 // decisions to judges (a later WithJudge takes over the decisions it names).
