@@ -108,7 +108,8 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 // relevance means no chunk passes and not all fail.
 func Diagnose(r *Result) Outcome {
 	v := &r.Verdicts
-	var uncertain []string
+	var buf [numDecisions]string // no allocation for the usual few names
+	uncertain := buf[:0]
 	unsure := func(name string) { uncertain = append(uncertain, name) }
 	minConf := 1.0
 	take := func(c float64) {
