@@ -68,20 +68,20 @@
 //
 // # Cost
 //
-// Measured with the package's benchmarks on a shared 2-core AMD EPYC (noisy:
-// ranges over five runs), with the global no-op OpenTelemetry providers and a
-// hand-built chain (one wrapped retriever, one wrapped LLM):
+// Measured with the package's benchmarks on a 2-core AMD EPYC (medians of
+// five runs on a quiet machine), with the global no-op OpenTelemetry
+// providers and a hand-built chain (one wrapped retriever, one wrapped LLM;
+// BenchmarkBareChain: 1.25 µs, 17 allocations):
 //
-//   - guard off (capture and tracing only): about 1–1.5 µs and 15
-//     allocations per call over the bare chain (BenchmarkWrapOff vs
-//     BenchmarkBareChain), 9 of them the global no-op tracer's own spans
-//     and contexts;
-//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 8–13 µs
-//     with the embedded judges) plus about 2–4 µs and 30 allocations
-//     (BenchmarkWrapInline);
-//   - shadow mode: about 4–6 µs and 29 allocations on the caller's side
-//     (BenchmarkWrapShadow), including building the sample and contending
-//     with the worker for the two cores.
+//   - guard off (capture and tracing only): +0.75 µs and +15 allocations
+//     per call over the bare chain (BenchmarkWrapOff, 2.0 µs), 9 of them the
+//     global no-op tracer's own spans and contexts;
+//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 4.3 µs with
+//     the embedded judges on this short sample) plus 3.4 µs and 31
+//     allocations (BenchmarkWrapInline, 8.9 µs);
+//   - shadow mode: +2.0 µs and +30 allocations on the caller's side
+//     (BenchmarkWrapShadow, 3.3 µs), including building the sample and
+//     handing it to the queue.
 //
 // Reproduce with `go test -run '^$' -bench . -benchmem ./middleware`.
 //
