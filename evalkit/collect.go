@@ -97,6 +97,8 @@ type accumulator struct {
 	accepted, escalatedLab, endToEnd             RegionStats
 	selHash                                      hash.Hash
 
+	claims claimsAcc
+
 	sets       map[DecisionSetUse]int
 	diagVers   map[string]bool
 	judges     map[string]string
@@ -165,6 +167,10 @@ func (a *accumulator) add(o *outcome) {
 	jerr := len(r.Errors) > 0
 	if jerr {
 		a.judgeErrRows++
+	}
+
+	if a.cfg.ClaimExtractor != nil || len(r.Claims) > 0 {
+		a.claims.add(it, r)
 	}
 
 	// Decisions.
@@ -282,6 +288,96 @@ func (a *accumulator) add(o *outcome) {
 	}
 }
 
+// claimsAcc keeps the claims section's counters and its bounded list.
+type claimsAcc struct {
+	rows, claims, maxPerRow int
+	byVerdict               [3]int // indexed by guard.Verdict
+	abstained               int
+	escalated, settled      int
+	rowsFailed, rowsUnsure  int
+	listed                  []ClaimRow
+}
+
+// maxClaimEvidence bounds the evidence a listed claim carries.
+const maxClaimEvidence = 3
+
+func (c *claimsAcc) add(it *Item, r *guard.Result) {
+	n := len(r.Claims)
+	if n == 0 {
+		return
+	}
+	c.rows++
+	c.claims += n
+	c.maxPerRow = max(c.maxPerRow, n)
+	failed, unsure := false, false
+	for i := range r.Claims {
+		cl := &r.Claims[i]
+		v := cl.Verdict
+		if int(v) >= len(c.byVerdict) {
+			v = guard.Uncertain // an unknown verdict never reads as pass
+		}
+		c.byVerdict[v]++
+		failed = failed || v == guard.Fail
+		unsure = unsure || v == guard.Uncertain
+		if !cl.Groundedness.Known {
+			c.abstained++
+		}
+		if cl.Escalated {
+			c.escalated++
+			if v != guard.Uncertain {
+				c.settled++
+			}
+		}
+	}
+	switch {
+	case failed:
+		c.rowsFailed++
+	case unsure:
+		c.rowsUnsure++
+	default:
+		return
+	}
+	if len(c.listed) >= MaxListedClaimRows {
+		return
+	}
+	row := ClaimRow{Pos: it.Pos, ID: it.ID, Claims: make([]ClaimReport, n)}
+	if p := r.Prob(guard.Groundedness); p.Known {
+		row.Groundedness = &p.Value
+	}
+	v, _ := r.Verdict(guard.Groundedness)
+	row.Verdict = v.String()
+	if y, ok := it.Expected.Label(guard.Groundedness); ok {
+		row.Label = &y
+	}
+	for i := range r.Claims {
+		cl := &r.Claims[i]
+		cr := ClaimReport{Text: cl.Text, Verdict: cl.Verdict.String(), Judge: cl.Judge, Escalated: cl.Escalated, Reason: cl.Reason}
+		if cl.Groundedness.Known {
+			p := cl.Groundedness.Value
+			cr.P = &p
+		}
+		if len(cl.Evidence) > 0 {
+			cr.Evidence = slices.Clone(cl.Evidence[:min(len(cl.Evidence), maxClaimEvidence)])
+		}
+		row.Claims[i] = cr
+	}
+	c.listed = append(c.listed, row)
+}
+
+func (a *accumulator) claimsReport() *ClaimsReport {
+	c := &a.claims
+	r := &ClaimsReport{RowsWithClaims: c.rows, RowsWithoutClaims: a.evaluated - c.rows, Claims: c.claims,
+		PerRowMean: ratio(c.claims, c.rows), PerRowMax: c.maxPerRow,
+		ByVerdict: map[string]int{"pass": c.byVerdict[guard.Pass], "fail": c.byVerdict[guard.Fail], "uncertain": c.byVerdict[guard.Uncertain]},
+		Abstained: c.abstained, Escalated: c.escalated, EscalatedSettled: c.settled, EscalatedUnsettled: c.escalated - c.settled,
+		RowsWithFailedClaim: c.rowsFailed, RowsWithUncertainClaim: c.rowsUnsure,
+		Rows: nonNil(c.listed), RowsListed: len(c.listed), ListLimit: MaxListedClaimRows}
+	if x := a.cfg.ClaimExtractor; x != nil {
+		r.Extractor = describeAny(x).Name
+	}
+	return r
+}
+
 func countRegion(r *RegionStats, wrong bool) {
 	r.Count++
 	if wrong {
@@ -363,6 +459,9 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 		if st, ok := cfg.Escalator.(CascadeStatser); ok {
 			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())
 		}
+	}
+	if a.cfg.ClaimExtractor != nil || a.claims.rows > 0 {
+		r.Claims = a.claimsReport()
 	}
 	a.latencyUsage(r)
 	r.Cost = priceUsage(cfg.Pricing, &r.Usage, a.evaluated)
@@ -672,6 +771,10 @@ func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproduc
 	}
 	if cfg.Pricing != nil {
 		rp.PricingVersion = cfg.Pricing.Version
+	}
+	if x := cfg.ClaimExtractor; x != nil {
+		info := describeAny(x)
+		rp.ClaimExtractor = &info
 	}
 	rp.GoVersion, rp.Modules = buildModules()
 	return rp

@@ -10,7 +10,8 @@ import (
 )
 
 // HTML renders a report as one self-contained page: no script, no external
-// resource, only inline CSS and SVG. It shows the summary tables, a
+// resource, only inline CSS and SVG. It shows the summary tables (with, in
+// claims mode, the claims counts and the bounded claims listing), a
 // reliability diagram per decision, the risk–coverage curves (diagnosis and
 // decisions) and, per decision, the two-sided threshold sweep as a heat map
 // of automatic coverage annotated with the accepted-region error.
@@ -67,6 +68,10 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 
 	if c := r.Cascade; c != nil {
 		cascadeHTML(&b, c)
+	}
+
+	if c := r.Claims; c != nil {
+		claimsHTML(&b, c)
 	}
 
 	p("<h2>Decisions</h2>\n<table><tr><th>decision</th><th>stage</th><th>n</th><th>accuracy</th><th>AUROC</th><th>Brier</th><th>ECE</th><th>AURC</th><th>policy fail / pass</th><th>policy coverage</th></tr>\n")
@@ -127,6 +132,9 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	row("variant", rp.Variant)
 	row("profile", rp.ProfileVersion)
 	row("pricing", rp.PricingVersion)
+	if x := rp.ClaimExtractor; x != nil {
+		row("claim extractor", x.Name+" "+x.Version)
+	}
 	for _, f := range rp.Datasets {
 		row("input "+f.Name, f.SHA256)
 	}
@@ -161,6 +169,48 @@ func cascadeHTML(b *strings.Builder, c *CascadeReport) {
 	if st := c.Settings; st != nil {
 		p("<p>Cascade settings: %s.</p>\n", esc(cascadeSettingsText(st)))
 	}
+}
+
+// claimsHTML writes the claims section: the counts, then the claims of the
+// listed rows.
+func claimsHTML(b *strings.Builder, c *ClaimsReport) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	esc := html.EscapeString
+	ext := "an unknown claim extractor"
+	if c.Extractor != "" {
+		ext = "<code>" + esc(c.Extractor) + "</code>"
+	}
+	p("<h2>Claims (advanced groundedness)</h2>\n<p>The answers were split into claims by %s; each claim was judged on its own and a row's groundedness is its weakest claim's.</p>\n", ext)
+	p("<table><tr><th>rows with claims</th><th>rows judged whole</th><th>claims judged</th><th>per row (mean / max)</th><th>pass</th><th>fail</th><th>uncertain</th><th>abstained</th><th>escalated</th><th>settled by fallback</th><th>rows with a failed claim</th><th>rows with only an uncertain one</th></tr>\n")
+	p("<tr><td>%d</td><td>%d</td><td>%d</td><td>%.2f / %d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n</table>\n",
+		c.RowsWithClaims, c.RowsWithoutClaims, c.Claims, c.PerRowMean, c.PerRowMax, c.ByVerdict["pass"], c.ByVerdict["fail"], c.ByVerdict["uncertain"],
+		c.Abstained, c.Escalated, c.EscalatedSettled, c.RowsWithFailedClaim, c.RowsWithUncertainClaim)
+	if len(c.Rows) == 0 {
+		p("<p>No row has a failed or uncertain claim.</p>\n")
+		return
+	}
+	p("<p>Claims of the first %d rows with a failed or uncertain claim (of %d; at most %d are listed; every row's claims are in its result):</p>\n",
+		c.RowsListed, c.RowsWithFailedClaim+c.RowsWithUncertainClaim, c.ListLimit)
+	p("<table><tr><th>row</th><th>groundedness (label)</th><th>claim</th><th>P</th><th>verdict</th><th>escalated</th></tr>\n")
+	for _, row := range c.Rows {
+		id := row.ID
+		if id == "" {
+			id = row.Pos.String()
+		}
+		n := len(row.Claims)
+		for i, cl := range row.Claims {
+			p("<tr>")
+			if i == 0 {
+				p(`<td rowspan="%d">%s</td><td rowspan="%d">%s %s (%s)</td>`, n, esc(id), n, pCell(row.Groundedness), esc(row.Verdict), labelCell(row.Label))
+			}
+			escd := ""
+			if cl.Escalated {
+				escd = "yes"
+			}
+			p(`<td style="text-align:left">%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`+"\n", esc(cl.Text), pCell(cl.P), esc(cl.Verdict), escd)
+		}
+	}
+	p("</table>\n")
 }
 
 type curveSeries struct {

@@ -9,8 +9,9 @@ import (
 
 // Markdown renders the summary of a report: input accounting, diagnosis
 // quality with its threshold table (threshold | coverage | accepted errors |
-// error rate), per-decision quality and threshold tables, the cascade,
-// latency, usage, cost and the reproducibility block.
+// error rate), per-decision quality and threshold tables, the cascade, the
+// claims (claims mode: counts and the bounded claims listing), latency,
+// usage, cost and the reproducibility block.
 func Markdown(r *Report) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
@@ -135,6 +136,10 @@ func Markdown(r *Report) string {
 		}
 	}
 
+	if c := r.Claims; c != nil {
+		claimsMarkdown(&b, c)
+	}
+
 	l := &r.Latency
 	p("\n## Latency, usage and cost\n\n| leg | rows | p50 ms | p95 ms | calls | input tokens | output tokens | retries | cost |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	leg := func(name string, pc Percentiles, u *LegUsage, c LegCost) {
@@ -175,6 +180,9 @@ func Markdown(r *Report) string {
 	if rp.ProfileVersion != "" {
 		p("- profile: %s\n", rp.ProfileVersion)
 	}
+	if x := rp.ClaimExtractor; x != nil {
+		p("- claim extractor: `%s` %s\n", x.Name, x.Version)
+	}
 	if rp.SelectionHash != "" {
 		p("- fallback selection hash: `%s`\n", rp.SelectionHash)
 	}
@@ -186,6 +194,76 @@ func Markdown(r *Report) string {
 	}
 	p("- Go %s, %d modules in the build\n", rp.GoVersion, len(rp.Modules))
 	return b.String()
+}
+
+// claimsMarkdown writes the claims section: the counts, then the claims of
+// the listed rows.
+func claimsMarkdown(b *strings.Builder, c *ClaimsReport) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	ext := "an unknown claim extractor"
+	if c.Extractor != "" {
+		ext = "`" + c.Extractor + "`"
+	}
+	p("\n## Claims (advanced groundedness)\n\nThe answers were split into claims by %s; each claim was judged on its own and a row's groundedness is its weakest claim's.\n\n", ext)
+	p("| rows with claims | rows judged whole | claims judged | per row (mean / max) | pass | fail | uncertain | abstained | escalated | settled by fallback | rows with a failed claim | rows with only an uncertain one |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| %d | %d | %d | %.2f / %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", c.RowsWithClaims, c.RowsWithoutClaims, c.Claims, c.PerRowMean, c.PerRowMax,
+		c.ByVerdict["pass"], c.ByVerdict["fail"], c.ByVerdict["uncertain"], c.Abstained, c.Escalated, c.EscalatedSettled,
+		c.RowsWithFailedClaim, c.RowsWithUncertainClaim)
+	if c.RowsWithoutClaims > 0 {
+		p("\n%d rows were judged on the whole answer (the extractor failed or found no claim; their results list why).\n", c.RowsWithoutClaims)
+	}
+	if len(c.Rows) == 0 {
+		p("\nNo row has a failed or uncertain claim.\n")
+		return
+	}
+	p("\nClaims of the first %d rows with a failed or uncertain claim (of %d; at most %d are listed; every row's claims are in its result):\n\n",
+		c.RowsListed, c.RowsWithFailedClaim+c.RowsWithUncertainClaim, c.ListLimit)
+	p("| row | groundedness (label) | claim | P | verdict | escalated |\n|---|---|---|---:|---|---|\n")
+	for _, row := range c.Rows {
+		id := row.ID
+		if id == "" {
+			id = row.Pos.String()
+		}
+		g := fmt.Sprintf("%s %s (%s)", pCell(row.Groundedness), row.Verdict, labelCell(row.Label))
+		for i, cl := range row.Claims {
+			if i > 0 {
+				id, g = "", ""
+			}
+			esc := ""
+			if cl.Escalated {
+				esc = "yes"
+			}
+			p("| %s | %s | %s | %s | %s | %s |\n", mdCell(id), g, mdCell(cl.Text), pCell(cl.P), cl.Verdict, esc)
+		}
+	}
+}
+
+// pCell writes a probability, or n/a when there is none.
+func pCell(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+func labelCell(y *bool) string {
+	switch {
+	case y == nil:
+		return "unlabeled"
+	case *y:
+		return "label: grounded"
+	}
+	return "label: ungrounded"
+}
+
+// mdCell makes text safe inside a Markdown table cell: one line, pipes
+// escaped, at most 300 characters.
+func mdCell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:299]) + "…"
+	}
+	return strings.ReplaceAll(s, "|", "\\|")
 }
 
 // cascadeSettingsText describes the cascade's settings in one line.

@@ -58,6 +58,15 @@ type ModeConfig struct {
 	// judge already wrapped by Metered, and must send every fallback call
 	// through it so that the fallback leg counts what was really called.
 	NewEscalator func(fallback guard.Judge) (guard.Escalator, error)
+	// Claims, when set, turns on the advanced groundedness mode
+	// (guard.WithClaims) in every mode it builds a guard for: the answer is
+	// split into claims and the mode's groundedness judge estimates each
+	// one. In primary mode that is the primary judge; in cascade mode the
+	// primary judge, and a claim it leaves uncertain is escalated on its own
+	// to the fallback (one escalation per claim, counted in the fallback
+	// leg and Result.Fallback); in fallback mode the fallback judge judges
+	// each claim and nothing is escalated. nil keeps the basic mode.
+	Claims guard.ClaimExtractor
 	// Options are applied after the mode's own (limits, clock, …).
 	Options []guard.Option
 }
@@ -73,6 +82,9 @@ type ModeSetup struct {
 	// Cascade holds the effective settings of the cascade built from
 	// ModeConfig.Cascade; nil when there is none.
 	Cascade *CascadeSettings
+	// Claims is ModeConfig.Claims: the claim extractor the guard runs in
+	// claims mode, nil in basic mode.
+	Claims guard.ClaimExtractor
 }
 
 // Close shuts the escalator down when it has a Close(ctx) error method
@@ -85,10 +97,10 @@ func (m *ModeSetup) Close(ctx context.Context) error {
 	return nil
 }
 
-// Configure copies the guard, the escalator and the cascade settings into a
-// replay's configuration.
+// Configure copies the guard, the escalator, the cascade settings and the
+// claim extractor into a replay's configuration.
 func (m *ModeSetup) Configure(cfg *Config) {
-	cfg.Guard, cfg.Escalator, cfg.CascadeSettings = m.Guard, m.Escalator, m.Cascade
+	cfg.Guard, cfg.Escalator, cfg.CascadeSettings, cfg.ClaimExtractor = m.Guard, m.Escalator, m.Cascade, m.Claims
 }
 
 // NewModeGuard returns BuildMode's guard. In cascade mode nobody closes the
@@ -108,6 +120,9 @@ func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
 //	primary:  WithJudge(Primary), WithPolicy(PrimaryPolicy)
 //	fallback: WithJudge(Fallback), WithPolicy(FallbackPolicy)
 //	cascade:  the primary guard plus WithEscalator(cascade around Fallback, FallbackPolicy, Degrade)
+//
+// plus WithClaims(Claims) in every mode when Claims is set (see
+// ModeConfig.Claims).
 //
 // In cascade mode the fallback judge runs inside a cascade.Cascade built
 // from c.Cascade (or the escalator c.NewEscalator returns), so that only the
@@ -161,6 +176,10 @@ func BuildMode(mode Mode, c ModeConfig) (*ModeSetup, error) {
 		return nil, errors.New("evalkit: recorded mode judges nothing: it needs no guard")
 	default:
 		return nil, fmt.Errorf("evalkit: unknown mode %q", mode)
+	}
+	if c.Claims != nil {
+		opts = append(opts, guard.WithClaims(c.Claims))
+		m.Claims = c.Claims
 	}
 	g, err := guard.New(append(opts, c.Options...)...)
 	if err != nil {

@@ -34,6 +34,8 @@ type Report struct {
 	Diagnosis DiagnosisReport `json:"diagnosis"`
 	Decisions DecisionsReport `json:"decisions"`
 	Cascade   *CascadeReport  `json:"cascade,omitempty"`
+	// Claims describes the advanced groundedness mode (claims mode only).
+	Claims    *ClaimsReport   `json:"claims,omitempty"`
 	Latency   LatencyReport   `json:"latency"`
 	Usage     UsageReport     `json:"usage"`
 	Cost      CostReport      `json:"cost"`
@@ -391,6 +393,84 @@ type CascadeRuntime struct {
 	FallbackP95Ms float64 `json:"fallbackP95Ms"`
 }
 
+// ClaimsReport describes the claims of the advanced groundedness mode
+// (guard.WithClaims): present when the run had a claim extractor
+// (Config.ClaimExtractor) or a result carried claims. Counts add up:
+// RowsWithClaims + RowsWithoutClaims = the evaluated rows; Claims = the sum
+// of ByVerdict; Escalated = EscalatedSettled + EscalatedUnsettled.
+//
+// Only the first MaxListedClaimRows rows with a failed or uncertain claim
+// are listed; every row's claims are in its result (guard.Result.Claims,
+// also in the records the middleware writes).
+type ClaimsReport struct {
+	// Extractor names the claim extractor ("" when unknown, as for records
+	// judged elsewhere).
+	Extractor string `json:"extractor"`
+	// RowsWithClaims counts evaluated rows whose groundedness is the weakest
+	// claim's; RowsWithoutClaims those judged on the whole answer instead
+	// (basic mode), because the extractor failed, found no claim or found
+	// more than guard.MaxClaims — the result lists that as a judge error.
+	RowsWithClaims    int `json:"rowsWithClaims"`
+	RowsWithoutClaims int `json:"rowsWithoutClaims"`
+	// Claims counts the claims judged; PerRowMean and PerRowMax are over the
+	// rows with claims.
+	Claims     int     `json:"claimsJudged"`
+	PerRowMean float64 `json:"claimsPerRowMean"`
+	PerRowMax  int     `json:"claimsPerRowMax"`
+	// ByVerdict counts the claims by final verdict: pass, fail, uncertain
+	// (every key is present). Abstained counts the claims whose support no
+	// judge could estimate (they are uncertain).
+	ByVerdict map[string]int `json:"byVerdict"`
+	Abstained int            `json:"abstained"`
+	// Escalated counts the claims sent to the fallback on their own
+	// (cascade mode); EscalatedSettled those it settled (pass or fail),
+	// EscalatedUnsettled those still uncertain.
+	Escalated          int `json:"escalated"`
+	EscalatedSettled   int `json:"escalatedSettled"`
+	EscalatedUnsettled int `json:"escalatedUnsettled"`
+	// RowsWithFailedClaim counts rows with at least one failed claim;
+	// RowsWithUncertainClaim rows with an uncertain claim and none failed.
+	RowsWithFailedClaim    int `json:"rowsWithFailedClaim"`
+	RowsWithUncertainClaim int `json:"rowsWithUncertainClaim"`
+	// Rows lists, in input order, the first MaxListedClaimRows rows with a
+	// failed or uncertain claim, each with all of its claims; RowsListed
+	// says how many of RowsWithFailedClaim + RowsWithUncertainClaim that is.
+	Rows       []ClaimRow `json:"rows"`
+	RowsListed int        `json:"rowsListed"`
+	ListLimit  int        `json:"listLimit"`
+}
+
+// MaxListedClaimRows bounds the rows whose claims a report lists one by one.
+const MaxListedClaimRows = 20
+
+// ClaimRow is one row of ClaimsReport.Rows: its groundedness as judged (the
+// weakest claim's), its groundedness label when it has one, and every claim.
+type ClaimRow struct {
+	Pos Position `json:"position"`
+	ID  string   `json:"id,omitempty"`
+	// Groundedness is the row's probability (null when no claim's support
+	// could be estimated) and Verdict its final verdict.
+	Groundedness *float64 `json:"groundedness"`
+	Verdict      string   `json:"verdict"`
+	// Label is the row's groundedness label; null when unlabeled.
+	Label  *bool         `json:"label"`
+	Claims []ClaimReport `json:"claims"`
+}
+
+// ClaimReport is one claim of a listed row, as guard.Claim has it.
+type ClaimReport struct {
+	Text string `json:"text"`
+	// P is the claim's support probability; null when abstained.
+	P         *float64 `json:"p"`
+	Verdict   string   `json:"verdict"`
+	Judge     string   `json:"judge,omitempty"`
+	Escalated bool     `json:"escalated"`
+	Reason    string   `json:"reason,omitempty"`
+	// Evidence is the judge's evidence for the claim (the first
+	// maxClaimEvidence items; the result has them all).
+	Evidence []guard.Evidence `json:"evidence,omitempty"`
+}
+
 // LatencyReport gives latency percentiles per leg and combined, in
 // milliseconds. A leg's latency is the larger of its measured wall time and
 // the latency its judges reported (a simulation reports without waiting).
@@ -460,7 +540,10 @@ type Reproducibility struct {
 	Judges            map[string]string `json:"judges"`
 	PrimaryModel      string            `json:"primaryModel,omitempty"`
 	FallbackModel     string            `json:"fallbackModel,omitempty"`
-	Datasets          []InputFile       `json:"datasets"`
+	// ClaimExtractor names and versions the claim extractor of claims mode;
+	// absent in basic mode.
+	ClaimExtractor *guard.JudgeInfo `json:"claimExtractor,omitempty"`
+	Datasets       []InputFile      `json:"datasets"`
 	// SelectionHash is the SHA-256 of the escalated rows' ids in input order
 	// (one per line): two cascade runs escalated the same subset exactly when
 	// their hashes match. Empty outside cascade mode.

@@ -38,6 +38,11 @@ type Config struct {
 	// CascadeSettings, when set, is recorded in the report's
 	// cascade.settings.
 	CascadeSettings *CascadeSettings
+	// ClaimExtractor is the guard's claim extractor in claims mode
+	// (ModeSetup.Claims). When it is set, or when a result carries claims,
+	// the report has a claims section, and the extractor's name and version
+	// (from guard.Describer, else its type) are in its reproducibility block.
+	ClaimExtractor guard.ClaimExtractor
 
 	// PrimaryJudge/FallbackJudge name the judges of each leg, and
 	// PrimaryModel/FallbackModel the model IDs their usage is priced at

@@ -62,6 +62,23 @@ Modes (the same rows in every mode):
   -mode recorded  score records from the results they carry (-records or
                   -traces only)
 
+Advanced groundedness (claims mode):
+  -claims MODE    off (default): groundedness is judged on the whole answer.
+                  sentences: each sentence of the answer is a claim (an
+                    offline, deterministic, host-style extractor that gives
+                    sentence-level claims, not atomic-claim extraction).
+                  openai: an LLM splits the answer into atomic claims, on
+                    the server of -fallback-base-url with -fallback-model
+                    (key from OPENAI_API_KEY, checked before any request).
+                    Its own calls and tokens are not in the report's usage
+                    and cost.
+                  Each claim is judged on its own by the mode's groundedness
+                  judge (in cascade mode a claim the primary leaves
+                  uncertain is escalated on its own); a row's groundedness
+                  is its weakest claim's. The report gains a claims section
+                  listing the claims of the first 20 rows with a failed or
+                  uncertain claim.
+
 Fallback judge:
   -fallback NAME          the fallback judge: simulated (default) or openai
   -fallback-policy F,P    thresholds the fallback's probabilities are read
@@ -183,6 +200,8 @@ type evalFlags struct {
 	fallbackBaseURL string
 	fallbackModel   string
 
+	claims string
+
 	simErrorRate    float64
 	simLatency      time.Duration
 	simSleep        bool
@@ -241,6 +260,47 @@ func newOpenAIFallback(f *evalFlags, _ guard.Judge) (fallbackSetup, error) {
 	}
 	return fallbackSetup{judge: j, name: j.Describe().Name, model: f.fallbackModel, close: tr.CloseIdleConnections}, nil
 }
+
+// claimModes lists the values of -claims, for messages.
+const claimModes = "off, sentences or openai"
+
+// newClaimExtractor returns the claim extractor -claims asks for (nil for
+// off) and, when set, a func that releases what it holds. Its error is a
+// usage error (exit 2); it makes no request.
+func newClaimExtractor(f *evalFlags) (guard.ClaimExtractor, func(), error) {
+	switch f.claims {
+	case "off":
+		return nil, nil, nil
+	case "sentences":
+		return lexical.SentenceClaims{}, nil, nil
+	case "openai":
+	default:
+		return nil, nil, fmt.Errorf("-claims %q: want %s", f.claims, claimModes)
+	}
+	if f.fallbackModel == "" {
+		return nil, nil, errors.New("-claims openai needs -fallback-model (the model name the server knows)")
+	}
+	key := os.Getenv(llmjudge.APIKeyEnv)
+	if strings.TrimSpace(key) == "" {
+		return nil, nil, fmt.Errorf("-claims openai: %w", llmjudge.ErrNoAPIKey)
+	}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 8}
+	x, err := llmjudge.NewOpenAIClaimExtractor(llmjudge.OpenAIConfig{BaseURL: f.fallbackBaseURL, Model: f.fallbackModel, APIKey: key,
+		Timeout: f.fallbackTimeout, Base: tr}, guard.MaxClaims)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-claims openai: %w", err)
+	}
+	return namedExtractor{x, guard.JudgeInfo{Name: "llmjudge/claims/" + f.fallbackModel, Version: llmjudge.PromptVersion}}, tr.CloseIdleConnections, nil
+}
+
+// namedExtractor gives a claim extractor a name and version for results
+// and reports.
+type namedExtractor struct {
+	guard.ClaimExtractor
+	info guard.JudgeInfo
+}
+
+func (n namedExtractor) Describe() guard.JudgeInfo { return n.info }
 
 // cascadeSettings maps the cascade flags to evalkit's settings.
 func (f *evalFlags) cascadeSettings() (evalkit.CascadeSettings, error) {
@@ -341,6 +401,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")
 	fs.StringVar(&f.fallbackBaseURL, "fallback-base-url", llmjudge.DefaultBaseURL, "openai fallback: API root `URL`")
 	fs.StringVar(&f.fallbackModel, "fallback-model", "", "openai fallback: `MODEL` name")
+	fs.StringVar(&f.claims, "claims", "off", "claims mode: off, sentences or openai")
 	fs.Float64Var(&f.simErrorRate, "sim-error-rate", 0.05, "simulated fallback: error rate")
 	fs.DurationVar(&f.simLatency, "sim-latency", 300*time.Millisecond, "simulated fallback: latency per call")
 	fs.BoolVar(&f.simSleep, "sim-sleep", false, "simulated fallback: wait the latency")
@@ -395,6 +456,16 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("-fallback-policy %q: %v", f.fallbackPolicy, err)
 	}
+	if mode == evalkit.ModeRecorded && f.claims != "off" {
+		return usage("-claims %s: recorded mode judges nothing (records made in claims mode carry their claims)", f.claims)
+	}
+	claims, closeClaims, err := newClaimExtractor(&f)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if closeClaims != nil {
+		defer closeClaims()
+	}
 
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "ragtriage eval: %v\n", err)
@@ -435,7 +506,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
 		cfg.FallbackPolicy = &fbPolicy
 		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
-			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule, Cascade: cs})
+			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule, Cascade: cs, Claims: claims})
 		if err != nil {
 			return fail(err)
 		}
@@ -450,11 +521,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}()
 		setup.Configure(&cfg)
 	} else if mode == evalkit.ModePrimary {
-		g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy})
+		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy, Claims: claims})
 		if err != nil {
 			return fail(err)
 		}
-		cfg.Guard = g
+		setup.Configure(&cfg)
 	}
 	if p, err := evalkit.LoadPricing(f.pricing); err == nil {
 		cfg.Pricing = p
