@@ -4,7 +4,17 @@
 # Sourced by .ci/run (bash, set -euo pipefail, cwd = repo root). ~1 min.
 
 go test -race -count=3 -run 'Fault|Injection|Breaker|Deadline|Concurrency|Collapses' ./cascade/ ./guard/llmjudge/
-cf_fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"; }
+# A saved failing input fails at once; a failure without one (the fuzzing
+# engine losing a worker under load) is run once more.
+cf_fuzz() {
+  local before after
+  before=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3" && return 0
+  after=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  if [ "$after" -gt "$before" ]; then return 1; fi
+  echo "fuzz $1: failed without saving a failing input; running it once more"
+  go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"
+}
 cf_fuzz FuzzVerifyQuote 10s ./guard/llmjudge
 cf_fuzz FuzzParse 10s ./guard/llmjudge
 cf_fuzz FuzzTextNormalization 10s ./cascade

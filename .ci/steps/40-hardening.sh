@@ -10,7 +10,17 @@
 go test -race -count=1 -v ./internal/hardening/ 2>&1 | grep -v '^=== \(RUN\|PAUSE\|CONT\)'
 go test -race -count=1 -run 'Hardening' ./cmd/ragtriage/
 
-hd_fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"; }
+# As in .ci/run: a saved failing input fails at once; a failure without one
+# (the fuzzing engine losing a worker under load) is run once more.
+hd_fuzz() {
+  local before after
+  before=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3" && return 0
+  after=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  if [ "$after" -gt "$before" ]; then return 1; fi
+  echo "fuzz $1: failed without saving a failing input; running it once more"
+  go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"
+}
 hd_fuzz FuzzParseRecord 10s ./evalkit
 hd_fuzz FuzzLoadPricing 10s ./evalkit
 hd_fuzz FuzzReadLabels 10s ./evalkit
