@@ -14,9 +14,9 @@ go test -race -count=1 -run 'Hardening' ./cmd/ragtriage/
 # (the fuzzing engine losing a worker under load) is run once more.
 hd_fuzz() {
   local before after
-  before=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  before=$( (ls "$3/testdata/fuzz/$1" 2>/dev/null || true) | wc -l)
   go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3" && return 0
-  after=$(ls "$3/testdata/fuzz/$1" 2>/dev/null | wc -l)
+  after=$( (ls "$3/testdata/fuzz/$1" 2>/dev/null || true) | wc -l)
   if [ "$after" -gt "$before" ]; then return 1; fi
   echo "fuzz $1: failed without saving a failing input; running it once more"
   go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"
