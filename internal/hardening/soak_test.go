@@ -194,7 +194,10 @@ func TestSoakShadowCascade(t *testing.T) {
 	if last.heapInuse > 2*warm.heapInuse+4<<20 {
 		t.Errorf("heap in use grew from %d to %d bytes between %d and %d evaluations", warm.heapInuse, last.heapInuse, warm.done, last.done)
 	}
-	if last.routines > warm.routines+8 {
+	// Goroutines come and go with HTTP connections and calls in flight when a
+	// point is taken (±10 seen); a leak per evaluation would add thousands.
+	// goleak below checks that none is left once everything is shut down.
+	if last.routines > warm.routines+32 {
 		t.Errorf("goroutines grew from %d to %d", warm.routines, last.routines)
 	}
 	t.Logf("heap in use after warm-up %.2f MiB, at the end %.2f MiB, after shutdown %.2f MiB",
