@@ -779,9 +779,10 @@ func validate(ests []guard.Estimate, req *guard.Request) error {
 	return nil
 }
 
-// fromCache returns a cached estimate for sample s: free (no usage, no
-// latency), with every quote re-anchored on s's texts (the key ignores
-// spacing, so offsets may differ); a quote that cannot be found is dropped.
+// fromCache returns an estimate made for another sample with the same key,
+// every quote re-anchored on s's texts (the key ignores spacing, so offsets
+// may differ); a quote that cannot be found is dropped. Usage and latency
+// are left to the caller (cached estimates are stored without them).
 func fromCache(e guard.Estimate, s *guard.Sample) guard.Estimate {
 	if len(e.Evidence) > 0 {
 		ev := e.Evidence

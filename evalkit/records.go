@@ -169,11 +169,8 @@ func (l *Labels) Unused() int {
 // RecordSource reads record files (one Record per line, as the middleware's
 // record sink writes them) and joins each record to its labels by ID.
 type RecordSource struct {
-	paths  []string
+	lines  fileLines
 	labels *Labels
-	cur    *lineFile
-	next   int
-	inputs []InputFile
 	// Unlabeled counts the records whose id has no labels.
 	Unlabeled int
 }
@@ -181,69 +178,48 @@ type RecordSource struct {
 // NewRecordSource returns a source over the record files at paths, joined
 // with labels (which may be nil: every record is then unlabeled).
 func NewRecordSource(labels *Labels, paths ...string) *RecordSource {
-	return &RecordSource{paths: paths, labels: labels}
+	return &RecordSource{lines: fileLines{paths: paths, kind: "records"}, labels: labels}
 }
 
 // Next implements Source. A record with captured content yields an Item
 // with Sample set (its ID is the record's); one without content yields an
 // Item with only Record set.
 func (s *RecordSource) Next() (Item, error) {
-	for {
-		if s.cur == nil {
-			if s.next >= len(s.paths) {
-				return Item{}, io.EOF
-			}
-			lf, err := openLines(s.paths[s.next], "records")
-			if err != nil {
-				return Item{}, fmt.Errorf("evalkit: records: %w", err)
-			}
-			s.cur = lf
-			s.next++
-		}
-		line, n, err := s.cur.next()
-		if err == io.EOF {
-			s.inputs = append(s.inputs, s.cur.done())
-			s.cur.f.Close()
-			s.cur = nil
-			continue
-		}
-		pos := Position{File: s.cur.info.Name, Line: n}
-		if errors.Is(err, errLongLine) {
-			s.cur.info.Bad++
-			return Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
-		}
-		if err != nil {
-			return Item{}, fmt.Errorf("evalkit: records: %w", err)
-		}
-		rec, err := ParseRecord(bytes.Clone(line))
-		if err != nil {
-			s.cur.info.Bad++
-			var re *RecordError
-			id := ""
-			if errors.As(err, &re) {
-				id = re.ID
-			}
-			return Item{Pos: pos, ID: id, Err: err}, nil
-		}
-		it := Item{Pos: pos, ID: rec.ID, Record: &rec}
-		if e, ok := s.labels.Lookup(rec.ID); ok {
-			it.Expected = e
-		} else {
-			s.Unlabeled++
-		}
-		if rec.Sample != nil {
-			gs := rec.Sample.GuardSample(rec.ID)
-			gs.Metadata = rec.Metadata
-			it.Sample = &gs
-		}
-		return it, nil
+	line, pos, err := s.lines.line()
+	if errors.Is(err, errLongLine) {
+		return Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
 	}
+	if err != nil {
+		return Item{}, err
+	}
+	rec, err := ParseRecord(bytes.Clone(line))
+	if err != nil {
+		s.lines.bad()
+		var re *RecordError
+		id := ""
+		if errors.As(err, &re) {
+			id = re.ID
+		}
+		return Item{Pos: pos, ID: id, Err: err}, nil
+	}
+	it := Item{Pos: pos, ID: rec.ID, Record: &rec}
+	if e, ok := s.labels.Lookup(rec.ID); ok {
+		it.Expected = e
+	} else {
+		s.Unlabeled++
+	}
+	if rec.Sample != nil {
+		gs := rec.Sample.GuardSample(rec.ID)
+		gs.Metadata = rec.Metadata
+		it.Sample = &gs
+	}
+	return it, nil
 }
 
 // Inputs implements Source: the record files read so far, then the label
 // files.
 func (s *RecordSource) Inputs() []InputFile {
-	out := append([]InputFile(nil), s.inputs...)
+	out := append([]InputFile(nil), s.lines.inputs...)
 	if s.labels != nil {
 		out = append(out, s.labels.Files...)
 	}
@@ -251,14 +227,7 @@ func (s *RecordSource) Inputs() []InputFile {
 }
 
 // Close implements Source.
-func (s *RecordSource) Close() error {
-	if s.cur != nil {
-		err := s.cur.f.Close()
-		s.cur = nil
-		return err
-	}
-	return nil
-}
+func (s *RecordSource) Close() error { return s.lines.close() }
 
 // recordedLegs returns the latency and usage of each leg of a record, from
 // its Legs when present and otherwise from its result.

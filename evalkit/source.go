@@ -178,25 +178,90 @@ func isBlankLine(b []byte) bool {
 	return true
 }
 
+// fileLines reads the non-blank lines of several files of one kind, one
+// file after the other, describing each file once it is read to the end.
+// DatasetSource and RecordSource read their input through it.
+type fileLines struct {
+	paths  []string
+	kind   string // "dataset" or "records", as in InputFile.Kind
+	next   int
+	cur    *lineFile
+	inputs []InputFile
+	base   int64 // bytes of the files already read to the end
+}
+
+// line returns the next non-blank line (valid until the following call) and
+// its position. An over-long line is counted bad and returned as errLongLine
+// with its position; io.EOF follows the last line of the last file; any
+// other error means the input cannot be read any further.
+func (m *fileLines) line() ([]byte, Position, error) {
+	for {
+		if m.cur == nil {
+			if m.next >= len(m.paths) {
+				return nil, Position{}, io.EOF
+			}
+			lf, err := openLines(m.paths[m.next], m.kind)
+			if err != nil {
+				return nil, Position{}, fmt.Errorf("evalkit: %s: %w", m.kind, err)
+			}
+			m.cur = lf
+			m.next++
+		}
+		line, n, err := m.cur.next()
+		if err == io.EOF {
+			m.inputs = append(m.inputs, m.cur.done())
+			m.base += m.cur.read
+			m.cur.f.Close()
+			m.cur = nil
+			continue
+		}
+		pos := Position{File: m.cur.info.Name, Line: n}
+		if errors.Is(err, errLongLine) {
+			m.cur.info.Bad++
+			return nil, pos, err
+		}
+		if err != nil {
+			return nil, Position{}, fmt.Errorf("evalkit: %s: %w", m.kind, err)
+		}
+		return line, pos, nil
+	}
+}
+
+// bad counts the line just returned as bad.
+func (m *fileLines) bad() { m.cur.info.Bad++ }
+
+// bytesRead returns the bytes read so far across the files.
+func (m *fileLines) bytesRead() int64 {
+	if m.cur != nil {
+		return m.base + m.cur.read
+	}
+	return m.base
+}
+
+func (m *fileLines) close() error {
+	if m.cur != nil {
+		err := m.cur.f.Close()
+		m.cur = nil
+		return err
+	}
+	return nil
+}
+
 // DatasetSource reads dataset files (JSON Lines in the dataset shape, see
 // ParseRow) one after the other. Each non-blank line becomes one Item: a
 // sample with its labels, or a bad line with its position and reason.
 type DatasetSource struct {
-	paths  []string
-	cur    *lineFile
-	next   int
-	inputs []InputFile
+	lines fileLines
 	// BytesRead, when set, is called with the number of bytes read so far
 	// across all files (for a progress display).
 	BytesRead func(n int64)
-	base      int64
 }
 
 // NewDatasetSource returns a source over the dataset files at paths, read in
 // order. Files are opened lazily; a file that cannot be opened is an error of
 // Next.
 func NewDatasetSource(paths ...string) *DatasetSource {
-	return &DatasetSource{paths: paths}
+	return &DatasetSource{lines: fileLines{paths: paths, kind: "dataset"}}
 }
 
 // TotalBytes returns the total size of the files (0 for a file that cannot be
@@ -213,61 +278,32 @@ func TotalBytes(paths ...string) int64 {
 
 // Next implements Source.
 func (s *DatasetSource) Next() (Item, error) {
-	for {
-		if s.cur == nil {
-			if s.next >= len(s.paths) {
-				return Item{}, io.EOF
-			}
-			lf, err := openLines(s.paths[s.next], "dataset")
-			if err != nil {
-				return Item{}, fmt.Errorf("evalkit: dataset: %w", err)
-			}
-			s.cur = lf
-			s.next++
-		}
-		line, n, err := s.cur.next()
-		if s.BytesRead != nil {
-			s.BytesRead(s.base + s.cur.read)
-		}
-		if err == io.EOF {
-			s.inputs = append(s.inputs, s.cur.done())
-			s.base += s.cur.read
-			s.cur.f.Close()
-			s.cur = nil
-			continue
-		}
-		pos := Position{File: s.cur.info.Name, Line: n}
-		if errors.Is(err, errLongLine) {
-			s.cur.info.Bad++
-			return Item{Pos: pos, Err: &RowError{Reason: err.Error()}}, nil
-		}
-		if err != nil {
-			return Item{}, fmt.Errorf("evalkit: dataset: %w", err)
-		}
-		row, err := ParseRow(line)
-		if err != nil {
-			s.cur.info.Bad++
-			var re *RowError
-			id := ""
-			if errors.As(err, &re) {
-				id = re.ID
-			}
-			return Item{Pos: pos, ID: id, Err: err}, nil
-		}
-		sample := row.Sample
-		return Item{Pos: pos, ID: sample.ID, Sample: &sample, Expected: row.Expected}, nil
+	line, pos, err := s.lines.line()
+	if s.BytesRead != nil {
+		s.BytesRead(s.lines.bytesRead())
 	}
+	if errors.Is(err, errLongLine) {
+		return Item{Pos: pos, Err: &RowError{Reason: err.Error()}}, nil
+	}
+	if err != nil {
+		return Item{}, err
+	}
+	row, err := ParseRow(line)
+	if err != nil {
+		s.lines.bad()
+		var re *RowError
+		id := ""
+		if errors.As(err, &re) {
+			id = re.ID
+		}
+		return Item{Pos: pos, ID: id, Err: err}, nil
+	}
+	sample := row.Sample
+	return Item{Pos: pos, ID: sample.ID, Sample: &sample, Expected: row.Expected}, nil
 }
 
 // Inputs implements Source.
-func (s *DatasetSource) Inputs() []InputFile { return s.inputs }
+func (s *DatasetSource) Inputs() []InputFile { return s.lines.inputs }
 
 // Close implements Source.
-func (s *DatasetSource) Close() error {
-	if s.cur != nil {
-		err := s.cur.f.Close()
-		s.cur = nil
-		return err
-	}
-	return nil
-}
+func (s *DatasetSource) Close() error { return s.lines.close() }
