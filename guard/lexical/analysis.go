@@ -120,6 +120,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	a.reset()
 	a.analyze(&a.q, question, -1)
 	a.analyze(&a.a, answer, -1)
+	a.markPreambles()
 	if ref != nil {
 		a.hasRef = true
 		a.analyze(&a.rf, *ref, -1)
@@ -386,4 +387,26 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		}
 	}
 	return false
+}
+
+// markPreambles turns the words of attribution preambles ("According to the
+// provided context,") at the start of answer sentences into function words:
+// they say where a claim comes from, not what it claims, so they neither need
+// support nor count as content.
+func (a *analysis) markPreambles() {
+	d := &a.a
+	for k, sp := range d.sents {
+		end := 0
+		end, a.fold = preambleEnd(d.s[sp.start:sp.end], a.fold)
+		if end == 0 {
+			continue
+		}
+		end += sp.start
+		for i := d.sentAt[k]; i < d.sentAt[k+1] && int(d.toks[i].start) < end; i++ {
+			t := &d.toks[i]
+			t.flags |= fPre | fStop | fWeighed
+			t.flags &^= fCap | fCapAny
+			t.w = 0
+		}
+	}
 }

@@ -492,58 +492,6 @@ outer:
 	return false
 }
 
-// isRefusal reports whether an answer declines to answer: whether one of
-// refusalPhrases occurs in its folded first 400 bytes. buf is scratch space
-// for the folded text; the (possibly grown) buffer is returned.
-func isRefusal(s string, buf []byte) (bool, []byte) {
-	if len(s) > 400 {
-		s = s[:400]
-	}
-	buf = buf[:0]
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x99 { // ’
-			c = '\''
-			i += 2
-		} else if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
-	// Try, at each position whose two bytes begin some phrase, the phrases
-	// that begin with its byte.
-	for i := 0; i+1 < len(buf); i++ {
-		k := uint16(buf[i])<<8 | uint16(buf[i+1])
-		if refusalPrefix[k>>6]&(1<<(k&63)) == 0 {
-			continue
-		}
-		for _, p := range refusalByFirst[buf[i]] {
-			if len(p) <= len(buf)-i && p[1] == buf[i+1] && string(buf[i:i+len(p)]) == p {
-				return true, buf
-			}
-		}
-	}
-	return false, buf
-}
-
-// refusalByFirst indexes refusalPhrases by their first byte; refusalPrefix
-// has a bit set for the first two bytes of each phrase.
-var (
-	refusalByFirst [256][]string
-	refusalPrefix  [1 << 16 / 64]uint64
-)
-
-func init() {
-	for _, p := range refusalPhrases {
-		if len(p) < 2 {
-			panic("lexical: refusal phrase shorter than two bytes: " + p)
-		}
-		refusalByFirst[p[0]] = append(refusalByFirst[p[0]], p)
-		k := uint16(p[0])<<8 | uint16(p[1])
-		refusalPrefix[k>>6] |= 1 << (k & 63)
-	}
-}
-
 var (
 	hWhen, hYear, hDate, hTime, hCentury, hDecade  = normHash("when"), normHash("year"), normHash("date"), normHash("time"), normHash("century"), normHash("decade")
 	hHow, hMany, hMuch, hLong, hOld, hFar, hWho    = normHash("how"), normHash("many"), normHash("much"), normHash("long"), normHash("old"), normHash("far"), normHash("who")

@@ -81,21 +81,6 @@ var antonymOf = func() map[uint64][]uint64 {
 	return m
 }()
 
-// refusalPhrases mark an answer that declines to answer. Matched on the
-// folded answer text.
-var refusalPhrases = []string{
-	"i don't know", "i do not know", "i dont know", "not sure", "cannot answer", "can't answer",
-	"unable to answer", "unable to find", "unable to determine", "no information", "not mentioned",
-	"does not mention", "do not mention", "doesn't mention", "don't mention", "not provided",
-	"not specified", "does not say", "do not say", "doesn't say", "don't say", "does not specify",
-	"do not specify", "not stated", "does not state", "do not state", "not enough information",
-	"insufficient information", "cannot be determined", "can't be determined", "not possible to determine",
-	"no comment", "not in the context", "not in the provided", "not contain", "does not contain",
-	"do not contain", "don't contain", "doesn't contain", "no mention", "not covered", "cannot determine",
-	"can't determine", "i'm not able", "i am not able", "not available in", "there is no information",
-	"i have no comment", "the documents do not", "the context does not", "the provided context",
-}
-
 // questionType is the kind of answer a question asks for.
 type questionType uint8
 

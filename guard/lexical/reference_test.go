@@ -260,43 +260,6 @@ func readGoldenTexts(t *testing.T) []string {
 	return out
 }
 
-// refIsRefusal is isRefusal as it was: every phrase searched in turn.
-func refIsRefusal(s string) bool {
-	if len(s) > 400 {
-		s = s[:400]
-	}
-	var buf []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x99 {
-			c = '\''
-			i += 2
-		} else if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
-	for _, p := range refusalPhrases {
-		if bytes.Contains(buf, []byte(p)) {
-			return true
-		}
-	}
-	return false
-}
-
-func FuzzIsRefusal(f *testing.F) {
-	for _, s := range append(tokenizerSeeds, refusalPhrases...) {
-		f.Add(s)
-		f.Add("Well, " + strings.ToUpper(s) + "!")
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, _ := isRefusal(s, nil)
-		if want := refIsRefusal(s); got != want {
-			t.Errorf("isRefusal(%q) = %v; reference %v", s, got, want)
-		}
-	})
-}
-
 // refStem is stem as it was: it applies light suffix stripping to an ASCII lower-case word in place
 // and returns the stem's length: plural -s/-es/-ies, -ing, -ed, -ly, and a
 // final -e, so that "based", "basing", "base" and "bases" share a stem.

@@ -28,6 +28,7 @@ const (
 	fAnt                        // the word has antonyms (see antonymOf)
 	fInQ                        // answer token whose word is also in the question (set by extract)
 	fWeighed                    // w holds the token's weight (see vocabulary.weight)
+	fPre                        // answer token of an attribution preamble ("According to the documents,"): not a claim
 )
 
 func (t *token) content() bool { return t.flags&fStop == 0 }

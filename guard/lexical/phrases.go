@@ -1,0 +1,145 @@
+package lexical
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Refusals and attribution preambles are read on word boundaries of an
+// opening clause, never as substrings anywhere in the text: "Gift cards are
+// not covered" is no refusal, and "According to the provided context, …" is
+// an ordinary answer whose preamble says nothing about the world.
+
+// clauseLimit bounds how much of a sentence the phrase patterns read.
+const clauseLimit = 160
+
+// refusalRE matches an opening clause that declines to answer. It is applied
+// to the folded (lower-case, ’ → ') first clause of the answer.
+var refusalRE = regexp.MustCompile(`^(?:(?:unfortunately|sorry|i'm sorry|i am sorry|apologies)[,;:]? (?:but )?)?(?:` +
+	// "I don't know", "I'm not sure", "I cannot answer / determine / find …"
+	`i (?:do not|don't|dont) know\b|i(?: am|'m) not (?:sure|certain|able)\b|i(?: cannot| can't| can not| am unable to|'m unable to| could not| couldn't) (?:answer|determine|find|tell|say)\b|` +
+	`(?:i have )?no comment\b|` +
+	// "The (provided) context/documents do(es) not say / mention / …"
+	`(?:the |these |this |those )?(?:provided |given |retrieved |available |above |supplied )?(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?) ` +
+	`(?:do|does|did) not (?:say|mention|specify|state|contain|include|provide|give|indicate|cover|address|discuss|list|describe)\b|` +
+	`(?:the |these |this |those )?(?:provided |given |retrieved |available |above |supplied )?(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?) ` +
+	`(?:doesn't|don't|didn't) (?:say|mention|specify|state|contain|include|provide|give|indicate|cover|address|discuss|list|describe)\b|` +
+	// "There is no information / mention …", "No information is given …"
+	`there (?:is|was|are) no (?:information|mention|data|details?|indication|record)\b|no (?:information|details?|data) (?:is|was|are|were) (?:given|provided|available)\b|` +
+	// "It is not mentioned / specified …", "This is not stated in the documents"
+	`(?:it|this|that) (?:is|was) not (?:mentioned|specified|stated|provided|given|covered|possible to (?:determine|say|tell))\b|` +
+	`(?:it|this|that) (?:cannot|can't|can not) be (?:determined|answered|found|said)\b|` +
+	`not enough information\b|(?:there is )?(?:insufficient|not enough) information\b|unable to (?:answer|determine|find)\b)`)
+
+// preambleRE matches an attribution preamble at the start of a sentence:
+// "According to the documents,", "Based on the provided context,", "The
+// policy states that", "As mentioned in the passage,". Its words say where
+// the claim comes from, not what is claimed.
+var preambleRE = regexp.MustCompile(`^(?:(?:according to|based on|as (?:stated|mentioned|described|noted|explained|shown|indicated|specified) (?:in|by)|per|from|in) ` +
+	`(?:the |these |this |those |your |our )?(?:provided |given |retrieved |above |supplied |available |relevant |attached |cited |referenced )?` +
+	`(?:context|contexts|document|documents|doc|docs|passage|passages|text|texts|source|sources|information|info|policy|policies|article|articles|manual|handbook|excerpt|excerpts|snippet|snippets|material|materials|page|pages|faq|guide|guidelines|terms|records?|data|documentation|sections?)` +
+	`(?: (?:provided|given|above|retrieved|supplied))?,? |` +
+	`(?:the |these |this |those |your |our )?(?:provided |given |retrieved |above |supplied |relevant |attached )?` +
+	`(?:context|contexts|document|documents|doc|docs|passage|passages|text|texts|source|sources|information|policy|policies|article|manual|handbook|excerpt|excerpts|snippet|material|page|faq|guide|guidelines|terms|documentation) ` +
+	`(?:says|say|states|state|mentions|mention|notes|note|indicates|indicate|explains|explain|specifies|specify|shows|show|confirms|confirm|suggests|suggest|clarifies|clarify|reads|read)(?: that)?,? )`)
+
+// foldClause returns the folded opening clause of s (at most clauseLimit
+// bytes, cut at the first ';', ':', '.', '!' or '?' that ends a clause, or a
+// ',' after the first four words when cutComma is set), in buf.
+func foldClause(s string, buf []byte) []byte {
+	buf = buf[:0]
+	for i := 0; i < len(s) && len(buf) < clauseLimit; i++ {
+		c := s[i]
+		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x99 || s[i+2] == 0x98) { // ’ ‘
+			c = '\''
+			i += 2
+		} else if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		} else if c == '\n' || c == '\t' || c == '\r' {
+			c = ' '
+		}
+		if c == ' ' && (len(buf) == 0 || buf[len(buf)-1] == ' ') {
+			continue
+		}
+		if c == '.' || c == '!' || c == '?' || c == ';' {
+			// A period inside a number or an abbreviation does not end the clause.
+			if c == '.' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n' {
+				buf = append(buf, c)
+				continue
+			}
+			break
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
+// isRefusal reports whether the answer declines to answer: whether its
+// opening clause (after an optional attribution preamble) matches refusalRE.
+// buf is scratch space; the (possibly grown) buffer is returned.
+func isRefusal(s string, buf []byte) (bool, []byte) {
+	s = strings.TrimLeft(s, " \t\n\r\"'*-•")
+	buf = foldClause(s, buf)
+	if len(buf) == 0 {
+		return false, buf
+	}
+	if !refusalCue(buf) {
+		return false, buf
+	}
+	c := buf
+	if loc := preambleRE.FindIndex(c); loc != nil {
+		c = c[loc[1]:]
+	}
+	return refusalRE.Match(c), buf
+}
+
+// refusalCue is a cheap test that rules out most clauses before the
+// regular expression runs: every refusal holds one of these.
+func refusalCue(b []byte) bool {
+	for _, w := range [...]string{"not", "n't", "no ", "no\u00a0", "unable", "cannot", "insufficient", "comment", "not enough"} {
+		if strings.Contains(string(b), w) {
+			return true
+		}
+	}
+	return len(b) >= 2 && string(b) == "no"
+}
+
+// preambleEnd returns the byte offset in s (relative to s) where an
+// attribution preamble at its start ends, or 0 when there is none. Offsets
+// are in s itself: folding keeps one byte per ASCII byte, and the curly
+// apostrophe that shrinks in folding never occurs inside a preamble match
+// before its end is mapped back.
+func preambleEnd(s string, buf []byte) (int, []byte) {
+	lead := len(s) - len(strings.TrimLeft(s, " \t\n\r\"'*-•"))
+	s = s[lead:]
+	if len(s) < 8 {
+		return 0, buf
+	}
+	switch c := s[0] | 0x20; c {
+	case 'a', 'b', 'p', 'f', 'i', 't', 'y', 'o':
+	default:
+		return 0, buf
+	}
+	buf = foldClause(s, buf)
+	loc := preambleRE.FindIndex(buf)
+	if loc == nil {
+		return 0, buf
+	}
+	// Map the folded offset back to s: folding only drops repeated spaces
+	// and shrinks ’/‘; walk both in step.
+	j, k := 0, 0
+	for j < loc[1] && k < len(s) {
+		c := s[k]
+		switch {
+		case c == 0xe2 && k+2 < len(s) && s[k+1] == 0x80 && (s[k+2] == 0x99 || s[k+2] == 0x98):
+			k += 3
+			j++
+		case (c == ' ' || c == '\n' || c == '\t' || c == '\r') && k > 0 && (s[k-1] == ' ' || s[k-1] == '\n' || s[k-1] == '\t' || s[k-1] == '\r'):
+			k++ // a collapsed space
+		default:
+			k++
+			j++
+		}
+	}
+	return lead + k, buf
+}
