@@ -81,7 +81,7 @@ type Diagnoser interface {
 var DefaultDiagnoser Diagnoser = diagnoserV1{}
 
 // DiagnoseVersion is the version of the built-in rules.
-const DiagnoseVersion = "diagnose/1.0.0"
+const DiagnoseVersion = "diagnose/1.1.0"
 
 type diagnoserV1 struct{}
 
@@ -101,11 +101,13 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 //
 // each with route Auto: a confident failure needs no escalation, even when a
 // decision of lower or higher precedence is uncertain (Reason names those).
-// Without a confident failure, any uncertain decision gives JUDGE_UNCERTAIN
+// Without a confident failure, an uncertain decision that the result's pass
+// rule (r.PassRule, from the policy) does not waive gives JUDGE_UNCERTAIN
 // with route Fallback and the confidence of the least certain decision
 // (max(P, 1-P), 0 for an abstention). Otherwise the answer is PASS with route
-// Auto and the confidence of its least certain decision. "Uncertain" for chunk
-// relevance means no chunk passes and not all fail.
+// Auto and the confidence of its least certain decided decision; the reason
+// names the decisions the rule waived. "Uncertain" for chunk relevance means
+// no chunk passes and not all fail.
 func Diagnose(r *Result) Outcome {
 	v := &r.Verdicts
 	var buf [numDecisions]string // no allocation for the usual few names
@@ -199,8 +201,14 @@ func Diagnose(r *Result) Outcome {
 		}
 	}
 	if len(uncertain) > 0 {
-		return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
-			Reason: "uncertain: " + strings.Join(uncertain, ", ")}
+		for _, name := range uncertain {
+			if d, err := ParseDecision(name); err != nil || !r.PassRule.Waives(d) {
+				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
+					Reason: "uncertain: " + strings.Join(uncertain, ", ")}
+			}
+		}
+		return Outcome{Diagnosis: PassDiagnosis, Confidence: minConf, Route: Auto,
+			Reason: "every decision the pass rule " + r.PassRule.String() + " requires passed (uncertain, waived: " + strings.Join(uncertain, ", ") + ")"}
 	}
 	return Outcome{Diagnosis: PassDiagnosis, Confidence: minConf, Route: Auto, Reason: "every decision passed"}
 }

@@ -615,6 +615,7 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 		}
 		r.Usage = r.Usage.Add(e.Usage)
 	}
+	r.PassRule = g.policy.PassRule
 	o := g.diagnoser.Diagnose(r)
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
 }

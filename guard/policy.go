@@ -50,13 +50,30 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 // Thresholds is a two-sided rule for one decision: P ≤ Fail is a confident
 // negative, P ≥ Pass a confident positive, anything between is uncertain.
 // The zero Thresholds is unset and makes every P uncertain.
+//
+// A side can be undecided by policy: calibration found no region on that side
+// that keeps its error promise. NoFail (NoPass) then says that no P, not even
+// exactly 0 (1), is a confident negative (positive); Fail (Pass) is ignored.
+// A decision with both sides undecided is undecided by policy: always
+// uncertain, stated as such rather than as thresholds of 0 and 1.
 type Thresholds struct {
 	Fail float64 `json:"fail"`
 	Pass float64 `json:"pass"`
+	// NoFail: nothing is a confident negative (the fail side is undecided by policy).
+	NoFail bool `json:"noFail,omitempty"`
+	// NoPass: nothing is a confident positive (the pass side is undecided by policy).
+	NoPass bool `json:"noPass,omitempty"`
 }
 
+// Undecided returns the Thresholds of a decision that is undecided by
+// policy: both sides off.
+func Undecided() Thresholds { return Thresholds{Fail: 0, Pass: 1, NoFail: true, NoPass: true} }
+
 // IsZero reports whether t is unset.
-func (t Thresholds) IsZero() bool { return t.Fail == 0 && t.Pass == 0 }
+func (t Thresholds) IsZero() bool { return t.Fail == 0 && t.Pass == 0 && !t.NoFail && !t.NoPass }
+
+// IsUndecided reports whether both sides of t are undecided by policy.
+func (t Thresholds) IsUndecided() bool { return t.NoFail && t.NoPass }
 
 // Validate checks 0 ≤ Fail < Pass ≤ 1 for a set Thresholds.
 func (t Thresholds) Validate() error {
@@ -69,17 +86,85 @@ func (t Thresholds) Validate() error {
 	return nil
 }
 
-// Verdict applies t to p. An unset t, or a NaN p, is Uncertain.
+// Verdict applies t to p. An unset t, or a NaN p, is Uncertain; a side that
+// is undecided by policy never gives its verdict.
 func (t Thresholds) Verdict(p float64) Verdict {
 	switch {
 	case t.IsZero() || math.IsNaN(p):
 		return Uncertain
-	case p >= t.Pass:
+	case !t.NoPass && p >= t.Pass:
 		return Pass
-	case p <= t.Fail:
+	case !t.NoFail && p <= t.Fail:
 		return Fail
 	}
 	return Uncertain
+}
+
+// PassRule says how strictly the built-in diagnosis treats decisions that are
+// uncertain when nothing failed confidently. Rules form a fixed sequence from
+// the strictest (the zero value) to the most lenient; calibration picks the
+// most lenient whose auto-pass error keeps its promise on every labelled
+// source, and the profile records it. A confident failure is reported under
+// every rule; a rule only decides which uncertain decisions may stand beside a
+// PASS.
+type PassRule uint8
+
+const (
+	// PassAll: PASS needs every decision confidently healthy.
+	PassAll PassRule = iota
+	// PassWaiveSufficiency: context sufficiency may be uncertain.
+	PassWaiveSufficiency
+	// PassWaiveRetrieval: the retrieval decisions (chunk relevance,
+	// sufficiency, conflict) may be uncertain; every generation decision must
+	// be confidently healthy.
+	PassWaiveRetrieval
+	// PassGroundedRelevant: groundedness and answer relevance must be
+	// confidently healthy; the other decisions may be uncertain.
+	PassGroundedRelevant
+)
+
+// PassRules lists the rules in their fixed order, strictest first.
+var PassRules = []PassRule{PassAll, PassWaiveSufficiency, PassWaiveRetrieval, PassGroundedRelevant}
+
+var passRuleNames = [...]string{PassAll: "all", PassWaiveSufficiency: "waive-sufficiency",
+	PassWaiveRetrieval: "waive-retrieval", PassGroundedRelevant: "grounded-relevant"}
+
+func (r PassRule) String() string {
+	if int(r) < len(passRuleNames) {
+		return passRuleNames[r]
+	}
+	return fmt.Sprintf("PassRule(%d)", uint8(r))
+}
+
+// MarshalJSON writes the rule's name.
+func (r PassRule) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
+
+// UnmarshalJSON reads a rule's name.
+func (r *PassRule) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	for i, n := range passRuleNames {
+		if n == s {
+			*r = PassRule(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("guard: unknown pass rule %q", s)
+}
+
+// Waives reports whether rule r lets decision d be uncertain beside a PASS.
+func (r PassRule) Waives(d Decision) bool {
+	switch r {
+	case PassWaiveSufficiency:
+		return d == ContextSufficiency
+	case PassWaiveRetrieval:
+		return d == ContextSufficiency || d == ContextConflict || d == ChunkRelevance
+	case PassGroundedRelevant:
+		return d != Groundedness && d != AnswerRelevance
+	}
+	return false
 }
 
 // Policy holds the thresholds of every decision. The zero Policy escalates
@@ -94,6 +179,9 @@ type Policy struct {
 	Groundedness       Thresholds `json:"groundedness"`
 	Contradiction      Thresholds `json:"contradiction"`
 	Correctness        Thresholds `json:"correctness"`
+	// PassRule says which uncertain decisions may stand beside a PASS; the
+	// zero value, PassAll, allows none.
+	PassRule PassRule `json:"passRule,omitempty"`
 }
 
 // For returns the thresholds of d.
@@ -131,8 +219,11 @@ func (p *Policy) field(d Decision) *Thresholds {
 	return nil
 }
 
-// Validate checks every decision's thresholds.
+// Validate checks every decision's thresholds and the pass rule.
 func (p *Policy) Validate() error {
+	if int(p.PassRule) >= len(passRuleNames) {
+		return fmt.Errorf("guard: policy: unknown pass rule %d", p.PassRule)
+	}
 	for _, d := range Decisions {
 		if err := p.For(d).Validate(); err != nil {
 			return fmt.Errorf("guard: policy for %s: %w", d, err)

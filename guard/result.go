@@ -210,6 +210,11 @@ type Result struct {
 	Usage     Usage   `json:"usage,omitzero"`
 	LatencyMs float64 `json:"latencyMs"`
 
+	// PassRule is the pass rule of the policy the result was judged under
+	// (see PassRule); the built-in diagnosis reads it. Not part of the JSON
+	// form: the reason names a rule that waived anything.
+	PassRule PassRule `json:"-"`
+
 	// Estimates are the raw estimates the result was built from, in the order
 	// the judges returned them. Not part of the JSON form.
 	Estimates []Estimate `json:"-"`
