@@ -14,7 +14,9 @@ import (
 //	β_j = β'_j/σ_j,  b = b' − Σ_j β'_j·μ_j/σ_j,
 //
 // where (β', b') is FitLogistic's fit on z. Standardizing first makes a ridge
-// penalty (cfg.L2) act evenly on features of different scales. μ and σ are
+// penalty (cfg.L2) act evenly on features of different scales. Sign
+// constraints (cfg.Signs) carry over unchanged: σ_j > 0, so β_j has the sign
+// of β'_j, and a weight clamped at 0 stays exactly 0. μ and σ are
 // unweighted. Errors and panics are those of FitLogistic (an error is
 // returned with the model as FitLogistic returned it, on standardized
 // features). The inputs are not modified.

@@ -44,6 +44,11 @@ type LogisticConfig struct {
 	// max_j |d_j| ≤ Tol·(1 + max_j |θ_j|), θ = (Weights, Bias). 0 means 1e-10.
 	// Must be ≥ 0.
 	Tol float64
+	// Signs constrains the sign of each weight: nil means unconstrained;
+	// otherwise len(Signs) must equal the number of features and Signs[j] is
+	// +1 (Weights[j] ≥ 0), −1 (Weights[j] ≤ 0) or 0 (free). The bias is never
+	// constrained. See FitLogistic for the method. Signs is not modified.
+	Signs []int
 }
 
 // FitLogistic fits a [Logistic] to the rows x (each of the same length d) with
@@ -64,6 +69,19 @@ type LogisticConfig struct {
 // penalty) is regularised with a small multiple of the identity. Features are
 // used as given: scale them if L2 is to penalise them evenly.
 //
+// Sign constraints: with cfg.Signs, L is minimised over the convex cone
+// {s_j·β_j ≥ 0 for every j with s_j = Signs[j] ≠ 0} by a primal active-set
+// Newton method: a constrained weight that a Newton step would carry across
+// zero is clamped at exactly 0 and held there while the iteration continues
+// on the other parameters; at convergence the Karush–Kuhn–Tucker conditions
+// are checked for every clamped weight (s_j = Signs[j]),
+//
+//	s_j·∂L/∂β_j ≥ 0  (the gradient keeps pushing β_j across zero),
+//
+// and a weight that violates them is released and the iteration resumed. A
+// clamped weight is returned as exactly 0. Constraints that do not bind at
+// the unconstrained optimum leave the fit unchanged (to the tolerance).
+//
 // Separable data: when L2 == 0 and the classes are linearly separable the
 // likelihood has no finite maximiser. FitLogistic then stops (at the latest
 // after MaxIter iterations) and returns the last iterate, whose weights are
@@ -75,7 +93,8 @@ type LogisticConfig struct {
 // Errors (wrapped in [*Error]): [ErrEmpty] for no rows or zero total weight,
 // [ErrRagged], [ErrNaN] for a NaN or infinite feature, [ErrWeight],
 // [ErrOneClass] when a class has zero total weight, [ErrRange] for a negative
-// or NaN config field. FitLogistic panics if len(y) != len(x), or if w != nil
+// or NaN config field, or for Signs of the wrong length or with a value
+// other than −1, 0, +1. FitLogistic panics if len(y) != len(x), or if w != nil
 // and len(w) != len(x). The inputs are not modified.
 func FitLogistic(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (Logistic, error) {
 	const fn = "FitLogistic"
@@ -88,6 +107,11 @@ func FitLogistic(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (Logi
 	}
 	if !(cfg.Tol >= 0) {
 		return Logistic{}, newErr(fn, -1, fmt.Errorf("Tol = %v: %w", cfg.Tol, ErrRange))
+	}
+	for j, sg := range cfg.Signs {
+		if sg < -1 || sg > 1 {
+			return Logistic{}, newErr(fn, -1, fmt.Errorf("Signs[%d] = %d not in {−1, 0, +1}: %w", j, sg, ErrRange))
+		}
 	}
 	maxIter, tol := cfg.MaxIter, cfg.Tol
 	if maxIter == 0 {
@@ -109,6 +133,9 @@ func FitLogistic(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (Logi
 				return Logistic{}, newErr(fn, i, ErrNaN)
 			}
 		}
+	}
+	if cfg.Signs != nil && len(cfg.Signs) != d {
+		return Logistic{}, newErr(fn, -1, fmt.Errorf("len(Signs) = %d, want %d features: %w", len(cfg.Signs), d, ErrRange))
 	}
 	if err := checkWeights(fn, w); err != nil {
 		return Logistic{}, err
@@ -133,7 +160,13 @@ func FitLogistic(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (Logi
 	prob := fitProblem{x: x, t: t, w: w, l2: cfg.L2}
 	theta := make([]float64, d+1)
 	theta[d] = math.Log(wPos / wNeg)
-	converged, iters := prob.newton(theta, maxIter, tol)
+	var converged bool
+	var iters int
+	if hasSigns(cfg.Signs) {
+		converged, iters = prob.newtonSigned(theta, cfg.Signs, maxIter, tol)
+	} else {
+		converged, iters = prob.newton(theta, maxIter, tol)
+	}
 	m := Logistic{Weights: theta[:d:d], Bias: theta[d]}
 	switch {
 	case cfg.L2 == 0 && prob.separates(theta):

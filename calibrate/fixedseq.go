@@ -1,0 +1,430 @@
+package calibrate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// FixedSequenceConfig controls [SelectFixedSequence].
+type FixedSequenceConfig struct {
+	// Alpha is the largest error rate allowed in an automatically decided
+	// region, in (0, 1).
+	Alpha float64
+	// Confidence is 1−δ, the probability with which the guarantee holds, in
+	// (0, 1).
+	Confidence float64
+	// MinGroupRows: within a region, a group (labelled source) with fewer
+	// rows than this is not tested on its own; its rows still count in the
+	// pooled test and in a test of all such small groups pooled together,
+	// once that pool reaches MinGroupRows rows. 0 means
+	// MinRowsForBound(Alpha, Confidence), the smallest n for which 0 errors
+	// in n rows give a Clopper–Pearson upper bound ≤ Alpha (59 for
+	// α = δ = 0.05). Must be ≥ 0.
+	MinGroupRows int
+	// StartRows, when larger than the default start, is the number of rows
+	// the first tested region must hold: a region of a few hundred rows can
+	// be certified with a few errors in it, where the smallest certifiable
+	// region (MinRowsForBound rows) must hold none. It is read against p
+	// alone, so the guarantee is unaffected. 0 means the default. Must be ≥ 0.
+	StartRows int
+}
+
+// GroupRegion describes the rows of one group inside an automatically
+// decided region of a [FixedSelection].
+type GroupRegion struct {
+	Group      int     // the group id, as given in SelectFixedSequence's group argument (0 when it was nil)
+	Count      int     // rows of the group in the region
+	Errors     int     // wrong decisions among them
+	ErrorRate  float64 // Errors/Count, or 0 when Count is 0
+	UpperBound float64 // ClopperPearsonUpper(Errors, Count, Confidence); 1 when Count is 0
+	Tested     bool    // Count ≥ MinGroupRows: the group was tested on its own in this region
+}
+
+// FixedSelection is a two-sided routing policy chosen by
+// [SelectFixedSequence]: P ≥ Pass auto-passes when HasPass, P ≤ Fail
+// auto-fails when HasFail, and everything else is escalated. When both sides
+// decide, Fail < Pass.
+//
+// A side with Has… false decides nothing ("undecided by policy"): its
+// threshold is then the inert default of [Selection] (Pass = 1, Fail = 0),
+// its Region has Count 0 and UpperBound 1, and its groups have Count 0.
+// Compare through [FixedSelection.Route] rather than with the thresholds.
+//
+// A FixedSelection is a plain value; Route may be called concurrently. The
+// zero FixedSelection escalates everything.
+type FixedSelection struct {
+	Fail, Pass         float64 // meaningful only when HasFail / HasPass
+	HasFail, HasPass   bool    // false: that side decides nothing
+	AutoFail, AutoPass Region  // the chosen regions, as in Selection
+
+	// FailGroups and PassGroups hold one entry per group id present in the
+	// data, sorted by id: the group's rows, errors and upper bound in the
+	// chosen region, and whether it was tested on its own there.
+	FailGroups, PassGroups []GroupRegion
+
+	// Tested counts the candidates tested on each side, {fail, pass},
+	// including the first one not rejected, which ended the sequence.
+	Tested [2]int
+
+	Coverage          float64 // (AutoPass.Count + AutoFail.Count)/N
+	N                 int     // rows the thresholds were selected on
+	Alpha, Confidence float64 // from the config
+	MinGroupRows      int     // as used: the config's value, or its default
+}
+
+// Route returns RoutePass when s.HasPass and p ≥ s.Pass, RouteFail when
+// s.HasFail and p ≤ s.Fail, and RouteEscalate otherwise (including NaN p).
+// It does not allocate.
+func (s FixedSelection) Route(p float64) Route {
+	switch {
+	case s.HasPass && p >= s.Pass:
+		return RoutePass
+	case s.HasFail && p <= s.Fail:
+		return RouteFail
+	}
+	return RouteEscalate
+}
+
+// MinRowsForBound returns the smallest n for which 0 errors in n rows give a
+// Clopper–Pearson upper bound of at most alpha at the given confidence:
+//
+//	n = min{n : (1−alpha)^n ≤ 1−confidence} = ⌈ln(1−confidence)/ln(1−alpha)⌉,
+//
+// since ClopperPearsonUpper(0, n, c) = 1 − (1−c)^(1/n). No region with fewer
+// rows can be certified at error rate alpha, whatever its labels. For
+// alpha = 0.05 and confidence = 0.95 it is 59: 0.95^59 ≈ 0.0485 ≤ 0.05 <
+// 0.95^58 ≈ 0.0510. The comparison is made in the log domain,
+// n·ln(1−alpha) ≤ ln(1−confidence), so that exact cases such as
+// (alpha, confidence) = (0.5, 0.75), n = 2, come out exactly. The result
+// saturates at math.MaxInt for absurdly small alpha.
+//
+// MinRowsForBound panics if alpha or confidence is not in (0, 1).
+func MinRowsForBound(alpha, confidence float64) int {
+	if !(alpha > 0 && alpha < 1) || !(confidence > 0 && confidence < 1) {
+		panic("calibrate: MinRowsForBound: alpha or confidence not in (0, 1)")
+	}
+	la, lc := math.Log1p(-alpha), math.Log1p(-confidence)
+	nf := math.Ceil(lc / la)
+	if !(nf < 1<<62) {
+		return math.MaxInt
+	}
+	n := max(int(nf), 1)
+	ok := func(n int) bool { return float64(n)*la <= lc }
+	for n > 1 && ok(n-1) {
+		n--
+	}
+	for !ok(n) {
+		n++
+	}
+	return n
+}
+
+// SelectFixedSequence chooses the thresholds of a [FixedSelection] from
+// calibration data — probabilities p of "true", true labels y and optional
+// group ids (the labelled source of each row; nil means one group) — so that,
+// with probability at least cfg.Confidence = 1−δ on each side, every
+// automatically decided region has an error rate of at most α = cfg.Alpha,
+// pooled and in every group large enough to be tested on its own.
+//
+// Candidates and regions are those of [SelectThresholds]: a candidate
+// threshold is a distinct value of p; the auto-pass region of t is
+// {i : p_i ≥ t}, whose errors are its y = false rows, and the auto-fail
+// region is {i : p_i ≤ t}, whose errors are its y = true rows. Pass is never
+// 0 and Fail never 1.
+//
+// Each side is a fixed-sequence test. Its candidates are ordered from the
+// most conservative (pass: the largest p first; fail: the smallest first).
+// The sequence starts at the first candidate whose region holds at least
+// max(M, MinRowsForBound(α, 1−δ), cfg.StartRows) rows, M = cfg.MinGroupRows (or its
+// default): a smaller region cannot be certified whatever its labels, and
+// the starting point depends on p alone. At candidate k the null hypothesis
+//
+//	H_k: the error rate of region k exceeds α — pooled, or in some group with
+//	     ≥ M rows in the region, or in the pool of the groups with < M rows
+//	     there (when that pool holds ≥ M rows)
+//
+// is rejected when the exact test of each part rejects at level δ; for e
+// errors in n rows that is, as in SelectThresholds,
+//
+//	P(X ≤ e | X ~ Binomial(n, α)) ≤ δ  ⇔  ClopperPearsonUpper(e, n, 1−δ) ≤ α.
+//
+// The sequence stops at the first candidate not rejected; the chosen
+// threshold is the last rejected one, the widest region certified. If the
+// first candidate tested is not rejected (or none is tested), that side is
+// undecided (HasPass or HasFail false).
+//
+// Power. The first test decides whether a side decides anything at all, and
+// it is the hardest: with distinct p values its region has about
+// MinRowsForBound rows, which must hold (almost) no errors — 0 errors in 59
+// rows for α = δ = 0.05, which a true error rate of 2 % passes only with
+// probability 0.98^59 ≈ 0.30. Ties in p (coarse judge scores) make the first
+// region larger and the test less brittle.
+//
+// Validity. H_k is a union of nulls (pooled, one per tested group, the small
+// pool), and it is rejected only when every one of them is rejected at level
+// δ: by the intersection–union principle (Berger, Technometrics 24, 1982)
+// this is a level-δ test of H_k, with no correction for the number of
+// groups. Which groups are tested depends on p and the group ids only. The
+// order of the candidates and the starting point are fixed by p alone, and
+// testing H_1, H_2, … in that order, each at the full level δ, stopping at
+// the first non-rejection, controls the familywise error rate at δ (the
+// fixed-sequence procedure; Maurer, Hothorn & Lehmacher 1995): with
+// probability ≥ 1−δ no true H_k is rejected, so every certified region of a
+// side — the chosen one included — meets the bound, pooled and per tested
+// group, simultaneously. The guarantee is per side (both sides together:
+// ≥ 1−2δ). [SelectThresholds], by contrast, tests every candidate at δ and
+// keeps the widest feasible one, a data-driven choice its per-region bound
+// does not cover; a wide region can pass pooled while hiding a bad pocket
+// near its edge, which stops the sequence here.
+//
+// Conflict. If the chosen regions overlap (Fail ≥ Pass, possible for a large
+// α), the pass side steps back to its more conservative certified
+// candidates until Fail < Pass, and becomes undecided if none is left. Every
+// candidate before the chosen one was rejected too, so the guarantee is
+// unchanged.
+//
+// Errors (wrapped in [*Error]): [ErrEmpty]; [ErrRange] when Alpha or
+// Confidence is not in (0, 1), MinGroupRows < 0 or a p is outside [0, 1];
+// [ErrNaN] for a NaN p. SelectFixedSequence panics if len(y) != len(p) or
+// group != nil and len(group) != len(p). The inputs are not modified. Cost:
+// O(n log n + n·G) for n rows and G groups, with at most about 2n
+// incomplete-beta evaluations for the tests and 2(G+1) Clopper–Pearson
+// bounds for the report.
+func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceConfig) (FixedSelection, error) {
+	const fn = "SelectFixedSequence"
+	checkLen(fn, len(p), y, nil)
+	if group != nil && len(group) != len(p) {
+		panic("calibrate: " + fn + ": slice length mismatch")
+	}
+	alpha, confidence := cfg.Alpha, cfg.Confidence
+	if !(alpha > 0 && alpha < 1) {
+		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Alpha = %v not in (0, 1): %w", alpha, ErrRange))
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Confidence = %v not in (0, 1): %w", confidence, ErrRange))
+	}
+	if cfg.MinGroupRows < 0 {
+		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("MinGroupRows = %d: %w", cfg.MinGroupRows, ErrRange))
+	}
+	if cfg.StartRows < 0 {
+		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("StartRows = %d: %w", cfg.StartRows, ErrRange))
+	}
+	if len(p) == 0 {
+		return FixedSelection{}, newErr(fn, -1, ErrEmpty)
+	}
+	for i, v := range p {
+		if math.IsNaN(v) {
+			return FixedSelection{}, newErr(fn, i, ErrNaN)
+		}
+		if v < 0 || v > 1 {
+			return FixedSelection{}, newErr(fn, i, fmt.Errorf("p = %v not in [0, 1]: %w", v, ErrRange))
+		}
+	}
+	n := len(p)
+	minRows := MinRowsForBound(alpha, confidence)
+	minGroup := cfg.MinGroupRows
+	if minGroup == 0 {
+		minGroup = minRows
+	}
+	start := max(minGroup, minRows, cfg.StartRows)
+
+	// Dense group indices 0 … G−1 in the order of the sorted ids.
+	ids := []int{0}
+	dense := make([]int, n)
+	if group != nil {
+		ids = slices.Clone(group)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		for i, g := range group {
+			dense[i], _ = slices.BinarySearch(ids, g)
+		}
+	}
+
+	asc := make([]int, n)
+	for i := range asc {
+		asc[i] = i
+	}
+	slices.SortFunc(asc, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
+	desc := slices.Clone(asc)
+	slices.Reverse(desc)
+
+	crit := &critTable{alpha: alpha, delta: 1 - confidence}
+	side := func(order []int, pass bool) ([]fsCandidate, int) {
+		st := fsState{min: minGroup, crit: crit, count: make([]int, len(ids)), errs: make([]int, len(ids))}
+		return st.run(order, p, y, dense, pass, start)
+	}
+	failCands, failTested := side(asc, false)
+	passCands, passTested := side(desc, true)
+
+	s := FixedSelection{
+		Pass: 1, Fail: 0,
+		N: n, Alpha: alpha, Confidence: confidence, MinGroupRows: minGroup,
+		Tested: [2]int{failTested, passTested},
+	}
+	report := func(order []int, c fsCandidate, pass bool) (Region, []GroupRegion) {
+		groups := make([]GroupRegion, len(ids))
+		for g, id := range ids {
+			groups[g].Group = id
+		}
+		var errs int
+		for _, i := range order[:c.rows] {
+			gr := &groups[dense[i]]
+			gr.Count++
+			if y[i] != pass {
+				gr.Errors++
+				errs++
+			}
+		}
+		for g := range groups {
+			gr := &groups[g]
+			gr.UpperBound = ClopperPearsonUpper(gr.Errors, gr.Count, confidence)
+			if gr.Count > 0 {
+				gr.ErrorRate = float64(gr.Errors) / float64(gr.Count)
+			}
+			gr.Tested = gr.Count >= minGroup
+		}
+		r := Region{Threshold: c.value, Count: c.rows, Errors: errs, UpperBound: 1}
+		if c.rows > 0 {
+			r.ErrorRate = float64(errs) / float64(c.rows)
+			r.UpperBound = ClopperPearsonUpper(errs, c.rows, confidence)
+			r.Coverage = float64(c.rows) / float64(n)
+		}
+		return r, groups
+	}
+
+	if len(failCands) > 0 {
+		c := failCands[len(failCands)-1]
+		s.Fail, s.HasFail = c.value, true
+		s.AutoFail, s.FailGroups = report(asc, c, false)
+	} else {
+		s.AutoFail, s.FailGroups = report(asc, fsCandidate{value: 0}, false)
+	}
+	k := len(passCands) - 1
+	for k >= 0 && s.HasFail && passCands[k].value <= s.Fail {
+		k--
+	}
+	if k >= 0 {
+		c := passCands[k]
+		s.Pass, s.HasPass = c.value, true
+		s.AutoPass, s.PassGroups = report(desc, c, true)
+	} else {
+		s.AutoPass, s.PassGroups = report(desc, fsCandidate{value: 1}, true)
+	}
+	s.Coverage = float64(s.AutoPass.Count+s.AutoFail.Count) / float64(n)
+	return s, nil
+}
+
+// fsCandidate is a certified candidate: its threshold and the number of rows
+// of its region (a prefix of the side's order).
+type fsCandidate struct {
+	value float64
+	rows  int
+}
+
+// critTable holds, for n = 0, 1, 2, …, the critical error count
+//
+//	k[n] = max{e < n : binomCDF(e, n, α) ≤ δ}  (−1 when there is none),
+//
+// so that e errors in n rows pass the exact test iff e ≤ k[n]. The CDF
+// increases in e and decreases in n, so k[n] ≥ k[n−1] and the table grows
+// with one or a few incomplete-beta evaluations per n.
+type critTable struct {
+	alpha, delta float64
+	k            []int
+}
+
+// ok reports whether errs errors in n rows pass the test (false for n = 0).
+func (c *critTable) ok(errs, n int) bool {
+	if n <= 0 {
+		return false
+	}
+	for len(c.k) <= n {
+		m := len(c.k)
+		e := -1
+		if m > 0 {
+			e = c.k[m-1]
+		}
+		for e+1 < m && binomCDF(e+1, m, c.alpha) <= c.delta {
+			e++
+		}
+		c.k = append(c.k, e)
+	}
+	return errs <= c.k[n]
+}
+
+// fsState is the running state of one side's sequence: pooled counts, counts
+// per group, the pool of groups below min rows, and how many groups at or
+// above min rows fail their test.
+type fsState struct {
+	min            int
+	crit           *critTable
+	count, errs    []int
+	n, e           int
+	smallN, smallE int
+	bad            int
+}
+
+// add puts one row of group g into the region.
+func (s *fsState) add(g int, isErr bool) {
+	c, e := s.count[g], s.errs[g]
+	if c >= s.min {
+		if !s.crit.ok(e, c) {
+			s.bad--
+		}
+	} else {
+		s.smallN -= c
+		s.smallE -= e
+	}
+	c++
+	s.n++
+	if isErr {
+		e++
+		s.e++
+	}
+	s.count[g], s.errs[g] = c, e
+	if c >= s.min {
+		if !s.crit.ok(e, c) {
+			s.bad++
+		}
+	} else {
+		s.smallN += c
+		s.smallE += e
+	}
+}
+
+// rejected reports whether the current region is certified: pooled, every
+// group with ≥ min rows, and the pool of smaller groups once it has ≥ min
+// rows.
+func (s *fsState) rejected() bool {
+	return s.crit.ok(s.e, s.n) && s.bad == 0 && (s.smallN < s.min || s.crit.ok(s.smallE, s.smallN))
+}
+
+// run walks the candidates of one side in order (order lists the rows from
+// the most conservative p) and returns the certified candidates, in order,
+// and the number tested. An error is y = false on the pass side, y = true on
+// the fail side.
+func (s *fsState) run(order []int, p []float64, y []bool, group []int, pass bool, start int) (cands []fsCandidate, tested int) {
+	for a := 0; a < len(order); {
+		v := p[order[a]]
+		if (pass && v == 0) || (!pass && v == 1) {
+			break
+		}
+		b := a
+		for ; b < len(order) && p[order[b]] == v; b++ {
+			i := order[b]
+			s.add(group[i], y[i] != pass)
+		}
+		a = b
+		if s.n < start {
+			continue
+		}
+		tested++
+		if !s.rejected() {
+			break
+		}
+		cands = append(cands, fsCandidate{value: v, rows: b})
+	}
+	return cands, tested
+}
