@@ -45,6 +45,7 @@ type analysis struct {
 	sentNeg   []bool
 
 	// scratch
+	pairs    []uint64 // adjacent word pairs of the contexts (see buildPairs)
 	fold     []byte
 	winScore []float64
 	qScore   []float64

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-const nChunk = 8
+const nChunk = 5
 
 // chunkFeatures computes the per-context relevance features.
 func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
@@ -37,7 +37,7 @@ func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
 		a.eachContext(t.hash, func(ci int) {
 			f.chunks[ci][0] += wt
 			if ent {
-				f.chunks[ci][7]++
+				f.chunks[ci][3]++
 			}
 		})
 	}
@@ -50,7 +50,6 @@ func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
 		aTotal += wt
 		a.eachContext(t.hash, func(ci int) { f.chunks[ci][2] += wt })
 	}
-	best, bestV := -1, -1.0
 	maxQ := 0.0
 	for ci := 0; ci < n; ci++ {
 		c := f.chunks[ci]
@@ -61,48 +60,18 @@ func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
 			c[2] /= aTotal
 		}
 		if entTotal > 0 {
-			c[7] /= float64(entTotal)
+			c[3] /= float64(entTotal)
+		} else {
+			c[3] = 1
 		}
 		maxQ = math.Max(maxQ, c[0])
-		if v := c[0] + c[2]; v > bestV {
-			best, bestV = ci, v
-		}
 	}
 	for ci := 0; ci < n; ci++ {
 		c := f.chunks[ci]
 		if maxQ > 0 {
 			c[1] = c[0] / maxQ
 		}
-		rank := 1
-		for cj := 0; cj < n; cj++ {
-			if f.chunks[cj][0] > c[0] {
-				rank++
-			}
-		}
-		c[5] = 1 / float64(rank)
-		c[6] = math.Log1p(float64(n))
-		// Title: the heading line, or the leading capitalized run of the
-		// first sentence.
-		title := a.title(ci)
-		tTotal, inQ, bridge := 0.0, 0.0, 0.0
-		for i := range title {
-			t := &title[i]
-			if !t.content() {
-				continue
-			}
-			wt := v.weight(t)
-			tTotal += wt
-			if inDoc(&a.q, t.hash) {
-				inQ += wt
-			}
-			if (best >= 0 && best != ci && a.inContext(t.hash, best)) || inDoc(&a.a, t.hash) {
-				bridge += wt
-			}
-		}
-		if tTotal > 0 {
-			c[3] = inQ / tTotal
-			c[4] = bridge / tTotal
-		}
+		c[4] = a.questionBigrams(window{ctx: ci, sent: 0, nsent: len(a.ctxs[ci].sents)})
 	}
 }
 
@@ -115,26 +84,6 @@ func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 			last = c
 		}
 	}
-}
-
-// title returns the tokens naming what a context is about: its first line
-// when that line is a short heading, else the leading run of capitalized
-// words of its first sentence.
-func (a *analysis) title(ci int) []token {
-	d := &a.ctxs[ci]
-	if len(d.sents) == 0 {
-		return nil
-	}
-	first := d.sentToks(0)
-	sp := d.sents[0]
-	if sp.end > 0 && sp.end <= len(d.s) && d.s[sp.end-1] == '\n' && len(first) <= 12 {
-		return first
-	}
-	n := 0
-	for n < len(first) && n < 8 && (first[n].flags&(fCapAny|fNum) != 0 || (n > 0 && first[n].flags&fStop != 0 && n+1 < len(first) && first[n+1].flags&fCapAny != 0)) {
-		n++
-	}
-	return first[:n]
 }
 
 // conflictFeatures looks for pairs of context sentences that talk about the

@@ -8,44 +8,101 @@ import (
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
 
-// Feature names per decision. A profile lists the names its weights were
-// fitted for; loading a profile whose names differ from these fails.
+// Feature is one raw feature of a decision's model: its name and the
+// direction it may push the probability. A sign of +1 means the feature can
+// only raise P(decision true), −1 only lower it; fits keep to it
+// (calibrate.LogisticConfig.Signs). Hard features are the evidence a
+// confident negative needs (see HardEvidence).
+type Feature struct {
+	Name string
+	Sign int
+	Hard bool
+}
+
+// Feature sets per decision. Every feature compares texts with each other
+// (answer with contexts, question with contexts, answer with reference); none
+// reads one text alone, and none says which dataset a row came from (no
+// counts of contexts, no answer length, no hedging vocabulary). A profile
+// lists the names its weights were fitted for; loading a profile whose names
+// differ fails.
 var (
-	groundFeatures = []string{"min_window_support", "min_context_support", "min_context_support_no_question",
-		"max_unsupported_idf", "unsupported_entities", "number_mismatches", "unsupported_numbers",
-		"negation_flips", "antonym_flips", "verbatim", "refusal", "unsupported_mass", "no_contexts"}
-	contraFeatures = []string{"min_window_support", "number_mismatches", "negation_flips", "antonym_flips",
-		"refusal", "verbatim", "max_unsupported_idf"}
-	relevFeatures = []string{"question_in_answer", "answer_in_question", "type_match", "type_mismatch",
-		"refusal", "answer_window_question_coverage", "answer_length", "yes_no_answer"}
-	suffFeatures = []string{"question_coverage", "best_window_question_coverage", "missing_question_entities",
-		"max_missing_idf", "answer_window_question_coverage", "answer_support", "refusal",
-		"answer_type_in_window", "contexts", "no_contexts", "answer_window_max_missing_idf",
-		"answer_window_missing_mass", "answer_window_negation_mismatch", "answer_window_antonym",
-		"answer_type_match", "answer_type_mismatch", "question_entities_in_answer_window",
-		"answer_window_question_bigrams", "context_question_bigrams"}
-	chunkFeatures = []string{"question_coverage", "relative_question_coverage", "answer_coverage",
-		"title_in_question", "title_bridge", "inverse_rank", "contexts", "question_entities"}
-	conflictFeatures = []string{"number_conflict", "negation_conflict", "antonym_conflict", "conflict_question_relevance"}
-	correctFeatures  = []string{"f1", "precision", "recall", "negation_mismatch", "hedges", "number_mismatches",
-		"number_matches", "verbatim", "refusal", "reference_refusal", "length_ratio", "grounded", "has_contexts"}
+	groundFeatures = []Feature{
+		{"support_min", +1, false},          // least supported answer sentence: share of its weighted words in its best two-sentence window
+		{"support_any", +1, false},          // weighted share of the answer's words found in some context (or the question)
+		{"containment", +1, false},          // unweighted share of the answer's content words found in some context
+		{"token_support", +1, false},        // share of all the answer's words, function words included, found in some context
+		{"bigram_support", +1, false},       // share of the answer's adjacent word pairs (function words included) found adjacent in a context
+		{"max_unsupported_idf", -1, false},  // rarest answer word found nowhere
+		{"unsupported_entities", -1, true},  // names and numbers of the answer found in no context
+		{"number_mismatches", -1, true},     // a quantity where the context has another value in the same slot
+		{"unsupported_numbers", -1, true},   // a quantity no context states
+		{"negation_flips", -1, true},        // a supported sentence whose negation differs from its window
+		{"antonym_flips", -1, true},         // an answer word whose antonym stands in its window
+		{"absent_claim", -1, true},          // a sentence most of whose content is in no context
+		{"refusal", +1, false},              // the answer declines to answer (claims nothing)
+	}
+	contraFeatures = []Feature{
+		{"number_mismatches", +1, true},
+		{"negation_flips", +1, true},
+		{"antonym_flips", +1, true},
+		{"antonym_elsewhere", +1, true},     // an answer word absent from the contexts whose antonym is in one
+		{"negation_mismatch", +1, false},    // the answer and its best window differ in negation (any support)
+		{"unsupported_share", +1, false},    // 1 − support_min
+	}
+	relevFeatures = []Feature{
+		{"question_in_answer", +1, false},              // weighted share of the question's words in the answer
+		{"answer_window_question_coverage", +1, false}, // how much of the question the passage stating the answer covers
+		{"type_match", +1, false},                      // the answer holds what the question asks for (a date for "when", …)
+		{"type_mismatch", -1, false},                   // it plainly lacks it
+		{"refusal", -1, false},
+		{"yes_no_answer", +1, false},  // a yes/no question answered with yes or no
+		{"answer_new_content", +1, false}, // weighted share of the answer's words that are not the question's (evasive answers echo it)
+	}
+	suffFeatures = []Feature{
+		{"question_coverage", +1, false},             // weighted share of the question's words in some context
+		{"window_question_coverage", +1, false},      // … in the best two-sentence window
+		{"missing_question_entities", -1, false},     // names and numbers of the question in no context
+		{"max_missing_idf", -1, false},               // rarest question word in no context
+		{"type_in_window", +1, false},                // the window holds the kind of thing the question asks for
+		{"window_question_order", +1, false},         // the question's word pairs stand near each other in that window
+		{"context_question_order", +1, false},        // … in some context
+		{"window_negation_mismatch", -1, false},      // question and window differ in negation
+		{"window_antonym", -1, false},                // the window holds the antonym of a question word
+		{"window_question_entities", +1, false},      // share of the question's names in the window
+	}
+	chunkFeatures = []Feature{
+		{"question_coverage", +1, false},
+		{"relative_question_coverage", +1, false}, // question coverage over the best chunk's
+		{"answer_coverage", +1, false},
+		{"question_entities", +1, false},
+		{"question_order", +1, false},
+	}
+	conflictFeatures = []Feature{
+		{"number_conflict", +1, false}, {"negation_conflict", +1, false}, {"antonym_conflict", +1, false},
+		{"conflict_question_relevance", +1, false},
+	}
+	correctFeatures = []Feature{
+		{"f1", +1, false}, {"precision", +1, false}, {"recall", +1, false},
+		{"negation_mismatch", -1, false}, {"number_mismatches", -1, false}, {"number_matches", +1, false},
+		{"verbatim", +1, false}, {"both_refuse", +1, false}, {"refusal_mismatch", -1, false},
+	}
 )
 
-// Indices into the feature vectors, kept in step with the names above.
+// Indices into the groundedness vector, kept in step with groundFeatures.
 const (
-	gMinWin = iota
-	gMinAny
-	gMinCtx
+	gSupMin = iota
+	gSupAny
+	gContain
+	gToken
+	gBigram
 	gMaxUnsupIDF
 	gUnsupEnt
 	gNumMismatch
 	gNumUnsup
 	gNegFlip
 	gAntFlip
-	gVerbatim
+	gAbsent
 	gRefusal
-	gUnsupMass
-	gNoCtx
 	nG
 )
 
@@ -127,6 +184,11 @@ func b2f(b bool) float64 {
 // extract computes every feature of the analyzed sample.
 func extract(a *analysis, v *vocabulary, f *featureSet) {
 	f.reset()
+	// Synonyms: an answer or question word found in no context, one of whose
+	// WordNet synonyms is, takes that synonym's identity ("purchase" for
+	// "buy"), so that every comparison below sees the same word.
+	a.substituteSynonyms(&a.a)
+	a.substituteSynonyms(&a.q)
 	// Mark the answer's words that are also in the question, once.
 	for i := range a.a.toks {
 		if t := &a.a.toks[i]; inDoc(&a.q, t.hash) {
@@ -134,11 +196,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		}
 	}
 	inQ := func(t *token) bool { return t.flags&fInQ != 0 } // answer tokens only
-	// given: answer tokens supported by construction (see below), or in the
-	// question.
-	givenOrQ := func(t *token) bool {
-		return t.flags&fGiven != 0 || inQ(t)
-	}
+	// given: answer tokens supported by construction (a quantity the
+	// contexts state in other words, see below). Words the answer shares with
+	// the question still need the contexts' support: a question can hold the
+	// very claim the answer makes ("Is it true that …?").
+	given := func(t *token) bool { return t.flags&fGiven != 0 }
 	f.refusal, a.fold = isRefusal(a.a.s, a.fold)
 	f.qtype = classifyQuestion(&a.q)
 	nctx := len(a.ctxs)
@@ -153,13 +215,16 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	// Quantities.
 	numMis, numUnsup := 0, 0
 	for qi, q := range a.a.quants {
-		compatible, sameSlot := false, -1
+		compatible, approx, sameSlot := false, false, -1
 		sameCtx, sameQ := -1, -1
 		for ci := range a.ctxs {
 			for cq, c := range a.ctxs[ci].quants {
-				if q.Compatible(c) {
+				switch {
+				case q.Compatible(c):
 					compatible = true
-				} else if sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)) {
+				case approxSame(q, c):
+					approx = true
+				case sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)):
 					// Same slot, other value; or same value, other unit
 					// ("20 hours" for "20 days").
 					sameSlot, sameCtx, sameQ = 1, ci, cq
@@ -173,9 +238,10 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				}
 			}
 		}
-		if compatible {
+		if compatible || approx {
 			// Words of a quantity the contexts state ("thirty" for "30")
-			// count as supported.
+			// count as supported; an approximate one ("a month" for "30
+			// days") is neither evidence for nor against the answer.
 			// Tokens are in text order: start at the first one inside q.
 			toks := a.a.toks
 			i := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= q.Start })
@@ -194,11 +260,13 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
 		}
 	}
-	minWin, minAny, minCtx := 1.0, 1.0, 1.0
+	minWin := 1.0
+	absent := false
+	negAny := false
 	for k := range a.a.sents {
 		run := a.a.sentToks(k)
-		win := a.bestWindow(run, v, givenOrQ)
-		total, any, ctxOnly := 0.0, 0.0, 0.0
+		win := a.bestWindow(run, v, given)
+		total, any, n, nIn := 0.0, 0.0, 0, 0
 		for i := range run {
 			t := &run[i]
 			if !t.content() {
@@ -206,26 +274,28 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 			wt := v.weight(t)
 			total += wt
-			in := a.inContexts(t.hash) || t.flags&fGiven != 0
-			if in {
-				ctxOnly += wt
-			}
-			if in || inQ(t) {
+			n++
+			if a.inContexts(t.hash) || given(t) {
 				any += wt
+				nIn++
 			}
 		}
 		si := sentInfo{win: win, support: win.coverage}
-		if total > 0 {
-			minAny = math.Min(minAny, any/total)
-			minCtx = math.Min(minCtx, ctxOnly/total)
-		}
 		if nctx == 0 {
 			si.support = 0
 			if total == 0 {
 				si.support = 1
 			}
 		}
+		// A claim absent from every context: most of the sentence's
+		// weighted content is found nowhere.
+		if nctx > 0 && n >= 2 && total > 0 && any/total < 1.0/3 {
+			absent = true
+		}
 		minWin = math.Min(minWin, si.support)
+		if win.ctx >= 0 && hasNeg(run) != a.windowHasNeg(win) && si.support >= 0.3 {
+			negAny = true
+		}
 		// Negation flip: the sentence is well supported by a window but
 		// exactly one of them is negated.
 		if win.ctx >= 0 && si.support >= 0.5 {
@@ -243,32 +313,51 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				for _, ant := range antonymOf[t.hash] {
 					if a.windowHas(win, ant) && t.flags&fInQ == 0 {
 						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
+						break
 					}
 				}
 			}
 		}
 		f.sents = append(f.sents, si)
 	}
-	if nctx == 0 {
-		minAny, minCtx = 0, 0
-		if ansContent == 0 {
-			minAny, minCtx = 1, 1
-		}
-	}
-	maxUnsup, unsupMass := 0.0, 0.0
-	unsupEnt := 0
+	maxUnsup := 0.0
+	unsupEnt, antElsewhere := 0, 0
+	totalW, anyW, nIn := 0.0, 0.0, 0
 	for i := range a.a.toks {
 		t := &a.a.toks[i]
-		if !t.content() || a.inContexts(t.hash) || t.flags&fGiven != 0 || inQ(t) {
+		if !t.content() {
 			continue
 		}
 		wt := v.weight(t)
-		unsupMass += wt
+		totalW += wt
+		if a.inContexts(t.hash) || given(t) {
+			anyW += wt
+			nIn++
+			continue
+		}
 		maxUnsup = math.Max(maxUnsup, wt)
+		if t.flags&fAnt != 0 {
+			for _, ant := range antonymOf[t.hash] {
+				if a.inContexts(ant) {
+					antElsewhere++
+					break
+				}
+			}
+		}
 		if t.entity() {
 			unsupEnt++
 			f.absent = append(f.absent, i)
 		}
+	}
+	supAny, contain := 1.0, 1.0
+	if totalW > 0 {
+		supAny = anyW / totalW
+	}
+	if ansContent > 0 {
+		contain = float64(nIn) / float64(ansContent)
+	}
+	if nctx == 0 && ansContent > 0 {
+		supAny, contain, minWin = 0, 0, 0
 	}
 	negFlips, antFlips := 0, 0
 	for _, fl := range f.flips {
@@ -278,22 +367,22 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			antFlips++
 		}
 	}
-	verbatim := nctx > 0 && ansContent > 0 && a.containsRun(a.a.toks)
 	g := &f.ground
-	g[gMinWin] = minWin
-	g[gMinAny] = minAny
-	g[gMinCtx] = minCtx
+	g[gSupMin] = minWin
+	g[gSupAny] = supAny
+	g[gContain] = contain
+	g[gBigram] = a.bigramSupport(&a.a)
+	g[gToken] = a.tokenSupport(&a.a)
 	g[gMaxUnsupIDF] = maxUnsup
 	g[gUnsupEnt] = math.Log1p(float64(unsupEnt))
 	g[gNumMismatch] = float64(numMis)
 	g[gNumUnsup] = float64(numUnsup)
 	g[gNegFlip] = float64(negFlips)
 	g[gAntFlip] = float64(antFlips)
-	g[gVerbatim] = b2f(verbatim)
+	g[gAbsent] = b2f(absent)
 	g[gRefusal] = b2f(f.refusal)
-	g[gUnsupMass] = unsupMass
-	g[gNoCtx] = b2f(nctx == 0)
-	f.contra = append(f.contra, minWin, float64(numMis), float64(negFlips), float64(antFlips), b2f(f.refusal), b2f(verbatim), maxUnsup)
+	f.contra = append(f.contra, float64(numMis), float64(negFlips), float64(antFlips), math.Log1p(float64(antElsewhere)),
+		b2f(negAny), 1-minWin)
 
 	// --- answer relevance ---------------------------------------------
 	qInA := coverage(a.q.toks, v, func(t *token) bool { return inDoc(&a.a, t.hash) })
@@ -304,9 +393,13 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	ansWinQ := 0.0
 	f.ansWin, ansWinQ = a.answerWindow(v)
 	yesno := f.qtype == qYesNo && len(a.a.toks) > 0 && startsYesNo(&a.a)
-	f.relev = append(f.relev, qInA, aInQ, b2f(match), b2f(mismatchT), b2f(f.refusal), ansWinQ, math.Log1p(float64(ansContent)), b2f(yesno))
+	newContent := 1 - aInQ
+	if ansContent == 0 {
+		newContent = 0
+	}
+	f.relev = append(f.relev, qInA, ansWinQ, b2f(match), b2f(mismatchT), b2f(f.refusal), b2f(yesno), newContent)
 
-	// --- sufficiency --------------------------------------------------
+	// --- sufficiency (question and contexts only: never the answer) ----
 	covAll := coverage(a.q.toks, v, func(t *token) bool { return a.inContexts(t.hash) })
 	qWin := a.bestWindow(a.q.toks, v, nil)
 	covWin := 0.0
@@ -325,54 +418,38 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			missEnt++
 		}
 	}
-	typeInWin := false
+	typeInWin, wNeg, wAnt, wEnt := false, 0.0, 0.0, 0.0
 	if qWin.ctx >= 0 {
 		typeInWin = a.windowHasType(qWin, f.qtype)
-	}
-	// What of the question the answer's window leaves out.
-	awMaxMiss, awMissMass, awNeg, awAnt, awEnt := 0.0, 0.0, 0.0, 0.0, 0.0
-	if f.ansWin.ctx >= 0 {
-		qTotal, ents, entsIn := 0.0, 0, 0
+		ents, entsIn := 0, 0
 		for i := range a.q.toks {
 			t := &a.q.toks[i]
 			if !t.content() {
 				continue
 			}
-			wt := v.weight(t)
-			qTotal += wt
-			in := a.windowHasContent(f.ansWin, t.hash)
+			in := a.windowHasContent(qWin, t.hash)
 			if t.entity() {
 				ents++
 				if in {
 					entsIn++
 				}
 			}
-			if in {
-				continue
-			}
-			awMissMass += wt
-			awMaxMiss = math.Max(awMaxMiss, wt)
-			if t.flags&fAnt != 0 {
+			if !in && t.flags&fAnt != 0 {
 				for _, ant := range antonymOf[t.hash] {
-					if a.windowHas(f.ansWin, ant) {
-						awAnt = 1
+					if a.windowHas(qWin, ant) {
+						wAnt = 1
 					}
 				}
 			}
 		}
-		if qTotal > 0 {
-			awMissMass /= qTotal
-		}
-		awEnt = 1
+		wEnt = 1
 		if ents > 0 {
-			awEnt = float64(entsIn) / float64(ents)
+			wEnt = float64(entsIn) / float64(ents)
 		}
-		awNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(f.ansWin))
+		wNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(qWin))
 	}
-	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, ansWinQ, minWin,
-		b2f(f.refusal), b2f(typeInWin), math.Log1p(float64(nctx)), b2f(nctx == 0),
-		awMaxMiss, awMissMass, awNeg, awAnt, b2f(match), b2f(mismatchT), awEnt,
-		a.questionBigrams(f.ansWin), a.questionBigrams(window{ctx: -2}))
+	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, b2f(typeInWin),
+		a.questionBigrams(qWin), a.questionBigrams(window{ctx: -2}), wNeg, wAnt, wEnt)
 
 	// --- chunk relevance ----------------------------------------------
 	a.chunkFeatures(f, v)
@@ -389,12 +466,6 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		f1 := 0.0
 		if prec+rec > 0 {
 			f1 = 2 * prec * rec / (prec + rec)
-		}
-		hedges := 0
-		for i := range a.a.toks {
-			if a.a.toks[i].flags&(fHedge|fNeg) != 0 {
-				hedges++
-			}
 		}
 		nm, nmatch := 0, 0
 		for _, q := range a.a.quants {
@@ -415,15 +486,33 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 		}
 		verb := (refContent > 0 && containsSeq(a.a.toks, a.rf.toks)) || (ansContent > 0 && containsSeq(a.rf.toks, a.a.toks))
-		grounded := 0.0
-		if nctx > 0 {
-			grounded = minWin
-		}
 		f.correct = append(f.correct, f1, prec, rec, b2f(hasNeg(a.a.toks) != hasNeg(a.rf.toks)),
-			math.Log1p(float64(hedges)), float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal),
-			b2f(refRefusal), math.Log((1+float64(ansContent))/(1+float64(refContent))), grounded, b2f(nctx > 0))
+			float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal && refRefusal), b2f(f.refusal != refRefusal))
 	}
 }
+
+// substituteSynonyms gives each content word of d that no context holds the
+// identity of a WordNet synonym that some context does hold, and flags it
+// fSyn.
+func (a *analysis) substituteSynonyms(d *doc) {
+	if len(a.ctxs) == 0 {
+		return
+	}
+	for i := range d.toks {
+		t := &d.toks[i]
+		if t.flags&fSynSet == 0 || !t.content() || a.inContexts(t.hash) {
+			continue
+		}
+		for _, s := range synonymOf[t.hash] {
+			if a.inContexts(s) {
+				t.hash = s
+				t.flags |= fSyn
+				break
+			}
+		}
+	}
+}
+
 
 // coverage is the weighted share of the content tokens of run for which in
 // is true (1 when run has no content).
@@ -694,4 +783,117 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 		}
 	}
 	return false
+}
+
+// approxSame reports whether q and c are about the same amount in the same
+// dimension without being equal ("a month" and "30 days"): neither evidence
+// for the answer nor against it.
+func approxSame(q, c quant.Quantity) bool { return false }
+
+// pairHash combines the hashes of two adjacent words.
+func pairHash(h1, h2 uint64) uint64 { return (h1*0x9e3779b97f4a7c15 ^ h2) * 0xbf58476d1ce4e5b9 }
+
+// buildPairs records every pair of adjacent words (within a sentence,
+// function words included) of every context in an open-addressing set.
+func (a *analysis) buildPairs() {
+	n := 0
+	for ci := range a.ctxs {
+		n += len(a.ctxs[ci].toks)
+	}
+	size := 64
+	for size < 4*n {
+		size <<= 1
+	}
+	if cap(a.pairs) < size {
+		a.pairs = make([]uint64, size)
+	} else {
+		a.pairs = a.pairs[:size]
+		clear(a.pairs)
+	}
+	mask := uint64(size - 1)
+	for ci := range a.ctxs {
+		toks := a.ctxs[ci].toks
+		for i := 1; i < len(toks); i++ {
+			if toks[i].sent != toks[i-1].sent {
+				continue
+			}
+			h := pairHash(toks[i-1].hash, toks[i].hash) | 1 // 0 marks an empty slot
+			j := h & mask
+			for a.pairs[j] != 0 && a.pairs[j] != h {
+				j = (j + 1) & mask
+			}
+			a.pairs[j] = h
+		}
+		for i := range toks {
+			h := pairHash(0, toks[i].hash) | 1
+			j := h & mask
+			for a.pairs[j] != 0 && a.pairs[j] != h {
+				j = (j + 1) & mask
+			}
+			a.pairs[j] = h
+		}
+	}
+}
+
+func (a *analysis) hasPair(h1, h2 uint64) bool {
+	if len(a.pairs) == 0 {
+		return false
+	}
+	h := pairHash(h1, h2) | 1
+	mask := uint64(len(a.pairs) - 1)
+	for j := h & mask; a.pairs[j] != 0; j = (j + 1) & mask {
+		if a.pairs[j] == h {
+			return true
+		}
+	}
+	return false
+}
+
+// bigramSupport is the share of d's adjacent word pairs (within a sentence,
+// function words included, attribution preambles left out) that some context
+// holds adjacent; 1 when d has no pair, 0 without contexts.
+func (a *analysis) bigramSupport(d *doc) float64 {
+	if len(a.ctxs) == 0 {
+		return 0
+	}
+	a.buildPairs()
+	pairs, found := 0, 0
+	for i := 1; i < len(d.toks); i++ {
+		t0, t1 := &d.toks[i-1], &d.toks[i]
+		if t0.sent != t1.sent || t0.flags&fPre != 0 {
+			continue
+		}
+		pairs++
+		if a.hasPair(t0.hash, t1.hash) {
+			found++
+		}
+	}
+	if pairs == 0 {
+		return 1
+	}
+	return float64(found) / float64(pairs)
+}
+
+// tokenSupport is the share of d's words (function words included,
+// attribution preambles left out) that some context holds; call it after
+// bigramSupport, which builds the table it reads.
+func (a *analysis) tokenSupport(d *doc) float64 {
+	if len(a.ctxs) == 0 {
+		return 0
+	}
+	n, found := 0, 0
+	for i := range d.toks {
+		t := &d.toks[i]
+		if t.flags&fPre != 0 {
+			continue
+		}
+		n++
+		if a.hasPair(0, t.hash) || t.flags&fGiven != 0 {
+			found++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(found) / float64(n)
 }

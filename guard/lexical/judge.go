@@ -24,7 +24,11 @@ type Judge struct {
 	prof   *Profile
 	vocab  *vocabulary
 	models [len(decisionOrder) + 1]*calibrate.Logistic
+	gates  [len(decisionOrder) + 1]gate
 }
+
+// gate holds a decision's SoftFloor and SoftCeiling.
+type gate struct{ floor, ceiling float64 }
 
 var decisionOrder = [...]guard.Decision{guard.ChunkRelevance, guard.ContextSufficiency, guard.ContextConflict,
 	guard.AnswerRelevance, guard.Groundedness, guard.Contradiction, guard.Correctness}
@@ -42,6 +46,7 @@ func New(p *Profile) (*Judge, error) {
 	for _, d := range decisionOrder {
 		if m, ok := p.Decisions[d.String()]; ok {
 			j.models[d] = &m.Model
+			j.gates[d] = gate{m.SoftFloor, m.SoftCeiling}
 		}
 	}
 	return j, nil
@@ -157,7 +162,27 @@ func (j *Judge) predict(d guard.Decision, x []float64) (float64, bool) {
 	if math.IsNaN(p) {
 		return 0, false
 	}
+	if g := &j.gates[d]; (g.floor > 0 || g.ceiling > 0) && !HardEvidence(d, x) {
+		if p < g.floor {
+			p = g.floor
+		}
+		if g.ceiling > 0 && p > g.ceiling {
+			p = g.ceiling
+		}
+	}
 	return p, true
+}
+
+// HardEvidence reports whether the feature vector x of decision d holds any
+// of the decision's hard features (see Feature.Hard): the evidence a
+// confident negative needs.
+func HardEvidence(d guard.Decision, x []float64) bool {
+	for i, f := range DecisionFeatures(d) {
+		if f.Hard && i < len(x) && x[i] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {

@@ -101,3 +101,7 @@ var auxStarts = map[string]bool{
 	"could": true, "will": true, "would": true, "should": true, "has": true, "have": true, "had": true,
 	"am": true, "may": true, "might": true, "must": true, "shall": true,
 }
+
+// synonymOf maps a word's hash to the hashes of its WordNet synonyms (see
+// substituteSynonyms).
+var synonymOf = map[uint64][]uint64{}

@@ -55,6 +55,14 @@ type DecisionModel struct {
 	Negatives int `json:"negatives"`
 	// CV reports out-of-fold quality of the model, per evaluation set.
 	CV map[string]Quality `json:"cv,omitempty"`
+	// SoftFloor and SoftCeiling make confidence follow evidence: when none of
+	// the decision's hard features (see Feature.Hard) is present, P is
+	// raised to at least SoftFloor and lowered to at most SoftCeiling (0:
+	// none), so that a soft mismatch (other wording) stays uncertain rather
+	// than crossing the policy's fail side (groundedness) or pass side
+	// (contradiction). Refit sets them just inside the shipped thresholds.
+	SoftFloor   float64 `json:"softFloor,omitempty"`
+	SoftCeiling float64 `json:"softCeiling,omitempty"`
 }
 
 // Quality is a model's out-of-fold quality on one labeled set.
@@ -145,10 +153,33 @@ func (p *Profile) Validate() error {
 
 // FeaturesVersion names the feature definitions of this package. It changes
 // whenever a feature's meaning changes; profiles record it.
-const FeaturesVersion = "lexical-features/1"
+const FeaturesVersion = "lexical-features/2"
 
 // FeatureNames lists the raw features of a decision's model, in order.
 func FeatureNames(d guard.Decision) []string {
+	fs := DecisionFeatures(d)
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// FeatureSigns lists the declared direction of each raw feature of a
+// decision's model (see Feature), in the order of FeatureNames: what
+// calibrate.LogisticConfig.Signs takes.
+func FeatureSigns(d guard.Decision) []int {
+	fs := DecisionFeatures(d)
+	out := make([]int, len(fs))
+	for i, f := range fs {
+		out[i] = f.Sign
+	}
+	return out
+}
+
+// DecisionFeatures lists the raw features of a decision's model, in order. The
+// returned slice must not be modified.
+func DecisionFeatures(d guard.Decision) []Feature {
 	switch d {
 	case guard.ChunkRelevance:
 		return chunkFeatures

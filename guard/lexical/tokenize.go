@@ -28,6 +28,8 @@ const (
 	fAnt                        // the word has antonyms (see antonymOf)
 	fInQ                        // answer token whose word is also in the question (set by extract)
 	fWeighed                    // w holds the token's weight (see vocabulary.weight)
+	fSyn                        // the token took the identity of a synonym found in the contexts (see substituteSynonyms)
+	fSynSet                     // the word has WordNet synonyms (see synonymOf)
 	fPre                        // answer token of an attribution preamble ("According to the documents,"): not a claim
 )
 

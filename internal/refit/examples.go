@@ -8,23 +8,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
 // sources documents where each decision's labels come from.
 var sources = map[guard.Decision][]string{
-	guard.Groundedness: {"halueval (real labels)", "squad_v2 answerable rows (real, all true)", "hotpotqa (real, all true)",
-		"synthetic: squad_v2 answer-bearing sentences used as answers (true) and the same sentences with a number changed, a negation inserted or an antonym swapped (false)"},
-	guard.Correctness:        {"truthfulqa (real labels)", "halueval (real labels)"},
-	guard.ChunkRelevance:     {"hotpotqa (real, per paragraph)", "hotpotqa_ablated (real, all false)", "squad_v2 answerable rows (real, all true)"},
-	guard.ContextSufficiency: {"squad_v2 (real labels)", "hotpotqa (real, all true)", "hotpotqa_ablated (derived, all false)"},
-	guard.AnswerRelevance: {"positives: dataset answers to their own question (squad_v2 labels; halueval and hotpotqa answers by construction)",
-		"negatives (synthetic): answers moved to another question on the same squad_v2 passage, or to a random other halueval question"},
-	guard.Contradiction:   {"synthetic: squad_v2 answer-bearing sentences used as answers (false), and the same sentences with a number changed, a negation inserted or an antonym swapped (true)"},
-	guard.ContextConflict: {"synthetic: hotpotqa context sets (false) and the same sets plus a copy of one gold sentence with a number changed, a negation inserted or an antonym swapped (true); an unchanged copy added as a control (false)"},
+	guard.Groundedness: {"real: halueval, squad_v2 answerable rows (all true), expertqa, factcheckgpt, begin, wice, scitail, mnli, snli, fever_nli, natural",
+		"synthetic-squad: squad_v2 answer-bearing sentences used as answers (true), lightly reworded (true), and with a number changed, a negation inserted or an antonym swapped (false)"},
+	guard.Contradiction: {"real: mnli, snli (contradiction vs entailment or neutral), natural",
+		"synthetic-squad: the perturbed answer-bearing sentences (true) and the unchanged or reworded ones (false)"},
+	guard.Correctness:        {"real: truthfulqa, halueval, natural (rows with a reference)"},
+	guard.ChunkRelevance:     {"real: hotpotqa (per paragraph), hotpotqa_ablated (all false), squad_v2 answerable rows (all true), factcheckgpt (per passage), natural"},
+	guard.ContextSufficiency: {"real: squad_v2, hotpotqa (all true), hotpotqa_ablated (derived, all false), factcheckgpt, natural"},
+	guard.AnswerRelevance: {"real: squad_v2, expertqa, natural; halueval answers to their own question (true by construction)",
+		"synthetic (weighted 0.3): answers moved to another question on the same squad_v2 passage, or to a random other halueval question (false), reported under the source they came from"},
+	guard.ContextConflict: {"real: factcheckgpt (few positives), natural",
+		"synthetic-hotpotqa: hotpotqa context sets (false), the same sets plus a reworded copy of one gold sentence with a number changed, a negation inserted or an antonym swapped (true), and plus an unchanged reworded copy (false)"},
 }
 
+// synthWeight is the weight of a synthetic example relative to a real one.
 const synthWeight = 0.3
 
 func hashGroup(s string) string {
@@ -33,58 +37,175 @@ func hashGroup(s string) string {
 	return fmt.Sprintf("%x", h.Sum64())
 }
 
-func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision][]example {
-	ex := map[guard.Decision][]example{}
-	add := func(d guard.Decision, x []float64, y bool, group string, sets ...string) {
-		w := 1.0
-		if strings.HasPrefix(sets[0], "synthetic") && d == guard.Groundedness {
-			// Synthetic rows teach the model what real data lacks (full-sentence
-			// grounded answers, flipped facts) without outweighing real labels.
-			w = synthWeight
-		}
-		ex[d] = append(ex[d], example{x: x, y: y, group: group, sets: sets, w: w})
+// groupOfSample is the fold group of a row: rows sharing their first passage
+// (or, without contexts, their question) share a fold, so that a question's
+// right and wrong answers, a premise's hypotheses and a passage's questions
+// never straddle folds.
+func groupOfSample(s *guard.Sample) string {
+	if len(s.Contexts) > 0 {
+		return hashGroup(s.Contexts[0].Text)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, name := range []string{"halueval", "squad_v2", "hotpotqa", "hotpotqa_ablated", "truthfulqa"} {
-		ds := by[name]
+	return hashGroup(s.Question)
+}
+
+// example is one labelled feature vector.
+type example struct {
+	x     []float64
+	y     bool
+	src   int    // index into the names of the sources (see corpus.names)
+	group string // rows sharing a group share a fold
+	w     float64
+	row   int // index into corpus.rows, or -1 for a synthetic example
+	ctx   int // context index for chunk relevance
+	hard  bool
+	synth bool
+}
+
+// row is one labelled data row with its features.
+type row struct {
+	src    int
+	sample guard.Sample
+	exp    *evalkit.Expected
+	feats  lexical.Features
+	group  string
+	good   int8 // 1: the answer should pass; 0: it should not; -1: unknown
+}
+
+// corpus is every example of every decision, and the rows they came from.
+type corpus struct {
+	names []string
+	rows  []row
+	ex    map[guard.Decision][]example
+}
+
+func (c *corpus) source(name string) int {
+	for i, n := range c.names {
+		if n == name {
+			return i
+		}
+	}
+	c.names = append(c.names, name)
+	return len(c.names) - 1
+}
+
+// goodness says whether a row's answer should pass: its diagnosis label when
+// it has one, else its generation and sufficiency labels.
+func goodness(e *evalkit.Expected) int8 {
+	if e == nil {
+		return -1
+	}
+	if e.Diagnosis != nil {
+		return b2i(*e.Diagnosis == guard.PassDiagnosis)
+	}
+	known := false
+	for _, d := range []guard.Decision{guard.Groundedness, guard.Correctness} {
+		if v, ok := e.Label(d); ok {
+			known = true
+			if !v {
+				return 0
+			}
+		}
+	}
+	if v, ok := e.Label(guard.Contradiction); ok && v {
+		return 0
+	}
+	if v, ok := e.Label(guard.AnswerRelevance); ok && !v {
+		return 0
+	}
+	if v, ok := e.Label(guard.ContextSufficiency); ok && !v && known {
+		return 0
+	}
+	if !known {
+		return -1
+	}
+	return 1
+}
+
+func b2i(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func buildCorpus(j *lexical.Judge, sets []dataset) *corpus {
+	c := &corpus{ex: map[guard.Decision][]example{}}
+	add := func(d guard.Decision, e example) {
+		if e.synth {
+			e.w = synthWeight
+		} else {
+			e.w = 1
+		}
+		e.hard = lexical.HardEvidence(d, e.x)
+		c.ex[d] = append(c.ex[d], e)
+	}
+	by := map[string]*dataset{}
+	for i := range sets {
+		by[sets[i].name] = &sets[i]
+		c.source(sets[i].name)
+	}
+	for _, ds := range sets {
+		src := c.source(ds.name)
 		for _, r := range ds.rows {
 			s := r.Sample
-			group := groupOf(s.ID)
-			if name == "squad_v2" && len(s.Contexts) > 0 {
-				group = "squad:" + hashGroup(s.Contexts[0].Text)
-			}
-			f := j.Features(&s)
+			ri := len(c.rows)
+			c.rows = append(c.rows, row{src: src, sample: s, exp: r.Expected, feats: j.Features(&s), group: groupOfSample(&s), good: goodness(r.Expected)})
+			rw := &c.rows[ri]
 			e := r.Expected
+			if e == nil {
+				continue
+			}
+			f := rw.feats
+			base := example{src: src, group: rw.group, row: ri}
 			if v, ok := e.Label(guard.Groundedness); ok {
-				add(guard.Groundedness, f.Groundedness, v, group, name)
+				x := base
+				x.x, x.y = f.Groundedness, v
+				add(guard.Groundedness, x)
 			}
-			if v, ok := e.Label(guard.Correctness); ok && (name == "truthfulqa" || name == "halueval") {
-				add(guard.Correctness, f.Correctness, v, group, name)
+			if v, ok := e.Label(guard.Contradiction); ok {
+				x := base
+				x.x, x.y = f.Contradiction, v
+				add(guard.Contradiction, x)
 			}
-			sets := []string{name}
-			if strings.HasPrefix(name, "hotpotqa") {
-				sets = append(sets, "hotpotqa+ablated")
+			if v, ok := e.Label(guard.Correctness); ok && f.Correctness != nil {
+				x := base
+				x.x, x.y = f.Correctness, v
+				add(guard.Correctness, x)
 			}
 			if v, ok := e.Label(guard.ContextSufficiency); ok {
-				add(guard.ContextSufficiency, f.ContextSufficiency, v, group, sets...)
+				x := base
+				x.x, x.y = f.ContextSufficiency, v
+				add(guard.ContextSufficiency, x)
 			}
-			for ci, c := range s.Contexts {
-				if v, ok := e.ChunkLabel(c.ID); ok {
-					add(guard.ChunkRelevance, f.ChunkRelevance[ci], v, group, sets...)
+			if v, ok := e.Label(guard.ContextConflict); ok && len(s.Contexts) >= 2 {
+				x := base
+				x.x, x.y = f.ContextConflict, v
+				add(guard.ContextConflict, x)
+			}
+			for ci, ctx := range s.Contexts {
+				if v, ok := e.ChunkLabel(ctx.ID); ok {
+					x := base
+					x.x, x.y, x.ctx = f.ChunkRelevance[ci], v, ci
+					add(guard.ChunkRelevance, x)
 				}
 			}
-			// Answer relevance positives: answers to their own question.
-			if name == "halueval" || name == "hotpotqa" {
-				add(guard.AnswerRelevance, f.AnswerRelevance, true, group, name)
-			} else if v, ok := e.Label(guard.AnswerRelevance); ok {
-				add(guard.AnswerRelevance, f.AnswerRelevance, v, group, name)
+			// Answer relevance: labels where given; HaluEval's answers (right
+			// or hallucinated) answer their own question by construction.
+			if v, ok := e.Label(guard.AnswerRelevance); ok {
+				x := base
+				x.x, x.y = f.AnswerRelevance, v
+				add(guard.AnswerRelevance, x)
+			} else if ds.name == "halueval" {
+				x := base
+				x.x, x.y = f.AnswerRelevance, true
+				add(guard.AnswerRelevance, x)
 			}
 		}
 	}
-	// Answer relevance negatives.
+	rng := rand.New(rand.NewPCG(1, 2))
+	// Answer relevance negatives: answers moved to another question.
 	squad := by["squad_v2"]
-	// Passages in first-seen order, so that the examples (and the fitted
-	// weights) are the same on every run.
+	squadSrc := c.source("squad_v2")
 	byPassage := map[string][]int{}
 	var passages []string
 	for i, r := range squad.rows {
@@ -110,24 +231,26 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 			s.Answer = other.Sample.Answer
 			s.Reference = nil
 			f := j.Features(&s)
-			add(guard.AnswerRelevance, f.AnswerRelevance, false, "squad:"+hashGroup(s.Contexts[0].Text), "squad_v2")
+			add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: squadSrc, group: groupOfSample(&s), row: -1, synth: true})
 		}
 	}
 	halu := by["halueval"]
+	haluSrc := c.source("halueval")
 	for _, r := range halu.rows {
 		k := rng.IntN(len(halu.rows))
-		if groupOf(halu.rows[k].Sample.ID) == groupOf(r.Sample.ID) {
+		if groupOfSample(&halu.rows[k].Sample) == groupOfSample(&r.Sample) {
 			continue
 		}
 		s := r.Sample
 		s.Answer = halu.rows[k].Sample.Answer
 		s.Reference = nil
 		f := j.Features(&s)
-		add(guard.AnswerRelevance, f.AnswerRelevance, false, groupOf(r.Sample.ID), "halueval")
+		add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: haluSrc, group: groupOfSample(&r.Sample), row: -1, synth: true})
 	}
 
-	// Contradiction: answer-bearing sentences of SQuAD passages, and their
-	// perturbations.
+	// Contradiction and groundedness: answer-bearing sentences of SQuAD
+	// passages, reworded, and perturbed.
+	synSquad := c.source("synthetic-squad")
 	for _, r := range squad.rows {
 		if v, ok := r.Expected.Label(guard.Groundedness); !ok || !v || r.Sample.Reference == nil {
 			continue
@@ -137,43 +260,41 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 		if sent == "" {
 			continue
 		}
-		group := "squad:" + hashGroup(s.Contexts[0].Text)
+		group := groupOfSample(&s)
 		base := s
 		base.Answer = sent
 		base.Reference = nil
 		f := j.Features(&base)
-		add(guard.Contradiction, f.Contradiction, false, group, "synthetic-squad")
-		add(guard.Groundedness, f.Groundedness, true, group, "synthetic-squad")
-		// A light rewording that keeps every claim: clauses reordered and
-		// a few function words dropped, so the answer is no longer a verbatim
-		// span of the passage.
+		add(guard.Contradiction, example{x: f.Contradiction, y: false, src: synSquad, group: group, row: -1, synth: true})
+		add(guard.Groundedness, example{x: f.Groundedness, y: true, src: synSquad, group: group, row: -1, synth: true})
 		if re := reword(sent, rng); re != sent {
 			rs := base
 			rs.Answer = re
 			f := j.Features(&rs)
-			add(guard.Groundedness, f.Groundedness, true, group, "synthetic-squad")
-			add(guard.Contradiction, f.Contradiction, false, group, "synthetic-squad")
+			add(guard.Groundedness, example{x: f.Groundedness, y: true, src: synSquad, group: group, row: -1, synth: true})
+			add(guard.Contradiction, example{x: f.Contradiction, y: false, src: synSquad, group: group, row: -1, synth: true})
 		}
 		for _, p := range perturb(sent, rng) {
 			ps := base
 			ps.Answer = p
 			f := j.Features(&ps)
-			add(guard.Contradiction, f.Contradiction, true, group, "synthetic-squad")
-			add(guard.Groundedness, f.Groundedness, false, group, "synthetic-squad")
+			add(guard.Contradiction, example{x: f.Contradiction, y: true, src: synSquad, group: group, row: -1, synth: true})
+			add(guard.Groundedness, example{x: f.Groundedness, y: false, src: synSquad, group: group, row: -1, synth: true})
 		}
 	}
 
 	// Conflict: HotpotQA context sets, with and without a perturbed copy of
 	// a gold sentence.
+	synHotpot := c.source("synthetic-hotpotqa")
 	for _, r := range by["hotpotqa"].rows {
 		s := r.Sample
-		group := groupOf(s.ID)
+		group := groupOfSample(&s)
 		f := j.Features(&s)
-		add(guard.ContextConflict, f.ContextConflict, false, group, "synthetic-hotpotqa")
+		add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
 		var gold string
-		for _, c := range s.Contexts {
-			if v, ok := r.Expected.ChunkLabel(c.ID); ok && v {
-				gold = c.Text
+		for _, ctx := range s.Contexts {
+			if v, ok := r.Expected.ChunkLabel(ctx.ID); ok && v {
+				gold = ctx.Text
 				break
 			}
 		}
@@ -184,26 +305,22 @@ func buildExamples(j *lexical.Judge, by map[string]*dataset) map[guard.Decision]
 			if len(ps) == 0 {
 				continue
 			}
-			// The changed fact, reworded and set among other text, as a
-			// second source would state it.
 			filler := ""
 			if other := splitSentences(s.Contexts[rng.IntN(len(s.Contexts))].Text); len(other) > 0 {
 				filler = " " + other[rng.IntN(len(other))]
 			}
-			for _, p := range ps[:1] {
-				cs := s
-				cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "perturbed", Text: reword(p, rng) + filler})
-				f := j.Features(&cs)
-				add(guard.ContextConflict, f.ContextConflict, true, group, "synthetic-hotpotqa")
-			}
 			cs := s
-			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "copy", Text: reword(sent, rng) + filler})
+			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "perturbed", Text: reword(ps[0], rng) + filler})
 			f := j.Features(&cs)
-			add(guard.ContextConflict, f.ContextConflict, false, group, "synthetic-hotpotqa")
+			add(guard.ContextConflict, example{x: f.ContextConflict, y: true, src: synHotpot, group: group, row: -1, synth: true})
+			cs = s
+			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "copy", Text: reword(sent, rng) + filler})
+			f = j.Features(&cs)
+			add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
 			break
 		}
 	}
-	return ex
+	return c
 }
 
 var sentRE = regexp.MustCompile(`[^.!?\n]+[.!?]?`)

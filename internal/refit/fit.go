@@ -1,307 +1,567 @@
 package main
 
 import (
+	"context"
+	"os"
+	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-	"time"
+	"strconv"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
-// example is one labeled feature vector.
-type example struct {
-	x     []float64
-	y     bool
-	group string   // rows sharing a group share a fold
-	sets  []string // evaluation sets it is reported under
-	w     float64  // weight in the fit
-}
-
 const (
 	nFolds = 5
-	l2     = 1.0
+	// l2 is the ridge penalty of every fit, on standardized features.
+	l2 = 1.0
+	// sourceCap bounds a source's weight in a fit: a source with n > cap
+	// examples of a decision has each weighted cap/n, so that no source's
+	// size (the NLI sets have ~1,500 rows each) decides what the model learns.
+	sourceCap = 400.0
+	// startRows is the size of the first region the fixed sequence tests.
+	startRows = 300
 )
 
-func fit(sets []dataset, profOut, reportOut string, alpha, confidence float64) error {
+// verbose logs every selection (-v).
+var verbose bool
+
+type settings struct {
+	alpha, confidence float64
+}
+
+// refitCommand reproduces the profile from a clean clone.
+const refitCommand = "go run ./internal/refit -stage vocab && go run ./internal/refit -stage fit"
+
+func foldOf(group string, salt string, k int) int {
+	h := fnv.New64a()
+	h.Write([]byte(salt))
+	h.Write([]byte(group))
+	return int(h.Sum64() % uint64(k))
+}
+
+func fit(sets []dataset, st settings, profOut, reportOut string, out map[string][]byte) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
 	}
-	by := map[string]*dataset{}
-	for i := range sets {
-		by[sets[i].name] = &sets[i]
-	}
-	ex := buildExamples(j, by)
+	c := buildCorpus(j, sets)
+	log.Printf("refit: %d rows; examples: %s", len(c.rows), exampleCounts(c))
 
-	prof := &lexical.Profile{
-		Version:         "dev-" + time.Now().UTC().Format("20060102"),
-		FeaturesVersion: lexical.FeaturesVersion,
-		Created:         time.Now().UTC().Format(time.RFC3339),
-		RefitCommand:    "go run ./internal/refit -stage vocab -data ../shared/data/dev && go run ./internal/refit -stage fit -data ../shared/data/dev",
-		Decisions:       map[string]*lexical.DecisionModel{},
-	}
+	var files []lexical.DataFile
 	for _, ds := range sets {
-		prof.Data = append(prof.Data, ds.file)
+		files = append(files, ds.file)
 	}
-	rep := report{Alpha: alpha, Confidence: confidence, Folds: nFolds, Command: prof.RefitCommand, Data: prof.Data}
-	for _, d := range guard.Decisions {
-		es := ex[d]
-		if len(es) == 0 {
-			continue
-		}
-		m, dr, th, err := fitDecision(d, es, alpha, confidence)
-		if err != nil {
-			return fmt.Errorf("%v: %w", d, err)
-		}
-		m.Sources = sources[d]
-		prof.Decisions[d.String()] = m
-		prof.Policy.Set(d, th)
-		rep.Decisions = append(rep.Decisions, dr)
+	all := make([]bool, len(c.rows))
+	for i := range all {
+		all[i] = true
 	}
-	rep.Baselines = baselines(by)
+	// The shipped profile: everything chosen on all rows.
+	shipped, err := c.pipeline(all, "", st)
+	if err != nil {
+		return err
+	}
+	prof := shipped.profile(files, st)
 	if err := prof.Validate(); err != nil {
 		return err
 	}
-	if err := writeJSON(profOut, prof); err != nil {
+	pb, err := json.MarshalIndent(prof, "", "  ")
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(reportOut), 0o755); err != nil {
+	out[profOut] = append(pb, '\n')
+
+	// The nested check: for each outer fold, choose everything on the other
+	// folds and judge the held-out one.
+	rep := newReport(c, st, prof, shipped)
+	for k := 0; k < nFolds; k++ {
+		train := make([]bool, len(c.rows))
+		for i := range c.rows {
+			train[i] = foldOf(c.rows[i].group, "", nFolds) != k
+		}
+		inner, err := c.pipeline(train, fmt.Sprintf("inner%d:", k), st)
+		if err != nil {
+			return fmt.Errorf("outer fold %d: %w", k, err)
+		}
+		if err := rep.addHeldOut(c, inner, k); err != nil {
+			return err
+		}
+		log.Printf("refit: outer fold %d done", k)
+	}
+	rep.finish(c)
+	rb, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
 		return err
 	}
-	rep.Profile = prof.Version
-	if err := writeJSON(reportOut+".json", rep); err != nil {
-		return err
-	}
-	if err := os.WriteFile(reportOut+".md", []byte(rep.markdown()), 0o644); err != nil {
-		return err
-	}
-	log.Printf("refit: wrote %s, %s.json, %s.md", profOut, reportOut, reportOut)
+	out[reportOut+".json"] = append(rb, '\n')
+	out[reportOut+".md"] = []byte(rep.markdown())
 	return nil
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+func exampleCounts(c *corpus) string {
+	s := ""
+	for _, d := range guard.Decisions {
+		s += fmt.Sprintf("%s %d  ", d, len(c.ex[d]))
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return s
 }
 
-// foldOf assigns a group to a fold by hash, so the assignment is stable.
-func foldOf(group string) int { return calibrate.GroupFold(group, nFolds) }
-
-type decisionReport struct {
-	Decision  string                     `json:"decision"`
-	Sources   []string                   `json:"sources"`
-	N         int                        `json:"n"`
-	Positives int                        `json:"positives"`
-	CV        map[string]lexical.Quality `json:"cv"`
-	Policy    guard.Thresholds           `json:"policy"`
-	// Held-out policy check: thresholds chosen on four folds, applied to the
-	// fifth, summed over the five.
-	PolicyCheck map[string]policyCheck `json:"policyCheck"`
-	Weights     map[string]float64     `json:"weights"`
+// fitted is what a pipeline chooses on a training set of rows.
+type fitted struct {
+	// per decision: the model on every training example, the out-of-fold
+	// predictions (raw, before gating) of every training example, the
+	// models of each inner fold, the selection and gate.
+	dec map[guard.Decision]*fittedDecision
+	// passRule is the chosen rule; ruleChecks the auto-pass errors of every
+	// rule tested, per source, on the training rows (out of fold).
+	passRule   guard.PassRule
+	ruleChecks []ruleCheck
 }
 
-type policyCheck struct {
-	N            int     `json:"n"`
-	AutoPass     int     `json:"autoPass"`
-	AutoPassErr  int     `json:"autoPassErrors"`
-	AutoFail     int     `json:"autoFail"`
-	AutoFailErr  int     `json:"autoFailErrors"`
-	Coverage     float64 `json:"coverage"`
-	ErrorRate    float64 `json:"errorRate"`
-	PassErrRate  float64 `json:"autoPassErrorRate"`
-	FailErrRate  float64 `json:"autoFailErrorRate"`
-	PolicyOnFull bool    `json:"-"`
+type fittedDecision struct {
+	model    calibrate.Logistic
+	train    []int     // example indices used
+	oof      []float64 // raw out-of-fold P per train example
+	foldOf   []int     // inner fold of each train example
+	models   []calibrate.Logistic
+	th       guard.Thresholds
+	floor    float64
+	ceiling  float64
+	failSel  calibrate.FixedSelection
+	passSel  calibrate.FixedSelection
+	selected bool
 }
 
-func fitDecision(d guard.Decision, es []example, alpha, confidence float64) (*lexical.DecisionModel, decisionReport, guard.Thresholds, error) {
-	names := lexical.FeatureNames(d)
-	oof := make([]float64, len(es))
-	fold := make([]int, len(es))
-	for i, e := range es {
-		fold[i] = foldOf(e.group)
+// gated applies a decision's soft floor and ceiling to a raw P.
+func (fd *fittedDecision) gated(p float64, hard bool) float64 {
+	if hard {
+		return p
 	}
-	for k := 0; k < nFolds; k++ {
-		var xs [][]float64
-		var ys []bool
-		var ws []float64
-		for i, e := range es {
-			if fold[i] != k {
-				xs = append(xs, e.x)
-				ys = append(ys, e.y)
-				ws = append(ws, e.w)
-			}
+	if fd.floor > 0 && p < fd.floor {
+		p = fd.floor
+	}
+	if fd.ceiling > 0 && p > fd.ceiling {
+		p = fd.ceiling
+	}
+	return p
+}
+
+// pipeline fits, cross-predicts and selects every decision on the examples
+// whose row (or, for synthetic examples, group) is in train, then picks the
+// pass rule. salt separates the fold assignment of nested runs.
+func (c *corpus) pipeline(train []bool, salt string, st settings) (*fitted, error) {
+	inTrain := func(e *example) bool {
+		if e.row >= 0 {
+			return train[e.row]
 		}
-		m, err := fitStd(xs, ys, ws)
-		if err != nil {
-			return nil, decisionReport{}, guard.Thresholds{}, fmt.Errorf("fold %d: %w", k, err)
+		// Synthetic examples follow the outer fold of their group.
+		if salt == "" {
+			return true
 		}
-		for i, e := range es {
-			if fold[i] == k {
-				oof[i] = m.Predict(e.x)
-			}
-		}
+		k, _ := strconv.Atoi(salt[len("inner") : len(salt)-1])
+		return foldOf(e.group, "", nFolds) != k
 	}
-	var xs [][]float64
-	var ys []bool
-	var ws []float64
-	pos := 0
-	for _, e := range es {
-		xs = append(xs, e.x)
-		ys = append(ys, e.y)
-		ws = append(ws, e.w)
-		if e.y {
-			pos++
-		}
-	}
-	full, err := fitStd(xs, ys, ws)
-	if err != nil {
-		return nil, decisionReport{}, guard.Thresholds{}, err
-	}
-	dm := &lexical.DecisionModel{Features: names, Model: full, Positives: pos, Negatives: len(es) - pos, CV: map[string]lexical.Quality{}}
-	dr := decisionReport{Decision: d.String(), N: len(es), Positives: pos, CV: map[string]lexical.Quality{}, PolicyCheck: map[string]policyCheck{}, Weights: map[string]float64{}}
-	for i, n := range names {
-		dr.Weights[n] = full.Weights[i]
-	}
-	dr.Weights["(bias)"] = full.Bias
-	// Quality per evaluation set and overall.
-	setsSeen := map[string]bool{}
-	for _, e := range es {
-		for _, s := range e.sets {
-			setsSeen[s] = true
-		}
-	}
-	setsSeen["all"] = true
-	for set := range setsSeen {
-		var p []float64
-		var y []bool
-		for i, e := range es {
-			if set == "all" || slices.Contains(e.sets, set) {
-				p = append(p, oof[i])
-				y = append(y, e.y)
-			}
-		}
-		q := lexical.Quality{N: len(p), Brier: calibrate.Brier(p, y, nil), ECE: calibrate.ECE(p, y, nil, 10)}
-		if a, err := calibrate.AUROC(p, y, nil); err == nil {
-			q.AUROC = a
-		} else {
-			q.AUROC = math.NaN()
-		}
-		if math.IsNaN(q.AUROC) {
-			q.AUROC = -1 // single class in this set: AUROC undefined
-		}
-		dm.CV[set] = q
-		dr.CV[set] = q
-	}
-	// Shipped thresholds: chosen on all out-of-fold predictions.
-	sel, err := calibrate.SelectThresholds(oof, ys, alpha, confidence)
-	if err != nil {
-		return nil, decisionReport{}, guard.Thresholds{}, err
-	}
-	th := guard.Thresholds{Fail: sel.Fail, Pass: sel.Pass}
-	if !sel.HasFail {
-		th.Fail = 0
-	}
-	if !sel.HasPass {
-		th.Pass = 1
-	}
-	if th.Fail >= th.Pass {
-		th = guard.Thresholds{Fail: 0, Pass: 1}
-	}
-	dr.Policy = th
-	// Held-out check: choose on four folds' out-of-fold predictions, apply to
-	// the fifth.
-	checks := map[string]*policyCheck{}
-	for k := 0; k < nFolds; k++ {
-		var p []float64
-		var y []bool
-		for i, e := range es {
-			if fold[i] != k {
-				p = append(p, oof[i])
-				y = append(y, e.y)
-			}
-		}
-		s, err := calibrate.SelectThresholds(p, y, alpha, confidence)
-		if err != nil {
+	ft := &fitted{dec: map[guard.Decision]*fittedDecision{}}
+	for _, d := range guard.Decisions {
+		exs := c.ex[d]
+		if len(exs) == 0 {
 			continue
 		}
-		t := guard.Thresholds{Fail: s.Fail, Pass: s.Pass}
-		if !s.HasFail {
-			t.Fail = 0
-		}
-		if !s.HasPass {
-			t.Pass = 1
-		}
-		if t.Fail >= t.Pass {
-			t = guard.Thresholds{Fail: 0, Pass: 1}
-		}
-		for i, e := range es {
-			if fold[i] != k {
-				continue
+		fd := &fittedDecision{}
+		for i := range exs {
+			if inTrain(&exs[i]) {
+				fd.train = append(fd.train, i)
 			}
-			for _, set := range append([]string{"all"}, e.sets...) {
-				c := checks[set]
-				if c == nil {
-					c = &policyCheck{}
-					checks[set] = c
+		}
+		fd.oof = make([]float64, len(fd.train))
+		fd.foldOf = make([]int, len(fd.train))
+		for t, i := range fd.train {
+			fd.foldOf[t] = foldOf(exs[i].group, salt+"cv:", nFolds)
+		}
+		for k := 0; k < nFolds; k++ {
+			var idx []int
+			for t, i := range fd.train {
+				if fd.foldOf[t] != k {
+					idx = append(idx, i)
 				}
-				c.N++
-				switch t.Verdict(oof[i]) {
-				case guard.Pass:
-					c.AutoPass++
-					if !e.y {
-						c.AutoPassErr++
-					}
-				case guard.Fail:
-					c.AutoFail++
-					if e.y {
-						c.AutoFailErr++
-					}
+			}
+			m, err := fitModel(d, exs, idx)
+			if err != nil {
+				return nil, fmt.Errorf("%v fold %d: %w", d, k, err)
+			}
+			fd.models = append(fd.models, m)
+			for t, i := range fd.train {
+				if fd.foldOf[t] == k {
+					fd.oof[t] = m.Predict(exs[i].x)
 				}
 			}
 		}
+		m, err := fitModel(d, exs, fd.train)
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", d, err)
+		}
+		fd.model = m
+		if err := selectDecision(d, exs, fd, st); err != nil {
+			return nil, fmt.Errorf("%v: %w", d, err)
+		}
+		ft.dec[d] = fd
 	}
-	for set, c := range checks {
-		dec := c.AutoPass + c.AutoFail
-		c.Coverage = float64(dec) / float64(c.N)
-		if dec > 0 {
-			c.ErrorRate = float64(c.AutoPassErr+c.AutoFailErr) / float64(dec)
-		}
-		if c.AutoPass > 0 {
-			c.PassErrRate = float64(c.AutoPassErr) / float64(c.AutoPass)
-		}
-		if c.AutoFail > 0 {
-			c.FailErrRate = float64(c.AutoFailErr) / float64(c.AutoFail)
-		}
-		dr.PolicyCheck[set] = *c
+	if err := c.selectPassRule(ft, train, salt, st); err != nil {
+		return nil, err
 	}
-	dr.Sources = sources[d]
-	return dm, dr, th, nil
+	return ft, nil
 }
 
-// fitStd fits a logistic model on standardized features and folds the
-// standardization back into the weights (calibrate.FitStandardized, shared
-// with `ragtriage calibrate`).
-func fitStd(xs [][]float64, ys []bool, ws []float64) (calibrate.Logistic, error) {
-	if len(xs) == 0 {
+// fitModel fits decision d's logistic model on the examples idx, with the
+// features' declared signs and each source's weight capped.
+func fitModel(d guard.Decision, exs []example, idx []int) (calibrate.Logistic, error) {
+	if len(idx) == 0 {
 		return calibrate.Logistic{}, fmt.Errorf("no examples")
 	}
-	return calibrate.FitStandardized(xs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 200})
+	count := map[int]float64{}
+	for _, i := range idx {
+		count[exs[i].src]++
+	}
+	xs := make([][]float64, len(idx))
+	ys := make([]bool, len(idx))
+	ws := make([]float64, len(idx))
+	for t, i := range idx {
+		e := &exs[i]
+		xs[t], ys[t] = e.x, e.y
+		ws[t] = e.w * math.Min(1, sourceCap/count[e.src])
+	}
+	m, err := calibrate.FitStandardized(xs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 500, Signs: lexical.FeatureSigns(d)})
+	if errors.Is(err, calibrate.ErrNotConverged) {
+		// The last iterate of a sign-constrained fit that is still moving
+		// by more than the tolerance is kept: it satisfies the signs.
+		log.Printf("refit: %v (%d examples): %v; keeping the last iterate", d, len(idx), err)
+		err = nil
+	}
+	return m, err
 }
 
-func groupOf(id string) string {
-	for _, suf := range []string{"-right", "-hallucinated", "-correct", "-incorrect", "-nogold"} {
-		id = strings.TrimSuffix(id, suf)
+// selectDecision chooses a decision's thresholds on its out-of-fold
+// predictions by fixed-sequence testing, with the promise checked on every
+// source. For groundedness a confident "ungrounded" needs hard evidence: the
+// fail side is chosen among the rows that have it, and every other row's P is
+// floored just above the chosen threshold. Contradiction mirrors it on its
+// pass side (a confident contradiction).
+func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st settings) error {
+	// Thresholds are chosen on real labels only: synthetic examples shape
+	// the model but make no promise.
+	var p []float64
+	var y []bool
+	var g []int
+	var hard []bool
+	for t, i := range fd.train {
+		if exs[i].synth {
+			continue
+		}
+		p, y, g, hard = append(p, fd.oof[t]), append(y, exs[i].y), append(g, exs[i].src), append(hard, exs[i].hard)
 	}
-	return id
+	n := len(p)
+	if n == 0 {
+		fd.th = guard.Undecided()
+		return nil
+	}
+	// The first tested region holds startRows rows (a fifth of the data when
+	// that is less): large enough to be certified with a few errors in it.
+	// It is read from p alone, so the guarantee holds.
+	cfg := calibrate.FixedSequenceConfig{Alpha: st.alpha, Confidence: st.confidence, StartRows: min(startRows, n/5)}
+	sel := func(q []float64) (calibrate.FixedSelection, error) {
+		return calibrate.SelectFixedSequence(q, y, g, cfg)
+	}
+	th := guard.Thresholds{Fail: 0, Pass: 1}
+	switch d {
+	case guard.Groundedness:
+		q := make([]float64, n)
+		for t := range p {
+			q[t] = p[t]
+			if !hard[t] {
+				q[t] = 1 // a soft row is never a confident "ungrounded"
+			}
+		}
+		fs, err := sel(q)
+		if err != nil {
+			return err
+		}
+		fd.failSel = fs
+		if fs.HasFail {
+			fd.floor = math.Nextafter(fs.Fail, 1)
+		}
+		for t := range p {
+			q[t] = fd.gated(p[t], hard[t])
+		}
+		ps, err := sel(q)
+		if err != nil {
+			return err
+		}
+		fd.passSel = ps
+		th.Fail, th.NoFail = fs.Fail, !fs.HasFail
+		th.Pass, th.NoPass = ps.Pass, !ps.HasPass
+	case guard.Contradiction:
+		q := make([]float64, n)
+		for t := range p {
+			q[t] = p[t]
+			if !hard[t] {
+				q[t] = 0 // a soft row is never a confident contradiction
+			}
+		}
+		ps, err := sel(q)
+		if err != nil {
+			return err
+		}
+		fd.passSel = ps
+		if ps.HasPass {
+			fd.ceiling = math.Nextafter(ps.Pass, 0)
+		}
+		for t := range p {
+			q[t] = fd.gated(p[t], hard[t])
+		}
+		fs, err := sel(q)
+		if err != nil {
+			return err
+		}
+		fd.failSel = fs
+		th.Fail, th.NoFail = fs.Fail, !fs.HasFail
+		th.Pass, th.NoPass = ps.Pass, !ps.HasPass
+	default:
+		s, err := sel(p)
+		if err != nil {
+			return err
+		}
+		fd.failSel, fd.passSel = s, s
+		th.Fail, th.NoFail = s.Fail, !s.HasFail
+		th.Pass, th.NoPass = s.Pass, !s.HasPass
+	}
+	if th.NoFail {
+		th.Fail = 0
+	}
+	if th.NoPass {
+		th.Pass = 1
+	}
+	if !(th.Fail < th.Pass) {
+		// The two sides were chosen apart and overlap: keep neither.
+		th = guard.Undecided()
+		fd.floor, fd.ceiling = 0, 0
+	}
+	if th.Pass == 0 {
+		th.Pass = math.SmallestNonzeroFloat64
+	}
+	fd.th = th
+	fd.selected = true
+	if verbose && (d == guard.Groundedness || d == guard.AnswerRelevance) {
+		ord := make([]int, n)
+		for t := range ord {
+			ord[t] = t
+		}
+		slices.SortFunc(ord, func(a, b int) int { return -cmpF(p[a], p[b]) })
+		cnt, errs := map[int]int{}, map[int]int{}
+		for _, t := range ord[:min(300, n)] {
+			cnt[g[t]]++
+			if !y[t] {
+				errs[g[t]]++
+			}
+		}
+		log.Printf("  top300 %v: count %v errors %v", d, cnt, errs)
+		if d == guard.Groundedness {
+			f, _ := os.Create("/tmp/gsel.txt")
+			for t := range p {
+				fmt.Fprintf(f, "%v %v %d\n", p[t], y[t], g[t])
+			}
+			f.Close()
+		}
+	}
+	if verbose {
+		log.Printf("select %v: fail %v (has %v, tested %d, region %d/%d err) pass %v (has %v, tested %d, region %d/%d err) floor %v ceil %v",
+			d, fd.failSel.Fail, fd.failSel.HasFail, fd.failSel.Tested[0], fd.failSel.AutoFail.Errors, fd.failSel.AutoFail.Count,
+			fd.passSel.Pass, fd.passSel.HasPass, fd.passSel.Tested[1], fd.passSel.AutoPass.Errors, fd.passSel.AutoPass.Count, fd.floor, fd.ceiling)
+	}
+	return nil
+}
+
+// profileFor builds a profile from the fold-k models (k < 0: the models on
+// every training example) with the pipeline's policy and gates.
+func (ft *fitted) profileFor(k int, rule guard.PassRule) *lexical.Profile {
+	p := &lexical.Profile{Version: "refit", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}}
+	for d, fd := range ft.dec {
+		m := fd.model
+		if k >= 0 {
+			m = fd.models[k]
+		}
+		p.Decisions[d.String()] = &lexical.DecisionModel{Features: lexical.FeatureNames(d), Model: m, SoftFloor: fd.floor, SoftCeiling: fd.ceiling}
+		p.Policy.Set(d, fd.th)
+	}
+	p.Policy.PassRule = rule
+	return p
+}
+
+// outcome is what the guard concluded about one row under each pass rule.
+type outcome struct {
+	diag [4]guard.Diagnosis
+	// verdicts of the single decisions under the policy, for the check.
+	res guard.Result
+}
+
+// judgeRows evaluates the rows idx with the guard built on profile prof,
+// returning each row's diagnosis under every pass rule.
+func judgeRows(c *corpus, idx []int, prof *lexical.Profile) (map[int]*outcome, error) {
+	j, err := lexical.New(prof)
+	if err != nil {
+		return nil, err
+	}
+	g, err := guard.New(guard.WithJudge(j), guard.WithPolicy(prof.Policy))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]*outcome, len(idx))
+	for _, i := range idx {
+		s := c.rows[i].sample
+		s.ID = "r" + strconv.Itoa(i)
+		res, err := g.Evaluate(context.Background(), s)
+		if err != nil {
+			return nil, fmt.Errorf("row %d (%s): %w", i, c.names[c.rows[i].src], err)
+		}
+		o := &outcome{res: res}
+		for ri, rule := range guard.PassRules {
+			res.PassRule = rule
+			o.diag[ri] = guard.Diagnose(&res).Diagnosis
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// ruleCheck is the out-of-fold auto-pass record of one pass rule.
+type ruleCheck struct {
+	Rule     string           `json:"rule"`
+	Tested   bool             `json:"tested"`
+	Holds    bool             `json:"holds"`
+	PerSrc   map[string][2]int `json:"autoPassErrorsOfCount"` // source → {errors, auto-passed}
+	Pooled   [2]int           `json:"pooled"`
+}
+
+// selectPassRule judges every training row with a known good/bad label by
+// the guard built on its inner-fold models and the chosen thresholds, and
+// picks the most lenient pass rule, testing them in their fixed order, whose
+// auto-pass error keeps the promise on every source.
+func (c *corpus) selectPassRule(ft *fitted, train []bool, salt string, st settings) error {
+	byFold := make([][]int, nFolds)
+	for i := range c.rows {
+		if train[i] && c.rows[i].good >= 0 {
+			k := foldOf(c.rows[i].group, salt+"cv:", nFolds)
+			byFold[k] = append(byFold[k], i)
+		}
+	}
+	outs := map[int]*outcome{}
+	for k := 0; k < nFolds; k++ {
+		o, err := judgeRows(c, byFold[k], ft.profileFor(k, guard.PassAll))
+		if err != nil {
+			return err
+		}
+		for i, v := range o {
+			outs[i] = v
+		}
+	}
+	rows := make([]int, 0, len(outs))
+	for i := range outs {
+		rows = append(rows, i)
+	}
+	slices.Sort(rows)
+	ft.passRule = guard.PassAll
+	ft.ruleChecks = nil
+	stopped := false
+	minRows := calibrate.MinRowsForBound(st.alpha, st.confidence)
+	for ri, rule := range guard.PassRules {
+		rc := ruleCheck{Rule: rule.String(), PerSrc: map[string][2]int{}}
+		var errsBySrc = map[int][2]int{}
+		for _, i := range rows {
+			if outs[i].diag[ri] != guard.PassDiagnosis {
+				continue
+			}
+			r := &c.rows[i]
+			e := errsBySrc[r.src]
+			e[1]++
+			if r.good == 0 {
+				e[0]++
+			}
+			errsBySrc[r.src] = e
+		}
+		holds := true
+		small := [2]int{}
+		for src, e := range errsBySrc {
+			rc.PerSrc[c.names[src]] = e
+			rc.Pooled[0] += e[0]
+			rc.Pooled[1] += e[1]
+			if e[1] >= minRows {
+				holds = holds && calibrate.ClopperPearsonUpper(e[0], e[1], st.confidence) <= st.alpha
+			} else {
+				small[0] += e[0]
+				small[1] += e[1]
+			}
+		}
+		if small[1] >= minRows {
+			holds = holds && calibrate.ClopperPearsonUpper(small[0], small[1], st.confidence) <= st.alpha
+		}
+		if rc.Pooled[1] > 0 {
+			holds = holds && calibrate.ClopperPearsonUpper(rc.Pooled[0], rc.Pooled[1], st.confidence) <= st.alpha
+		}
+		if rc.Pooled[1] < minRows {
+			// Too few auto-passed rows to test (a label-free fact): the rule
+			// is skipped, neither kept nor a reason to stop.
+			ft.ruleChecks = append(ft.ruleChecks, rc)
+			continue
+		}
+		rc.Tested = !stopped
+		if !stopped {
+			rc.Holds = holds
+			if holds {
+				ft.passRule = rule
+			} else {
+				stopped = true
+			}
+		}
+		ft.ruleChecks = append(ft.ruleChecks, rc)
+	}
+	return nil
+}
+
+func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profile {
+	p := ft.profileFor(-1, ft.passRule)
+	p.FeaturesVersion = lexical.FeaturesVersion
+	p.RefitCommand = refitCommand
+	p.Data = files
+	// The version names what shaped the profile: the data, the features and
+	// the settings. Same inputs, same version.
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s %s %d\n", f.Path, f.SHA256, f.Rows)
+	}
+	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight)
+	sum := h.Sum(nil)
+	p.Version = "dev-" + hex.EncodeToString(sum[:6])
+	for d, fd := range ft.dec {
+		m := p.Decisions[d.String()]
+		m.Sources = sources[d]
+		_ = fd
+	}
+	return p
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -1,19 +1,25 @@
 // Command refit recounts the lexical judges' vocabulary and refits their
-// calibration profile on the labeled development data, writing the quality
-// report the README quotes.
+// calibration profile on the labelled data shipped in data/, writing the
+// quality report the README quotes.
 //
-//	go run ./internal/refit -stage vocab -data ../shared/data/dev   # writes guard/lexical/vocab.txt
-//	go run ./internal/refit -stage fit   -data ../shared/data/dev   # writes guard/lexical/profile.json and testdata/quality/
+//	go run ./internal/refit -stage vocab   # writes guard/lexical/vocab.txt
+//	go run ./internal/refit -stage fit     # writes guard/lexical/profile.json and testdata/quality/
 //
 // The vocab stage must run first when the tokenizer changes (the fit stage
 // uses the embedded vocabulary, so it needs a rebuild in between: two
-// commands). Quality figures are out-of-fold: 5-fold cross-validation grouped
-// so that rows sharing a question or a passage never straddle folds, and the
-// shipped thresholds are judged on folds they were not chosen on.
+// commands). Every quality figure is out of fold: 5-fold cross-validation
+// grouped so that rows sharing a passage never straddle folds. The policy
+// check is nested: for each outer fold, models, thresholds, gates and the
+// pass rule are chosen on the other four folds alone (with their own inner
+// cross-validation) and applied to the fifth.
+//
+// The output is deterministic: the same data and settings give the same
+// profile, byte for byte (`-check` compares instead of writing).
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -28,7 +34,24 @@ import (
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
-var files = []string{"halueval.jsonl", "squad_v2.jsonl", "hotpotqa.jsonl", "hotpotqa_ablated.jsonl", "truthfulqa.jsonl"}
+// sourceFiles maps each labelled file (relative to -data) to the name its
+// rows are reported under.
+var sourceFiles = []struct{ path, name string }{
+	{"dev/halueval.jsonl", "halueval"},
+	{"dev/squad_v2.jsonl", "squad_v2"},
+	{"dev/hotpotqa.jsonl", "hotpotqa"},
+	{"dev/hotpotqa_ablated.jsonl", "hotpotqa_ablated"},
+	{"dev/truthfulqa.jsonl", "truthfulqa"},
+	{"dev/expertqa_groundedness.jsonl", "expertqa"},
+	{"dev/factcheckgpt_evidence.jsonl", "factcheckgpt"},
+	{"dev/begin_wow_groundedness.jsonl", "begin"},
+	{"dev/wice_groundedness.jsonl", "wice"},
+	{"dev/nli_scitail.jsonl", "scitail"},
+	{"dev/nli_mnli.jsonl", "mnli"},
+	{"dev/nli_snli.jsonl", "snli"},
+	{"dev/nli_fever_nli.jsonl", "fever_nli"},
+	{"natural/natural.jsonl", "natural"},
+}
 
 type dataset struct {
 	name string
@@ -38,50 +61,87 @@ type dataset struct {
 
 func main() {
 	log.SetFlags(0)
-	data := flag.String("data", "../shared/data/dev", "folder of the development data")
+	data := flag.String("data", "data", "folder of the labelled data (see data/README.md)")
 	stage := flag.String("stage", "fit", "vocab or fit")
 	vocabOut := flag.String("vocab", "guard/lexical/vocab.txt", "vocabulary file to write (stage vocab)")
 	profOut := flag.String("profile", "guard/lexical/profile.json", "profile to write (stage fit)")
 	reportOut := flag.String("report", "testdata/quality/dev-report", "report path without extension (stage fit): .json and .md are written")
-	alpha := flag.Float64("alpha", 0.05, "largest error rate allowed in each auto-decided region")
+	alpha := flag.Float64("alpha", 0.05, "largest error rate allowed in each auto-decided region, on every source")
 	confidence := flag.Float64("confidence", 0.95, "confidence of the Clopper–Pearson bound on that error")
+	check := flag.Bool("check", false, "compare with the files on disk instead of writing them; exit 1 if they differ")
+	flag.BoolVar(&verbose, "v", false, "log every threshold selection")
 	flag.Parse()
 
 	var sets []dataset
-	for _, f := range files {
-		ds, err := load(filepath.Join(*data, f))
+	for _, f := range sourceFiles {
+		ds, err := load(filepath.Join(*data, f.path), f.name)
 		if err != nil {
 			log.Fatal(err)
 		}
+		ds.file.Path = f.path
 		sets = append(sets, ds)
 	}
+	out := map[string][]byte{}
+	var err error
 	switch *stage {
 	case "vocab":
-		if err := writeVocab(sets, *vocabOut); err != nil {
-			log.Fatal(err)
-		}
+		out[*vocabOut], err = vocab(sets)
 	case "fit":
-		if err := fit(sets, *profOut, *reportOut, *alpha, *confidence); err != nil {
-			log.Fatal(err)
-		}
+		err = fit(sets, settings{alpha: *alpha, confidence: *confidence}, *profOut, *reportOut, out)
+	case "features":
+		err = diagnose(sets)
+	case "precision":
+		err = precisionAtFull(sets)
 	default:
 		log.Fatalf("refit: unknown stage %q", *stage)
 	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	paths := make([]string, 0, len(out))
+	for p := range out {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	differ := false
+	for _, p := range paths {
+		if *check {
+			old, err := os.ReadFile(p)
+			if err != nil || !bytes.Equal(old, out[p]) {
+				log.Printf("refit: %s differs from what refit computes", p)
+				differ = true
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.WriteFile(p, out[p], 0o644); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("refit: wrote %s", p)
+	}
+	if differ {
+		os.Exit(1)
+	}
+	if *check {
+		log.Printf("refit: %d files match", len(paths))
+	}
 }
 
-func load(path string) (dataset, error) {
+func load(path, name string) (dataset, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return dataset{}, err
 	}
 	sum := sha256.Sum256(b)
-	ds := dataset{name: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	ds := dataset{name: name}
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, evalkit.MaxLineBytes+1)
 	line := 0
 	for sc.Scan() {
 		line++
-		if len(strings.TrimSpace(sc.Text())) == 0 {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
 		row, err := evalkit.ParseRow(sc.Bytes())
@@ -97,10 +157,10 @@ func load(path string) (dataset, error) {
 	return ds, nil
 }
 
-// writeVocab counts document frequencies of stems over the passages and
-// questions (never answers or references, and never labels), keeping stems
-// seen in at least two documents.
-func writeVocab(sets []dataset, out string) error {
+// vocab counts document frequencies of stems over the passages and questions
+// (never answers or references, and never labels), keeping stems seen in at
+// least two documents.
+func vocab(sets []dataset) ([]byte, error) {
 	seen := map[string]bool{}
 	df := map[string]int{}
 	docs := 0
@@ -133,18 +193,11 @@ func writeVocab(sets []dataset, out string) error {
 		}
 	}
 	sort.Strings(keys)
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "#docs %d\n", docs)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "#docs %d\n", docs)
 	for _, k := range keys {
-		fmt.Fprintf(w, "%s %d\n", k, df[k])
+		fmt.Fprintf(&b, "%s %d\n", k, df[k])
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	log.Printf("refit: %d documents, %d stems kept → %s", docs, len(keys), out)
-	return f.Close()
+	log.Printf("refit: %d documents, %d stems kept", docs, len(keys))
+	return b.Bytes(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,55 +19,362 @@ type report struct {
 	Folds      int                `json:"folds"`
 	Alpha      float64            `json:"alpha"`
 	Confidence float64            `json:"confidence"`
+	MinRows    int                `json:"minGroupRows"`
+	PassRule   string             `json:"passRule"`
 	Data       []lexical.DataFile `json:"data"`
-	Decisions  []decisionReport   `json:"decisions"`
-	Baselines  []baseline         `json:"baselines"`
+	// Gate is the end-to-end outcome of the embedded judges alone, per
+	// source, on held-out folds (nested).
+	Gate      []gateRow        `json:"gate"`
+	Decisions []decisionReport `json:"decisions"`
+	Rules     []ruleCheck      `json:"passRuleChecks"`
+
+	gate map[string]*gateRow
+	dec  map[guard.Decision]*decisionReport
 }
 
-type baseline struct {
-	Name  string  `json:"name"`
-	Set   string  `json:"set"`
-	AUROC float64 `json:"auroc"`
+type gateRow struct {
+	Source       string  `json:"source"`
+	Good         int     `json:"good"`
+	Bad          int     `json:"bad"`
+	GoodBlocked  int     `json:"goodBlocked"`
+	GoodPassed   int     `json:"goodAutoPassed"`
+	GoodReview   int     `json:"goodReview"`
+	BadAllowed   int     `json:"badAllowed"`
+	BadBlocked   int     `json:"badBlocked"`
+	GoodBlockedR float64 `json:"goodBlockedRate"`
+	GoodPassedR  float64 `json:"goodAutoPassedRate"`
+	BadAllowedR  float64 `json:"badAllowedRate"`
+	BadBlockedR  float64 `json:"badBlockedRate"`
+}
+
+type decisionReport struct {
+	Decision  string           `json:"decision"`
+	Sources   []string         `json:"sources"`
+	N         int              `json:"n"`
+	Positives int              `json:"positives"`
+	Policy    guard.Thresholds `json:"policy"`
+	SoftFloor float64          `json:"softFloor,omitempty"`
+	SoftCeil  float64          `json:"softCeiling,omitempty"`
+	PerSource []sourceQuality  `json:"perSource"`
+	Weights   map[string]float64 `json:"weights"`
+}
+
+type sourceQuality struct {
+	Source    string  `json:"source"`
+	N         int     `json:"n"`
+	Positives int     `json:"positives"`
+	AUROC     float64 `json:"auroc"`    // -1: one class
+	Baseline  float64 `json:"baseline"` // -1: none
+	ECE       float64 `json:"ece"`
+	// Held-out (nested) policy check.
+	AutoPass    int     `json:"autoPass"`
+	AutoPassErr int     `json:"autoPassErrors"`
+	AutoFail    int     `json:"autoFail"`
+	AutoFailErr int     `json:"autoFailErrors"`
+	Decided     float64 `json:"decided"`
+	ErrorRate   float64 `json:"errorRate"`
+
+	p []float64
+	y []bool
+	b []float64
+}
+
+func newReport(c *corpus, st settings, prof *lexical.Profile, shipped *fitted) *report {
+	r := &report{Profile: prof.Version, Command: refitCommand, Folds: nFolds, Alpha: st.alpha, Confidence: st.confidence,
+		MinRows: calibrate.MinRowsForBound(st.alpha, st.confidence), PassRule: shipped.passRule.String(), Data: prof.Data,
+		Rules: shipped.ruleChecks, gate: map[string]*gateRow{}, dec: map[guard.Decision]*decisionReport{}}
+	for _, d := range guard.Decisions {
+		fd := shipped.dec[d]
+		if fd == nil {
+			continue
+		}
+		exs := c.ex[d]
+		dr := &decisionReport{Decision: d.String(), Sources: sources[d], Policy: fd.th, SoftFloor: fd.floor, SoftCeil: fd.ceiling, Weights: map[string]float64{}}
+		for i, n := range lexical.FeatureNames(d) {
+			dr.Weights[n] = fd.model.Weights[i]
+		}
+		dr.Weights["(bias)"] = fd.model.Bias
+		bySrc := map[int]*sourceQuality{}
+		for t, i := range fd.train {
+			e := &exs[i]
+			dr.N++
+			if e.y {
+				dr.Positives++
+			}
+			q := bySrc[e.src]
+			if q == nil {
+				q = &sourceQuality{Source: c.names[e.src]}
+				bySrc[e.src] = q
+			}
+			q.N++
+			if e.y {
+				q.Positives++
+			}
+			q.p = append(q.p, fd.gated(fd.oof[t], e.hard))
+			q.y = append(q.y, e.y)
+			q.b = append(q.b, baseline(c, d, e))
+		}
+		for _, q := range bySrc {
+			q.AUROC = auroc(q.p, q.y)
+			q.Baseline = -1
+			if !slices.Contains(q.b, math.NaN()) && !hasNaN(q.b) {
+				q.Baseline = auroc(q.b, q.y)
+			}
+			q.ECE = calibrate.ECE(q.p, q.y, nil, 10)
+			dr.PerSource = append(dr.PerSource, *q)
+		}
+		sort.Slice(dr.PerSource, func(a, b int) bool { return dr.PerSource[a].Source < dr.PerSource[b].Source })
+		r.dec[d] = dr
+		// Fill the profile's counts and quality.
+		m := prof.Decisions[d.String()]
+		m.Positives, m.Negatives = dr.Positives, dr.N-dr.Positives
+		m.CV = map[string]lexical.Quality{}
+		for _, q := range dr.PerSource {
+			m.CV[q.Source] = lexical.Quality{N: q.N, AUROC: q.AUROC, Brier: calibrate.Brier(q.p, q.y, nil), ECE: q.ECE}
+		}
+	}
+	return r
+}
+
+func hasNaN(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// addHeldOut judges outer fold k with what the pipeline chose without it.
+func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
+	// Single decisions.
+	for d, fd := range inner.dec {
+		exs := c.ex[d]
+		dr := r.dec[d]
+		inTrain := make([]bool, len(exs))
+		for _, i := range fd.train {
+			inTrain[i] = true
+		}
+		for i := range exs {
+			e := &exs[i]
+			if inTrain[i] || (e.row < 0 && foldOf(e.group, "", nFolds) != k) {
+				continue
+			}
+			p := fd.gated(fd.model.Predict(e.x), e.hard)
+			q := dr.source(c.names[e.src])
+			switch fd.th.Verdict(p) {
+			case guard.Pass:
+				q.AutoPass++
+				if !e.y {
+					q.AutoPassErr++
+				}
+			case guard.Fail:
+				q.AutoFail++
+				if e.y {
+					q.AutoFailErr++
+				}
+			}
+		}
+	}
+	// Whole answers.
+	var idx []int
+	for i := range c.rows {
+		if c.rows[i].good >= 0 && foldOf(c.rows[i].group, "", nFolds) == k {
+			idx = append(idx, i)
+		}
+	}
+	outs, err := judgeRows(c, idx, inner.profileFor(-1, inner.passRule))
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		row := &c.rows[i]
+		diag := outs[i].diag[inner.passRule]
+		for _, name := range []string{c.names[row.src], "all"} {
+			g := r.gate[name]
+			if g == nil {
+				g = &gateRow{Source: name}
+				r.gate[name] = g
+			}
+			pass, block := diag == guard.PassDiagnosis, diag != guard.PassDiagnosis && diag != guard.JudgeUncertain
+			if row.good == 1 {
+				g.Good++
+				switch {
+				case pass:
+					g.GoodPassed++
+				case block:
+					g.GoodBlocked++
+				default:
+					g.GoodReview++
+				}
+			} else {
+				g.Bad++
+				if pass {
+					g.BadAllowed++
+				}
+				if block {
+					g.BadBlocked++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (dr *decisionReport) source(name string) *sourceQuality {
+	for i := range dr.PerSource {
+		if dr.PerSource[i].Source == name {
+			return &dr.PerSource[i]
+		}
+	}
+	dr.PerSource = append(dr.PerSource, sourceQuality{Source: name, AUROC: -1, Baseline: -1})
+	return &dr.PerSource[len(dr.PerSource)-1]
+}
+
+func (r *report) finish(c *corpus) {
+	rate := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	}
+	for _, g := range r.gate {
+		g.GoodBlockedR, g.GoodPassedR = rate(g.GoodBlocked, g.Good), rate(g.GoodPassed, g.Good)
+		g.BadAllowedR, g.BadBlockedR = rate(g.BadAllowed, g.Bad), rate(g.BadBlocked, g.Bad)
+		r.Gate = append(r.Gate, *g)
+	}
+	// Worst first: most bad answers allowed, then most good answers blocked.
+	sort.Slice(r.Gate, func(a, b int) bool {
+		x, y := r.Gate[a], r.Gate[b]
+		if x.Source == "all" || y.Source == "all" {
+			return y.Source == "all" && x.Source != "all"
+		}
+		if x.BadAllowedR != y.BadAllowedR {
+			return x.BadAllowedR > y.BadAllowedR
+		}
+		if x.GoodBlockedR != y.GoodBlockedR {
+			return x.GoodBlockedR > y.GoodBlockedR
+		}
+		return x.Source < y.Source
+	})
+	for _, d := range guard.Decisions {
+		dr := r.dec[d]
+		if dr == nil {
+			continue
+		}
+		for i := range dr.PerSource {
+			q := &dr.PerSource[i]
+			dec := q.AutoPass + q.AutoFail
+			q.Decided = rate(dec, q.N)
+			q.ErrorRate = rate(q.AutoPassErr+q.AutoFailErr, dec)
+		}
+		// Worst source first: lowest AUROC.
+		sort.SliceStable(dr.PerSource, func(a, b int) bool { return auKey(dr.PerSource[a]) < auKey(dr.PerSource[b]) })
+		r.Decisions = append(r.Decisions, *dr)
+	}
+}
+
+func auKey(q sourceQuality) float64 {
+	if q.AUROC < 0 {
+		return 2
+	}
+	return q.AUROC
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 }
 
 func (r *report) markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Lexical judges: quality on the development data\n\n")
-	fmt.Fprintf(&b, "Profile `%s`. Every figure is out-of-fold: %d-fold cross-validation, grouped so that rows sharing a question or a passage never straddle folds. ", r.Profile, r.Folds)
-	fmt.Fprintf(&b, "The policy check chooses thresholds on four folds (error ≤ %.2f at %.0f%% Clopper–Pearson confidence in each auto-decided region) and applies them to the fifth.\n\n", r.Alpha, 100*r.Confidence)
-	fmt.Fprintf(&b, "Reproduce: `%s`\n\n", r.Command)
-	fmt.Fprintf(&b, "## Quality per decision and set\n\n| decision | set | n | AUROC | Brier | ECE |\n|---|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "# Embedded lexical judges: quality on the development data\n\n")
+	fmt.Fprintf(&b, "Profile `%s`, written by `%s` (data in `data/`, see `data/README.md`).\n\n", r.Profile, r.Command)
+	fmt.Fprintf(&b, "Every figure is out of fold. Quality per source: %d-fold cross-validation grouped by passage. ", r.Folds)
+	fmt.Fprintf(&b, "Policy figures are nested: for each outer fold, the models, the thresholds (fixed-sequence selection with the error bound ≤ %.2f at %.0f%% Clopper–Pearson confidence on every source with at least %d rows in a region), the soft-evidence gates and the pass rule are all chosen on the other four folds and applied to the held-out one.\n\n", r.Alpha, 100*r.Confidence, r.MinRows)
+
+	fmt.Fprintf(&b, "## What a deployment gets: the embedded judges alone, held-out folds\n\n")
+	fmt.Fprintf(&b, "An answer is *good* when its label says it should pass (its diagnosis label, else its groundedness, contradiction, relevance, correctness and sufficiency labels). *Allowed* = PASS; *blocked* = a confident failure; the rest is escalated for review. Pass rule of the shipped profile: `%s`. Worst source first.\n\n", r.PassRule)
+	fmt.Fprintf(&b, "| source | good | bad | good blocked | good auto-passed | bad allowed | bad blocked |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, g := range r.Gate {
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", g.Source, g.Good, g.Bad, pct(g.GoodBlocked, g.Good), pct(g.GoodPassed, g.Good), pct(g.BadAllowed, g.Bad), pct(g.BadBlocked, g.Bad))
+	}
+
+	fmt.Fprintf(&b, "\n## Quality per decision and source\n\nAUROC of the judge's P (out of fold) beside the plain baseline on the same rows; worst source first. Baselines: groundedness — share of the answer's words found in the contexts; contradiction — one minus that; chunk relevance — share of the question's words in the chunk; sufficiency — best sentence's share of the question's words; answer relevance — share of the question's words in the answer; correctness — Jaccard of answer and reference words. \"decided\" and \"errors\" are the held-out policy check.\n\n")
 	for _, d := range r.Decisions {
-		for _, set := range sortedKeys(d.CV) {
-			q := d.CV[set]
-			au := fmt.Sprintf("%.3f", q.AUROC)
+		fmt.Fprintf(&b, "### %s\n\n", d.Decision)
+		th := fmt.Sprintf("fail ≤ %.4f", d.Policy.Fail)
+		if d.Policy.NoFail {
+			th = "fail side undecided by policy"
+		}
+		if d.Policy.NoPass {
+			th += ", pass side undecided by policy"
+		} else {
+			th += fmt.Sprintf(", pass ≥ %.4f", d.Policy.Pass)
+		}
+		if d.SoftFloor > 0 {
+			th += fmt.Sprintf("; without hard evidence P ≥ %.4f", d.SoftFloor)
+		}
+		if d.SoftCeil > 0 {
+			th += fmt.Sprintf("; without hard evidence P ≤ %.4f", d.SoftCeil)
+		}
+		fmt.Fprintf(&b, "Shipped policy: %s. Labels: %s.\n\n", th, strings.Join(d.Sources, "; "))
+		fmt.Fprintf(&b, "| source | n | positives | AUROC | baseline | ECE | decided (held out) | auto-pass errors | auto-fail errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, q := range d.PerSource {
+			au, bl := fmt.Sprintf("%.3f", q.AUROC), fmt.Sprintf("%.3f", q.Baseline)
 			if q.AUROC < 0 {
 				au = "n/a (one class)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.3f | %.3f |\n", d.Decision, set, q.N, au, q.Brier, q.ECE)
+			if q.Baseline < 0 {
+				bl = "–"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %.3f | %s | %d of %d | %d of %d |\n", q.Source, q.N, q.Positives, au, bl, q.ECE,
+				pct(q.AutoPass+q.AutoFail, q.N), q.AutoPassErr, q.AutoPass, q.AutoFailErr, q.AutoFail)
 		}
-	}
-	fmt.Fprintf(&b, "\n## Shipped policy and its held-out check\n\n| decision | fail ≤ | pass ≥ | set | coverage | auto-pass (errors) | auto-fail (errors) | error rate |\n|---|---:|---:|---|---:|---:|---:|---:|\n")
-	for _, d := range r.Decisions {
-		for _, set := range sortedKeys(d.PolicyCheck) {
-			c := d.PolicyCheck[set]
-			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %s | %.1f%% | %d (%d) | %d (%d) | %.1f%% |\n", d.Decision, d.Policy.Fail, d.Policy.Pass, set,
-				100*c.Coverage, c.AutoPass, c.AutoPassErr, c.AutoFail, c.AutoFailErr, 100*c.ErrorRate)
+		fmt.Fprintf(&b, "\nWeights (standardization folded in; signs fixed by the feature definitions): ")
+		names := lexical.FeatureNames(mustDecision(d.Decision))
+		for i, n := range append(names, "(bias)") {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "`%s` %.3g", n, d.Weights[n])
 		}
+		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "\n## Plain baselines on the same rows\n\n| baseline | set | AUROC |\n|---|---|---:|\n")
-	for _, bl := range r.Baselines {
-		fmt.Fprintf(&b, "| %s | %s | %.3f |\n", bl.Name, bl.Set, bl.AUROC)
-	}
-	fmt.Fprintf(&b, "\n## Where the labels come from\n\n")
-	for _, d := range r.Decisions {
-		fmt.Fprintf(&b, "- **%s** (%d labels, %d positive): %s\n", d.Decision, d.N, d.Positives, strings.Join(d.Sources, "; "))
+
+	fmt.Fprintf(&b, "## Pass rule\n\nRules are tested in a fixed order, strictest first; the shipped rule is the last one whose auto-pass error bound held on every source (out of fold, all rows). errors/auto-passed per source:\n\n")
+	for _, rc := range r.Rules {
+		state := "not tested (too few auto-passed rows)"
+		if rc.Tested {
+			state = "holds"
+			if !rc.Holds {
+				state = "fails: the sequence stops"
+			}
+		} else if rc.Pooled[1] >= r.MinRows {
+			state = "not tested (the sequence stopped)"
+		}
+		fmt.Fprintf(&b, "- `%s`: %s; pooled %d/%d", rc.Rule, state, rc.Pooled[0], rc.Pooled[1])
+		for _, s := range sortedKeys(rc.PerSrc) {
+			e := rc.PerSrc[s]
+			fmt.Fprintf(&b, "; %s %d/%d", s, e[0], e[1])
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n## Data\n\n| file | rows | SHA-256 |\n|---|---:|---|\n")
 	for _, f := range r.Data {
 		fmt.Fprintf(&b, "| %s | %d | `%s` |\n", f.Path, f.Rows, f.SHA256)
 	}
 	return b.String()
+}
+
+func mustDecision(s string) guard.Decision {
+	d, err := guard.ParseDecision(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 func sortedKeys[T any](m map[string]T) []string {
@@ -82,121 +390,6 @@ var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
 
 func words(s string) []string { return wordRE.FindAllString(strings.ToLower(s), -1) }
 
-// baselines computes the plain signals the issue quotes for scale.
-func baselines(by map[string]*dataset) []baseline {
-	var out []baseline
-	// Answer tokens found in the context (HaluEval groundedness).
-	{
-		var p []float64
-		var y []bool
-		for _, r := range by["halueval"].rows {
-			v, ok := r.Expected.Label(guard.Groundedness)
-			if !ok {
-				continue
-			}
-			ctx := map[string]bool{}
-			for _, c := range r.Sample.Contexts {
-				for _, w := range words(c.Text) {
-					ctx[w] = true
-				}
-			}
-			aw := words(r.Sample.Answer)
-			n := 0
-			for _, w := range aw {
-				if ctx[w] {
-					n++
-				}
-			}
-			f := 1.0
-			if len(aw) > 0 {
-				f = float64(n) / float64(len(aw))
-			}
-			p = append(p, f)
-			y = append(y, v)
-		}
-		out = append(out, baseline{"answer tokens found in the context", "halueval groundedness", auroc(p, y)})
-	}
-	// Jaccard with the reference (TruthfulQA correctness).
-	{
-		var p []float64
-		var y []bool
-		for _, r := range by["truthfulqa"].rows {
-			v, ok := r.Expected.Label(guard.Correctness)
-			if !ok || r.Sample.Reference == nil {
-				continue
-			}
-			a, b := set(words(r.Sample.Answer)), set(words(*r.Sample.Reference))
-			inter := 0
-			for w := range a {
-				if b[w] {
-					inter++
-				}
-			}
-			union := len(a) + len(b) - inter
-			j := 0.0
-			if union > 0 {
-				j = float64(inter) / float64(union)
-			}
-			p = append(p, j)
-			y = append(y, v)
-		}
-		out = append(out, baseline{"Jaccard of answer and reference words", "truthfulqa correctness", auroc(p, y)})
-	}
-	// Question-word overlap per paragraph (HotpotQA chunk relevance), and
-	// best-sentence question coverage (SQuAD sufficiency).
-	{
-		var p []float64
-		var y []bool
-		for _, r := range by["hotpotqa"].rows {
-			q := set(words(r.Sample.Question))
-			for _, c := range r.Sample.Contexts {
-				v, ok := r.Expected.ChunkLabel(c.ID)
-				if !ok {
-					continue
-				}
-				cw := set(words(c.Text))
-				n := 0
-				for w := range q {
-					if cw[w] {
-						n++
-					}
-				}
-				p = append(p, float64(n)/math.Max(1, float64(len(q))))
-				y = append(y, v)
-			}
-		}
-		out = append(out, baseline{"share of question words in the paragraph", "hotpotqa chunk relevance", auroc(p, y)})
-	}
-	{
-		var p []float64
-		var y []bool
-		for _, r := range by["squad_v2"].rows {
-			v, ok := r.Expected.Label(guard.ContextSufficiency)
-			if !ok {
-				continue
-			}
-			q := set(words(r.Sample.Question))
-			best := 0.0
-			for _, c := range r.Sample.Contexts {
-				for _, s := range splitSentences(c.Text) {
-					sw := set(words(s))
-					n := 0
-					for w := range q {
-						if sw[w] {
-							n++
-						}
-					}
-					best = math.Max(best, float64(n)/math.Max(1, float64(len(q))))
-				}
-			}
-			p = append(p, best)
-			y = append(y, v)
-		}
-		out = append(out, baseline{"best-sentence share of question words", "squad_v2 sufficiency", auroc(p, y)})
-	}
-	return out
-}
-
 func set(ws []string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range ws {
@@ -205,10 +398,76 @@ func set(ws []string) map[string]bool {
 	return m
 }
 
+func share(of []string, in map[string]bool) float64 {
+	if len(of) == 0 {
+		return 1
+	}
+	n := 0
+	for _, w := range of {
+		if in[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(of))
+}
+
+// baseline is the plain signal of decision d for example e (NaN when the
+// example has no row to read it from).
+func baseline(c *corpus, d guard.Decision, e *example) float64 {
+	if e.row < 0 {
+		return math.NaN()
+	}
+	s := &c.rows[e.row].sample
+	ctxWords := func() map[string]bool {
+		m := map[string]bool{}
+		for _, ctx := range s.Contexts {
+			for _, w := range words(ctx.Text) {
+				m[w] = true
+			}
+		}
+		return m
+	}
+	switch d {
+	case guard.Groundedness:
+		return share(words(s.Answer), ctxWords())
+	case guard.Contradiction:
+		return 1 - share(words(s.Answer), ctxWords())
+	case guard.AnswerRelevance:
+		return share(words(s.Question), set(words(s.Answer)))
+	case guard.ChunkRelevance:
+		return share(words(s.Question), set(words(s.Contexts[e.ctx].Text)))
+	case guard.ContextSufficiency:
+		best := 0.0
+		q := words(s.Question)
+		for _, ctx := range s.Contexts {
+			for _, sent := range splitSentences(ctx.Text) {
+				best = math.Max(best, share(q, set(words(sent))))
+			}
+		}
+		return best
+	case guard.Correctness:
+		if s.Reference == nil {
+			return math.NaN()
+		}
+		a, r := set(words(s.Answer)), set(words(*s.Reference))
+		inter := 0
+		for w := range a {
+			if r[w] {
+				inter++
+			}
+		}
+		if u := len(a) + len(r) - inter; u > 0 {
+			return float64(inter) / float64(u)
+		}
+		return 0
+	}
+	return math.NaN()
+}
+
 func auroc(p []float64, y []bool) float64 {
 	a, err := calibrate.AUROC(p, y, nil)
-	if err != nil {
-		return math.NaN()
+	if err != nil || math.IsNaN(a) {
+		return -1
 	}
 	return a
 }
