@@ -39,6 +39,7 @@ var (
 		{"negation_flips", -1, true},        // a supported sentence whose negation differs from its window
 		{"antonym_flips", -1, true},         // an answer word whose antonym stands in its window
 		{"absent_claim", -1, true},          // a sentence most of whose content is in no context
+		{"entity_outside_window", -1, true}, // a name or number of a supported sentence that its window lacks though a context states it elsewhere (a swapped entity)
 		{"refusal", +1, false},              // the answer declines to answer (claims nothing)
 	}
 	contraFeatures = []Feature{
@@ -102,6 +103,7 @@ const (
 	gNegFlip
 	gAntFlip
 	gAbsent
+	gEntOut
 	gRefusal
 	nG
 )
@@ -147,6 +149,7 @@ type featureSet struct {
 	mismatches []mismatch
 	flips      []flip
 	absent     []int // answer token indices of absent entities
+	swapped    []int // answer token indices of entities stated outside their sentence's window
 	conflicts  []conflictPair
 	refusal    bool
 	qtype      questionType
@@ -168,6 +171,7 @@ func (f *featureSet) reset() {
 	f.mismatches = f.mismatches[:0]
 	f.flips = f.flips[:0]
 	f.absent = f.absent[:0]
+	f.swapped = f.swapped[:0]
 	f.conflicts = f.conflicts[:0]
 	f.missingQ = f.missingQ[:0]
 	f.refusal = false
@@ -222,7 +226,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				switch {
 				case q.Compatible(c):
 					compatible = true
-				case approxSame(q, c):
+				case q.Approx(c):
 					approx = true
 				case sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)):
 					// Same slot, other value; or same value, other unit
@@ -262,6 +266,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	}
 	minWin := 1.0
 	absent := false
+	entOut := 0
 	negAny := false
 	for k := range a.a.sents {
 		run := a.a.sentToks(k)
@@ -315,6 +320,15 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
 						break
 					}
+				}
+			}
+		}
+		if win.ctx >= 0 && si.support >= 0.5 {
+			for i := range run {
+				t := &run[i]
+				if t.entity() && t.content() && !inQ(t) && t.flags&fGiven == 0 && a.inContexts(t.hash) && !a.windowHasContent(win, t.hash) {
+					entOut++
+					f.swapped = append(f.swapped, int(a.a.sentAt[k])+i)
 				}
 			}
 		}
@@ -380,6 +394,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	g[gNegFlip] = float64(negFlips)
 	g[gAntFlip] = float64(antFlips)
 	g[gAbsent] = b2f(absent)
+	g[gEntOut] = math.Log1p(float64(entOut))
 	g[gRefusal] = b2f(f.refusal)
 	f.contra = append(f.contra, float64(numMis), float64(negFlips), float64(antFlips), math.Log1p(float64(antElsewhere)),
 		b2f(negAny), 1-minWin)
@@ -784,11 +799,6 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 	}
 	return false
 }
-
-// approxSame reports whether q and c are about the same amount in the same
-// dimension without being equal ("a month" and "30 days"): neither evidence
-// for the answer nor against it.
-func approxSame(q, c quant.Quantity) bool { return false }
 
 // pairHash combines the hashes of two adjacent words.
 func pairHash(h1, h2 uint64) uint64 { return (h1*0x9e3779b97f4a7c15 ^ h2) * 0xbf58476d1ce4e5b9 }

@@ -42,6 +42,7 @@ func New(p *Profile) (*Judge, error) {
 	} else if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	loadLexicon()
 	j := &Judge{prof: p, vocab: defaultVocab}
 	for _, d := range decisionOrder {
 		if m, ok := p.Decisions[d.String()]; ok {

@@ -1,6 +1,12 @@
 package lexical
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ragtriage/ragtriage/guard/lexical/internal/wordnet"
+)
 
 // normHash returns the hash a word gets from the tokenizer: folded, stemmed.
 func normHash(word string) uint64 {
@@ -30,6 +36,9 @@ const hedgeList = `unclear uncertain unknown depends depend depending might may 
 some many myth misconception actually however although but no not nothing never comment sure debate disputed
 varies vary evidence scientific studies`
 
+// wordFlagMap holds the flags of every word that has any: function words,
+// negations, hedges, and (filled by loadLexicon) words with antonyms or
+// synonyms. Read it only after loadLexicon.
 var wordFlagMap = func() map[uint64]uint16 {
 	m := map[uint64]uint16{}
 	for _, w := range strings.Fields(stopList) {
@@ -41,16 +50,15 @@ var wordFlagMap = func() map[uint64]uint16 {
 	for _, w := range strings.Fields(hedgeList) {
 		m[normHash(w)] |= fHedge
 	}
-	for _, p := range antonymPairs {
-		m[normHash(p[0])] |= fAnt
-		m[normHash(p[1])] |= fAnt
-	}
 	return m
 }()
 
 func wordFlags(h uint64) uint16 { return wordFlagMap[h] }
 
-// antonymPairs are words whose swap flips a claim.
+// antonymPairs supplement WordNet's antonyms with swaps that flip a claim in
+// the texts RAG answers come from but that WordNet does not record as
+// antonyms (policy words such as "allowed"/"prohibited", "refundable"/
+// "nonrefundable", or comparatives).
 var antonymPairs = [][2]string{
 	{"before", "after"}, {"increase", "decrease"}, {"increased", "decreased"}, {"rise", "fall"},
 	{"higher", "lower"}, {"more", "less"}, {"larger", "smaller"}, {"largest", "smallest"},
@@ -71,15 +79,9 @@ var antonymPairs = [][2]string{
 	{"required", "optional"}, {"public", "private"}, {"free", "paid"},
 }
 
-var antonymOf = func() map[uint64][]uint64 {
-	m := map[uint64][]uint64{}
-	for _, p := range antonymPairs {
-		a, b := normHash(p[0]), normHash(p[1])
-		m[a] = append(m[a], b)
-		m[b] = append(m[b], a)
-	}
-	return m
-}()
+// antonymOf maps a word's (canonical) hash to the hashes of its antonyms:
+// WordNet's direct antonyms and antonymPairs. Filled by loadLexicon.
+var antonymOf map[uint64][]uint64
 
 // questionType is the kind of answer a question asks for.
 type questionType uint8
@@ -102,6 +104,116 @@ var auxStarts = map[string]bool{
 	"am": true, "may": true, "might": true, "must": true, "shall": true,
 }
 
-// synonymOf maps a word's hash to the hashes of its WordNet synonyms (see
-// substituteSynonyms).
-var synonymOf = map[uint64][]uint64{}
+
+
+// Lexical knowledge from WordNet 3.0 (see internal/wordnet): canonOf maps the
+// stem hash of an inflected or derived form to that of its base ("wrote",
+// "written" → "write"; "refundable" → "refund"), synonymOf a base to its
+// synonyms' bases (the first senses only), and antonymOf gains WordNet's
+// antonyms. They are built once, on first use (about 30 ms and a few MB), so
+// that importing the package costs nothing.
+var (
+	lexOnce   sync.Once
+	canonOf   map[uint64]uint64
+	synonymOf map[uint64][]uint64
+	// canonStem names the base stem of each canonOf entry, for Stems
+	// (offline tools) only.
+	canonStem map[uint64]string
+)
+
+// loadLexicon builds the WordNet-derived tables and the default vocabulary.
+// Every entry point (New, Stems, the tokenizer) calls it.
+func loadLexicon() { lexOnce.Do(buildLexicon) }
+
+func buildLexicon() {
+	canonOf = map[uint64]uint64{}
+	canonStem = map[uint64]string{}
+	conflict := map[uint64]bool{}
+	stemOf := func(w string) (uint64, string) {
+		b := make([]byte, 0, len(w))
+		for _, r := range w {
+			b = append(b, string(foldRune(r))...)
+		}
+		n := stem(b)
+		return hashBytes(b[:n]), string(b[:n])
+	}
+	// A form that is a lemma of its own somewhere (it is some synset's
+	// member: "found" = establish, "saw" = proverb) keeps its identity
+	// rather than reading as another word's inflection ("find").
+	lemma := map[string]bool{}
+	wordnet.Each(func(word, base string, syns, _ []string) {
+		if base == word {
+			lemma[word] = true
+		}
+		for _, s := range syns {
+			lemma[s] = true
+		}
+	})
+	wordnet.Each(func(word, base string, _, _ []string) {
+		if strings.ContainsAny(word, " _-") || strings.ContainsAny(base, " _-") || (word != base && lemma[word]) {
+			return
+		}
+		wh, _ := stemOf(word)
+		bh, bs := stemOf(base)
+		if wh == bh || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
+			return
+		}
+		if old, ok := canonOf[wh]; ok && old != bh {
+			// Two words with one stem and different bases ("leaves":
+			// leaf, leave): leave the stem alone.
+			delete(canonOf, wh)
+			conflict[wh] = true
+			return
+		}
+		canonOf[wh] = bh
+		canonStem[wh] = bs
+	})
+	canon := func(h uint64) uint64 {
+		if c, ok := canonOf[h]; ok {
+			return c
+		}
+		return h
+	}
+	synonymOf = map[uint64][]uint64{}
+	antonymOf = map[uint64][]uint64{}
+	addAnt := func(a, b uint64) {
+		if a == b || slices.Contains(antonymOf[a], b) {
+			return
+		}
+		antonymOf[a] = append(antonymOf[a], b)
+		wordFlagMap[a] |= fAnt
+	}
+	wordnet.Each(func(word, _ string, syns, ants []string) {
+		wh, _ := stemOf(word)
+		if wordFlagMap[wh]&fStop != 0 {
+			return
+		}
+		h := canon(wh)
+		for _, s := range syns {
+			sh, _ := stemOf(s)
+			sh = canon(sh)
+			if sh != h && wordFlagMap[sh]&fStop == 0 && !slices.Contains(synonymOf[h], sh) {
+				synonymOf[h] = append(synonymOf[h], sh)
+				wordFlagMap[h] |= fSynSet
+			}
+		}
+		for _, a := range ants {
+			ah, _ := stemOf(a)
+			ah = canon(ah)
+			if wordFlagMap[ah]&fStop == 0 {
+				addAnt(h, ah)
+				addAnt(ah, h)
+			}
+		}
+	})
+	for _, p := range antonymPairs {
+		a, b := canon(normHash(p[0])), canon(normHash(p[1]))
+		addAnt(a, b)
+		addAnt(b, a)
+	}
+	v, err := parseVocab(vocabText)
+	if err != nil {
+		panic(err)
+	}
+	defaultVocab = v
+}

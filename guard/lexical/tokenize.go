@@ -201,6 +201,7 @@ const (
 // found in the same pass (see sentenceEnd). ASCII text is read byte by
 // byte; other text rune by rune.
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
+	loadLexicon()
 	sent := int32(0)
 	sentStart := 0
 	inSent := 0
@@ -320,10 +321,15 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 			n = stem(buf)
 		}
 		w := buf[:n]
+		h := hashBytes(w)
 		if tz.keep {
-			tz.stems = append(tz.stems, string(w))
+			if b, ok := canonStem[h]; ok {
+				tz.stems = append(tz.stems, b)
+			} else {
+				tz.stems = append(tz.stems, string(w))
+			}
 		}
-		dst = append(dst, token{start: int32(start), end: int32(end), hash: hashBytes(w), sent: sent})
+		dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent})
 		t := &dst[len(dst)-1]
 		if allDigit {
 			t.flags |= fNum
@@ -339,14 +345,23 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 		}
 		switch {
 		case tz.vocab == nil:
+			if c, ok := canonOf[t.hash]; ok {
+				t.hash = c
+			}
 			t.flags |= wordFlags(t.hash)
 		case tz.weights:
-			f, wt := tz.vocab.lookup(t.hash)
+			f, wt, c := tz.vocab.lookup(t.hash)
 			t.flags |= f | fWeighed
 			t.w = wt
+			if c != 0 {
+				t.hash = c
+			}
 		default:
-			f, _, _ := tz.vocab.flags.get(t.hash)
+			f, _, _, c := tz.vocab.flags.get(t.hash)
 			t.flags |= f
+			if c != 0 {
+				t.hash = c
+			}
 		}
 		inSent++
 		atSentStart = false

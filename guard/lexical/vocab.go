@@ -70,8 +70,8 @@ func parseVocab(text string) (*vocabulary, error) {
 		return nil, fmt.Errorf("lexical: empty vocabulary")
 	}
 	v.unknown = idf(0, v.docs)
-	v.tab = newLexTable(wordFlagMap, idfs)
-	v.flags = newLexTable(wordFlagMap, nil)
+	v.tab = newLexTable(wordFlagMap, idfs, canonOf)
+	v.flags = newLexTable(wordFlagMap, nil, canonOf)
 	return v, nil
 }
 
@@ -84,15 +84,15 @@ func idf(df, n int) float64 {
 // lookup returns the flags of the word with stem hash h and its weight: 0
 // for a function word, else its IDF (the IDF of an unseen word when the
 // vocabulary does not have it).
-func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64) {
-	flags, w, known := v.tab.get(h)
+func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64, canon uint64) {
+	flags, w, known, canon := v.tab.get(h)
 	switch {
 	case flags&fStop != 0:
-		return flags, 0
+		return flags, 0, canon
 	case known:
-		return flags, w
+		return flags, w, canon
 	}
-	return flags, v.unknown
+	return flags, v.unknown, canon
 }
 
 // weight is the IDF weight of a token, 0 for a function word. Tokens of
@@ -107,7 +107,7 @@ func (v *vocabulary) weight(t *token) float64 {
 
 // weigh looks a token's weight up and records it.
 func (v *vocabulary) weigh(t *token) float64 {
-	_, t.w = v.lookup(t.hash)
+	_, t.w, _ = v.lookup(t.hash)
 	t.flags |= fWeighed
 	return t.w
 }
@@ -127,8 +127,9 @@ type lexTable struct {
 }
 
 type lexSlot struct {
-	key uint64
-	val uint32 // 0: empty; else lexUsed | flags, lexKnown and the IDF index above bit 17
+	key   uint64
+	canon uint64 // the base's hash for an inflected or derived form (see canonOf), else 0
+	val   uint32 // 0: empty; else lexUsed | flags, lexKnown and the IDF index above bit 17
 }
 
 const (
@@ -136,8 +137,8 @@ const (
 	lexKnown = 1 << 17
 )
 
-func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64) lexTable {
-	n := len(flags) + len(idfs)
+func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64, canon map[uint64]uint64) lexTable {
+	n := len(flags) + len(idfs) + len(canon)
 	bits := uint(6)
 	for 1<<bits < 2*n {
 		bits++
@@ -157,14 +158,29 @@ func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64) lexTable {
 	for h, f := range flags {
 		set(h, uint32(f))
 	}
-	for h, w := range idfs {
+	idfIndex := func(w float64) uint32 {
 		k, ok := index[w]
 		if !ok {
 			k = uint32(len(t.idfs))
 			index[w] = k
 			t.idfs = append(t.idfs, w)
 		}
-		set(h, lexKnown|k<<18)
+		return k
+	}
+	for h, w := range idfs {
+		set(h, lexKnown|idfIndex(w)<<18)
+	}
+	// An inflected or derived form reads as its base: the base's hash,
+	// flags and IDF.
+	for h, c := range canon {
+		val := uint32(flags[c])
+		if idfs != nil {
+			if w, ok := idfs[c]; ok {
+				val |= lexKnown | idfIndex(w)<<18
+			}
+		}
+		set(h, val)
+		t.slots[t.find(h)].canon = c
 	}
 	if len(t.idfs) >= 1<<14 {
 		panic("lexical: too many distinct IDF values")
@@ -174,41 +190,47 @@ func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64) lexTable {
 
 func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
 
-func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool) {
+// find returns the index of h's slot, which must exist.
+func (t *lexTable) find(h uint64) int {
+	mask := len(t.slots) - 1
+	j := t.slot(h)
+	for t.slots[j].key != h {
+		j = (j + 1) & mask
+	}
+	return j
+}
+
+func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon uint64) {
 	if len(t.slots) == 0 {
-		return wordFlagMap[h], 0, false
+		return wordFlagMap[h], 0, false, canonOf[h]
 	}
 	if t.bloom[h>>57]&(1<<(h>>51&63)) == 0 {
-		return 0, 0, false
+		return 0, 0, false, 0
 	}
 	mask := len(t.slots) - 1
 	for j := t.slot(h); ; j = (j + 1) & mask {
 		s := &t.slots[j]
 		if s.val == 0 {
-			return 0, 0, false
+			return 0, 0, false, 0
 		}
 		if s.key == h {
 			if s.val&lexKnown != 0 {
-				return uint16(s.val), t.idfs[s.val>>18], true
+				return uint16(s.val), t.idfs[s.val>>18], true, s.canon
 			}
-			return uint16(s.val), 0, false
+			return uint16(s.val), 0, false, s.canon
 		}
 	}
 }
 
-var defaultVocab = func() *vocabulary {
-	v, err := parseVocab(vocabText)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}()
+// defaultVocab is the embedded vocabulary; loadLexicon sets it.
+var defaultVocab *vocabulary
 
 // Stems returns the normalized stems of the words of text, in order, as the
 // judges see them (lower-cased, accents folded, light suffix stripping).
 // Function words are included. It is meant for offline tools, such as the one
 // that counts the vocabulary; judges never call it.
 func Stems(text string) []string {
+	loadLexicon()
 	tz := tokenizer{keep: true}
 	tz.tokenize(nil, text, nil)
 	return tz.stems

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"errors"
 	"crypto/sha256"
 	"encoding/hex"
@@ -276,110 +275,15 @@ func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st sett
 	// that is less): large enough to be certified with a few errors in it.
 	// It is read from p alone, so the guarantee holds.
 	cfg := calibrate.FixedSequenceConfig{Alpha: st.alpha, Confidence: st.confidence, StartRows: min(startRows, n/5)}
-	sel := func(q []float64) (calibrate.FixedSelection, error) {
-		return calibrate.SelectFixedSequence(q, y, g, cfg)
+	sel, err := lexical.SelectPolicy(d, p, y, g, hard, cfg)
+	if err != nil {
+		return err
 	}
-	th := guard.Thresholds{Fail: 0, Pass: 1}
-	switch d {
-	case guard.Groundedness:
-		q := make([]float64, n)
-		for t := range p {
-			q[t] = p[t]
-			if !hard[t] {
-				q[t] = 1 // a soft row is never a confident "ungrounded"
-			}
-		}
-		fs, err := sel(q)
-		if err != nil {
-			return err
-		}
-		fd.failSel = fs
-		if fs.HasFail {
-			fd.floor = math.Nextafter(fs.Fail, 1)
-		}
-		for t := range p {
-			q[t] = fd.gated(p[t], hard[t])
-		}
-		ps, err := sel(q)
-		if err != nil {
-			return err
-		}
-		fd.passSel = ps
-		th.Fail, th.NoFail = fs.Fail, !fs.HasFail
-		th.Pass, th.NoPass = ps.Pass, !ps.HasPass
-	case guard.Contradiction:
-		q := make([]float64, n)
-		for t := range p {
-			q[t] = p[t]
-			if !hard[t] {
-				q[t] = 0 // a soft row is never a confident contradiction
-			}
-		}
-		ps, err := sel(q)
-		if err != nil {
-			return err
-		}
-		fd.passSel = ps
-		if ps.HasPass {
-			fd.ceiling = math.Nextafter(ps.Pass, 0)
-		}
-		for t := range p {
-			q[t] = fd.gated(p[t], hard[t])
-		}
-		fs, err := sel(q)
-		if err != nil {
-			return err
-		}
-		fd.failSel = fs
-		th.Fail, th.NoFail = fs.Fail, !fs.HasFail
-		th.Pass, th.NoPass = ps.Pass, !ps.HasPass
-	default:
-		s, err := sel(p)
-		if err != nil {
-			return err
-		}
-		fd.failSel, fd.passSel = s, s
-		th.Fail, th.NoFail = s.Fail, !s.HasFail
-		th.Pass, th.NoPass = s.Pass, !s.HasPass
-	}
-	if th.NoFail {
-		th.Fail = 0
-	}
-	if th.NoPass {
-		th.Pass = 1
-	}
-	if !(th.Fail < th.Pass) {
-		// The two sides were chosen apart and overlap: keep neither.
-		th = guard.Undecided()
-		fd.floor, fd.ceiling = 0, 0
-	}
-	if th.Pass == 0 {
-		th.Pass = math.SmallestNonzeroFloat64
-	}
+	th := sel.Thresholds
+	fd.floor, fd.ceiling = sel.SoftFloor, sel.SoftCeiling
+	fd.failSel, fd.passSel = sel.Fail, sel.Pass
 	fd.th = th
 	fd.selected = true
-	if verbose && (d == guard.Groundedness || d == guard.AnswerRelevance) {
-		ord := make([]int, n)
-		for t := range ord {
-			ord[t] = t
-		}
-		slices.SortFunc(ord, func(a, b int) int { return -cmpF(p[a], p[b]) })
-		cnt, errs := map[int]int{}, map[int]int{}
-		for _, t := range ord[:min(300, n)] {
-			cnt[g[t]]++
-			if !y[t] {
-				errs[g[t]]++
-			}
-		}
-		log.Printf("  top300 %v: count %v errors %v", d, cnt, errs)
-		if d == guard.Groundedness {
-			f, _ := os.Create("/tmp/gsel.txt")
-			for t := range p {
-				fmt.Fprintf(f, "%v %v %d\n", p[t], y[t], g[t])
-			}
-			f.Close()
-		}
-	}
 	if verbose {
 		log.Printf("select %v: fail %v (has %v, tested %d, region %d/%d err) pass %v (has %v, tested %d, region %d/%d err) floor %v ceil %v",
 			d, fd.failSel.Fail, fd.failSel.HasFail, fd.failSel.Tested[0], fd.failSel.AutoFail.Errors, fd.failSel.AutoFail.Count,

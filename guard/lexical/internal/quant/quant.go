@@ -61,10 +61,11 @@ type Quantity struct {
 	// covers a currency symbol, sign, number and unit, but not a preceding
 	// approximation cue such as "about".
 	Start, End int
-	// Approx reports a preceding approximation cue ("about", "over", "more
+	// Hedged reports a preceding approximation cue ("about", "over", "more
 	// than", "~", ...), a trailing "+", a decade ("1990s") or a range member
-	// whose partner was approximate.
-	Approx bool
+	// whose partner was approximate. (The method Approx compares two
+	// quantities; this field was called Approx before that method existed.)
+	Hedged bool
 }
 
 // strictPanics makes Extract re-panic instead of recovering; tests set it.
@@ -543,6 +544,13 @@ func (sc *scanner) number(start, i int, cur string, neg bool) int {
 	if j == i {
 		return i + 1
 	}
+	if c.frac == 0 && j < len(s) && s[j] >= 0xC2 {
+		// "2½ years"
+		if f, w := vulgarFrac(s, j); w > 0 {
+			c.addFrac(f)
+			j += w
+		}
+	}
 	c.end = j
 	return sc.finish(&c)
 }
@@ -593,7 +601,16 @@ func (sc *scanner) word(i, j int) int {
 					sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
 					return r
 				}
+				if r, ok := sc.article(i, j, p, e); ok {
+					sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
+					return r
+				}
 			}
+		}
+	case wHalf:
+		if r, ok := sc.half(i, j); ok {
+			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
+			return r
 		}
 	case wMonth:
 		if r, ok := sc.monthDate(i, j, int(wi.val)); ok {
@@ -668,12 +685,13 @@ func numClass(v int32) int {
 	return lkTens
 }
 
-// spelled parses a spelled-out number whose first word s[i:j] is first.
-func (sc *scanner) spelled(i, j int, first wordInfo) int {
+// parseSpelled reads a spelled-out number whose first word s[i:j] is
+// first, without emitting anything. It returns the value, where the number
+// ends, how many words it took, whether it is an ordinal and the class of
+// its last word (lkA for a lone "a").
+func (sc *scanner) parseSpelled(i, j int, first wordInfo) (value float64, end, nwords int, ord bool, last int) {
 	s := sc.s
 	var total, cur float64
-	var last int
-	ord := false
 	switch first.cls {
 	case wNum:
 		cur = float64(first.val)
@@ -686,7 +704,7 @@ func (sc *scanner) spelled(i, j int, first wordInfo) int {
 		last = lkA
 	}
 	lastScale := 100
-	end, nwords := j, 1
+	end, nwords = j, 1
 	for !ord && last != lkDozen {
 		p := end
 		hy := false
@@ -781,15 +799,26 @@ func (sc *scanner) spelled(i, j int, first wordInfo) int {
 		end = e
 		nwords++
 	}
+	return total + cur, end, nwords, ord, last
+}
+
+// spelled parses a spelled-out number whose first word s[i:j] is first.
+func (sc *scanner) spelled(i, j int, first wordInfo) int {
+	s := sc.s
+	value, end, nwords, ord, last := sc.parseSpelled(i, j, first)
 	if last == lkA && nwords == 1 {
 		return j
 	}
-	value := total + cur
 	if !ord && nwords == 1 && first.cls == wNum && first.val >= 1 && first.val < 20 {
-		// "one-third", "two thirds", "three-quarters"
+		// "one-third", "two thirds", "three-quarters", "three quarters of
+		// an hour"
 		if t, e := sc.nextWord(end); t != "" {
 			if d := fractionDenom(t); d > 0 && (d > 2 || first.val == 1 && hyphenWidth(s, end) > 0) {
-				sc.emit(Quantity{Kind: Number, Value: value / float64(d), Start: i, End: e}, info{mag: 1})
+				f := value / float64(d)
+				if r, ok, _ := sc.fracTail(i, e, f, halfOrQuarter(t)); ok {
+					return r
+				}
+				sc.emitShare(i, e, f)
 				return e
 			}
 		}
@@ -1060,7 +1089,7 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 			e = j + 4
 		}
 		if e > 0 && c.ndig == 4 && v%10 == 0 && v >= 1000 && v <= 2100 {
-			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: e, Approx: true}, info{mag: 1})
+			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: e, Hedged: true}, info{mag: 1})
 			return e, true
 		}
 		if b == 's' && e > 0 { // "90s", "747s": not a quantity we can pin down
@@ -1383,6 +1412,13 @@ func (sc *scanner) finish(c *core) int {
 			return r
 		}
 	}
+	if c.isInt() && c.cur == "" && !c.neg && !c.commas && c.ndig <= 3 {
+		// "one and a half", "2 and a half hours"
+		if f, e := sc.andFrac(c.end); f > 0 {
+			c.addFrac(f)
+			c.end, c.weak = e, false
+		}
+	}
 	pos := c.end
 
 	// "3 pm", "3pm", "three p.m."
@@ -1586,7 +1622,7 @@ loop:
 			if cls == sEraBC {
 				v = -v
 			}
-			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: we, Approx: plus}, info{mag: 1})
+			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: we, Hedged: plus}, info{mag: 1})
 			return we
 		default:
 			if attached {
@@ -1619,6 +1655,19 @@ loop:
 		}
 	}
 
+	if kind == Measure && c.exp == 0 && c.mul == 1 && c.extra == 0 && !c.neg {
+		// "two years and a half"
+		if f, e := sc.andFrac(pos); f > 0 {
+			c.addFrac(f)
+			pos = e
+		}
+	}
+	if kind == 0 && !plus && c.cur == "" && !scaled && c.mul == 1 && c.isInt() && !c.neg && c.mant >= 1 {
+		// "one in five", "1 in 10,000", "one out of every four"
+		if r, ok := sc.ratio(c, pos); ok {
+			return r
+		}
+	}
 	yearRule := false
 	if kind == 0 {
 		switch {
@@ -1636,7 +1685,7 @@ loop:
 	if c.weak && kind != Measure && kind != Money && kind != Percent {
 		return c.end
 	}
-	q := Quantity{Kind: kind, Value: c.value(), Unit: unit, Start: c.start, End: pos, Approx: plus}
+	q := Quantity{Kind: kind, Value: c.value(), Unit: unit, Start: c.start, End: pos, Hedged: plus}
 	if kind == Year {
 		q.Year = int(c.mant)
 	}
@@ -1692,7 +1741,7 @@ func (sc *scanner) emit(q Quantity, in info) {
 		return
 	}
 	if sc.approxEnd == q.Start {
-		q.Approx = true
+		q.Hedged = true
 	}
 	if sc.rangeIdx >= 0 && sc.rangeIdx < len(sc.dst) && q.Start == sc.rangeAt {
 		joinRange(&sc.dst[sc.rangeIdx], sc.rangeInf, &q, in)
@@ -1739,8 +1788,8 @@ func (sc *scanner) rangeNext(e int) int {
 // joinRange shares unit, currency, magnitude and am/pm between the members
 // of a range: "10–20 hours", "$10–20 million", "3–5 pm", "2010–11".
 func joinRange(a *Quantity, ai info, b *Quantity, bi info) {
-	if a.Approx {
-		b.Approx = true
+	if a.Hedged {
+		b.Hedged = true
 	}
 	switch {
 	case ai.plain && (b.Kind == Measure || b.Kind == Percent || b.Kind == Money):

@@ -33,7 +33,10 @@ func date(y, m, d int, span string) want  { return want{kind: Date, y: y, m: m, 
 func clock(min float64, span string) want { return want{kind: Time, value: min, span: span} }
 func year(y int, span string) want        { return want{kind: Year, value: float64(y), y: y, span: span} }
 func ord(v float64, span string) want     { return want{kind: Ordinal, value: v, span: span} }
-func (w want) ap() want                   { w.approx = true; return w }
+func share(v float64, span string) want {
+	return want{kind: Percent, value: v, unit: "fraction", span: span}
+}
+func (w want) ap() want { w.approx = true; return w }
 
 func (w want) String() string {
 	return fmt.Sprintf("{%v %g %q %d-%d-%d approx=%v %q}", w.kind, w.value, w.unit, w.y, w.m, w.d, w.approx, w.span)
@@ -44,7 +47,7 @@ func got(text string, q Quantity) want {
 	if q.Start >= 0 && q.Start < q.End && q.End <= len(text) {
 		span = text[q.Start:q.End]
 	}
-	return want{kind: q.Kind, value: q.Value, unit: q.Unit, y: q.Year, m: q.Month, d: q.Day, approx: q.Approx, span: span}
+	return want{kind: q.Kind, value: q.Value, unit: q.Unit, y: q.Year, m: q.Month, d: q.Day, approx: q.Hedged, span: span}
 }
 
 func same(a, b want) bool {
@@ -125,10 +128,71 @@ var extractCases = []struct {
 	{"a year ago", nil},
 	{"He won ten medals.", []want{meas(10, "medal", "ten medals")}},
 	{"often", nil},
-	{"one-third of the vote", []want{num(1.0/3, "one-third")}},
-	{"a two-thirds majority", []want{num(2.0/3, "two-thirds")}},
-	{"three quarters", []want{num(0.75, "three quarters")}},
-	{"one-half", []want{num(0.5, "one-half")}},
+	{"one-third of the vote", []want{share(100.0/3, "one-third")}},
+	{"a two-thirds majority", []want{share(200.0/3, "two-thirds")}},
+	{"three quarters", []want{share(75, "three quarters")}},
+	{"one-half", []want{share(50, "one-half")}},
+
+	// --- proportions (Percent in uFraction, value in percent)
+	{"a fifth of the vote", []want{share(20, "a fifth")}},
+	{"About a fifth.", []want{share(20, "a fifth").ap()}},
+	{"a quarter of the population", []want{share(25, "a quarter")}},
+	{"sales fell by a third.", []want{share(100.0/3, "a third")}},
+	{"half of the students", []want{share(50, "half")}},
+	{"Half the votes", []want{share(50, "Half")}},
+	{"more than half of them", []want{share(50, "half").ap()}},
+	{"about half.", []want{share(50, "half").ap()}},
+	{"one in five adults", []want{share(20, "one in five")}},
+	{"1 in 10,000", []want{share(0.01, "1 in 10,000")}},
+	{"one out of every four", []want{share(25, "one out of every four")}},
+	{"one-in-a-million", []want{share(1e-4, "one-in-a-million")}},
+	{"a third album", []want{ord(3, "third")}},
+	{"a third-year student", []want{ord(3, "third")}},
+	{"a fifth consecutive title", []want{ord(5, "fifth")}},
+	{"the second half of the season", []want{ord(2, "second")}},
+	{"the other half of it", nil},
+	{"the lower half of the table", nil},
+	{"his half of the estate", nil},
+	{"at half-time", nil},
+	{"If it is cut in half, it dies.", nil},
+	{"In half of the cases", []want{share(50, "half")}},
+	{"reduced by half.", []want{share(50, "half")}},
+	{"a half-brother", nil},
+	{"a quarter past three", []want{num(3, "three")}},
+	{"nine out of ten", []want{num(9, "nine"), num(10, "ten")}},
+	{"1 in 5 days", []want{num(1, "1"), meas(5, "day", "5 days")}},
+	{"1 in 2010", []want{num(1, "1"), year(2010, "2010")}},
+	{"a 2-in-1 laptop", []want{num(2, "2"), num(1, "1")}},
+
+	// --- fractions of units and magnitudes, "and a half"
+	{"half an hour", []want{meas(0.5, "hour", "half an hour")}},
+	{"a half-hour show", []want{meas(0.5, "hour", "a half-hour")}},
+	{"a quarter mile", []want{meas(0.25, "mile", "a quarter mile")}},
+	{"three quarters of an hour", []want{meas(0.75, "hour", "three quarters of an hour")}},
+	{"half a century", []want{meas(0.5, "century", "half a century")}},
+	{"half a million people", []want{meas(5e5, "people", "half a million people")}},
+	{"a quarter of a million", []want{num(2.5e5, "a quarter of a million")}},
+	{"half a dozen", []want{num(6, "half a dozen")}},
+	{"one and a half", []want{num(1.5, "one and a half")}},
+	{"one and a half hours", []want{meas(1.5, "hour", "one and a half hours")}},
+	{"two and a half years", []want{meas(2.5, "year", "two and a half years")}},
+	{"2 and a half hours", []want{meas(2.5, "hour", "2 and a half hours")}},
+	{"an hour and a half", []want{meas(1.5, "hour", "an hour and a half")}},
+	{"2½ years", []want{meas(2.5, "year", "2½ years")}},
+	{"1¾ miles", []want{meas(1.75, "mile", "1¾ miles")}},
+
+	// --- "a"/"an" and a period: only as a duration
+	{"It lasted for a month.", []want{meas(1, "month", "a month")}},
+	{"about a year", []want{meas(1, "year", "a year").ap()}},
+	{"within a week", []want{meas(1, "week", "a week")}},
+	{"more than a decade", []want{meas(1, "decade", "a decade").ap()}},
+	{"a month-long strike", []want{meas(1, "month", "a month")}},
+	{"A week.", []want{meas(1, "week", "A week")}},
+	{"twice a year", nil},
+	{"three meals a day", []want{num(3, "three")}},
+	{"$5 a month", []want{money(5, "usd", "$5")}},
+	{"A year later, he left.", nil},
+	{"wait a minute", nil},
 
 	// --- ordinals
 	{"the third", []want{ord(3, "third")}},
@@ -216,6 +280,16 @@ var extractCases = []struct {
 	{"5 square miles", []want{meas(5, "mi2", "5 square miles")}},
 	{"200 acres", []want{meas(200, "acre", "200 acres")}},
 	{"16 GB", []want{meas(16, "gb", "16 GB")}},
+	{"a 65-watt charger", []want{meas(65, "watt", "65-watt")}},
+	{"65 W", []want{meas(65, "watt", "65 W")}},
+	{"65W", []want{meas(65, "watt", "65W")}},
+	{"12V and 5A", []want{meas(12, "volt", "12V"), meas(5, "amp", "5A")}},
+	{"5 amps", []want{meas(5, "amp", "5 amps")}},
+	{"3000 mAh", []want{meas(3000, "mah", "3000 mAh")}},
+	{"20 C", []want{meas(20, "celsius", "20 C")}},
+	{"77F", []want{meas(77, "fahrenheit", "77F")}},
+	{"11 kV", []want{meas(11, "kv", "11 kV")}},
+	{"2.4 gigahertz", []want{meas(2.4, "ghz", "2.4 gigahertz")}},
 	{"the population was 403 people", []want{meas(403, "people", "403 people")}},
 	{"10–20 hours", []want{meas(10, "hour", "10"), meas(20, "hour", "20 hours")}},
 	{"10 to 20 million people", []want{meas(1e7, "people", "10"), meas(2e7, "people", "20 million people")}},
@@ -360,7 +434,7 @@ func TestCompatible(t *testing.T) {
 		compatible bool
 		sameSlot   bool
 	}{
-		{"20 hours", "20 days", false, false},
+		{"20 hours", "20 days", false, true},
 		{"20 hours", "20 hrs", true, true},
 		{"20 hours", "twenty hours", true, true},
 		{"20 hours", "21 hours", false, true},
@@ -387,7 +461,7 @@ func TestCompatible(t *testing.T) {
 		{"20%", "20", false, false},
 		{"20%", "5 percentage points", false, false},
 		{"10km", "10 kilometres", true, true},
-		{"10km", "10 miles", false, false},
+		{"10km", "10 miles", false, true},
 		{"about 100 people", "around 95 people", true, true},
 		{"about 100 people", "95 people", false, true},
 		{"1500", "1,500", true, false},
@@ -475,8 +549,22 @@ func FuzzExtract(f *testing.F) {
 			}
 			_ = text[q.Start:q.End]
 			prev = q.End
-			_ = q.Compatible(q)
+			if !q.Compatible(q) && q.Kind.family() != Date && q.Value == q.Value {
+				t.Fatalf("quantity %d is not compatible with itself: %+v", i, q)
+			}
 			_ = q.SameSlot(q)
+			if q.Approx(q) {
+				t.Fatalf("quantity %d is Approx itself: %+v", i, q)
+			}
+			if i > 0 {
+				a, b := qs[i-1], q
+				if a.Compatible(b) != b.Compatible(a) || a.SameSlot(b) != b.SameSlot(a) || a.Approx(b) != b.Approx(a) {
+					t.Fatalf("asymmetric comparison of %+v and %+v", a, b)
+				}
+				if a.Approx(b) && (a.Compatible(b) || a.SameSlot(b)) {
+					t.Fatalf("%+v and %+v are Approx and also Compatible or SameSlot", a, b)
+				}
+			}
 		}
 		// appending to a non-empty dst must keep the prefix
 		pre := []Quantity{{Kind: Number, Value: 7, Start: 0, End: 1}}

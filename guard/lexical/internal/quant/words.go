@@ -63,6 +63,10 @@ const (
 	uGW      = "gw"
 	uKWh     = "kwh"
 	uVolt    = "volt"
+	uKV      = "kv"
+	uAmp     = "amp"
+	uMAh     = "mah"
+	uWh      = "wh"
 	uHz      = "hz"
 	uKHz     = "khz"
 	uMHz     = "mhz"
@@ -123,6 +127,10 @@ const (
 
 	uPercent  = "percent"
 	uPctPoint = "percentage point"
+	// uFraction is the Unit of a Percent read from a proportion in words
+	// ("a fifth", "two thirds", "half of", "one in five"); its Value is in
+	// percent like uPercent's.
+	uFraction = "fraction"
 )
 
 // wclass classifies a word met in running text (not after a number).
@@ -144,6 +152,7 @@ const (
 	wApproxLead        // more/less/fewer/greater/at/up: approximate with a second word
 	wYearPrep          // in, since, until, ...: "in 1990"
 	wPer               // per, every, each: "a second" / "per second" is a unit
+	wHalf              // "half"
 )
 
 type wordInfo struct {
@@ -204,6 +213,8 @@ var generalWords = map[string]wordInfo{
 	"during": {wYearPrep, 0}, "before": {wYearPrep, 0}, "after": {wYearPrep, 0},
 
 	"per": {wPer, 0}, "every": {wPer, 0}, "each": {wPer, 0}, "split": {wPer, 0},
+
+	"half": {wHalf, 2},
 }
 
 // sclass classifies a word that follows a number.
@@ -308,7 +319,11 @@ var suffixWords = map[string]sfxInfo{
 	"gigawatt": {sUnit, 0, uGW}, "gigawatts": {sUnit, 0, uGW}, "kwh": {sUnit, 0, uKWh},
 	"volt": {sUnit, 0, uVolt}, "volts": {sUnit, 0, uVolt}, "hz": {sUnit, 0, uHz},
 	"hertz": {sUnit, 0, uHz}, "khz": {sUnit, 0, uKHz}, "mhz": {sUnit, 0, uMHz},
-	"ghz": {sUnit, 0, uGHz}, "calorie": {sUnit, 0, uCalorie},
+	"ghz": {sUnit, 0, uGHz}, "kilohertz": {sUnit, 0, uKHz}, "megahertz": {sUnit, 0, uMHz},
+	"gigahertz": {sUnit, 0, uGHz}, "kv": {sUnit, 0, uKV}, "kilovolt": {sUnit, 0, uKV},
+	"kilovolts": {sUnit, 0, uKV}, "amp": {sUnit, 0, uAmp}, "amps": {sUnit, 0, uAmp},
+	"ampere": {sUnit, 0, uAmp}, "amperes": {sUnit, 0, uAmp}, "mah": {sUnit, 0, uMAh},
+	"wh": {sUnit, 0, uWh}, "calorie": {sUnit, 0, uCalorie},
 	"calories": {sUnit, 0, uCalorie}, "cal": {sUnit, 0, uCalorie}, "kcal": {sUnit, 0, uKcal},
 
 	"people": {sCount, 0, uPeople}, "persons": {sCount, 0, uPeople},
@@ -476,6 +491,16 @@ func lookupSuffix(w string) sfxInfo {
 		return sfxInfo{sUnit, 0, uSecond}
 	case "l", "L":
 		return sfxInfo{sUnit, 0, uLiter}
+	case "W":
+		return sfxInfo{sUnit, 0, uWatt}
+	case "V":
+		return sfxInfo{sUnit, 0, uVolt}
+	case "A":
+		return sfxInfo{sUnit, 0, uAmp}
+	case "C":
+		return sfxInfo{sUnit, 0, uCelsius}
+	case "F":
+		return sfxInfo{sUnit, 0, uFahrenheit}
 	case "BC", "BCE":
 		return sfxInfo{sEraBC, 0, ""}
 	case "AD", "CE":

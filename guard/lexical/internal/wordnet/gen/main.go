@@ -1,0 +1,1038 @@
+// Command gen derives the embedded lexical table of package wordnet from the
+// WordNet 3.0 database files (index.*, data.*, *.exc, cntlist.rev), as
+// installed by Debian's wordnet-base package under /usr/share/wordnet:
+//
+//	go run ./guard/lexical/internal/wordnet/gen -dict /usr/share/wordnet -out guard/lexical/internal/wordnet/wordnet.txt
+//
+// The output is a function of the input files only: maps are never iterated
+// without sorting, so two runs write the same bytes.
+//
+// # Output format
+//
+// One line per record, sorted by the record's lemma, four tab-separated
+// fields:
+//
+//	forms <TAB> base <TAB> synonyms <TAB> antonyms
+//
+// forms is a space-separated list of surface forms: the record's lemma first,
+// then its irregular forms (from the .exc files), its regular inflections, and
+// other lemmas that are mostly used as an inflection of this one ("found" on
+// the line of "find"). A form prefixed with "+" is a synthesised "-able"
+// adjective of a verb ("refundable" on the line of "refund"): it shares the
+// base and antonyms of the record but has no synonyms. base is the canonical
+// base of every form on the line, empty when it is the lemma itself.
+// synonyms and antonyms are space-separated words. Lines starting with "#"
+// are comments.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Tuning knobs. Changing one changes the output; regenerate and commit both.
+const (
+	// dominance: a lemma that is also an irregular inflection of another
+	// lemma (the noun "won", the verb "found", the adjective "left") is
+	// folded into that lemma when the other lemma's SemCor count (in the
+	// inflection's part of speech) exceeds dominance times the form's own
+	// count over all parts of speech, and is at least minDominant. A lemma
+	// that is a regular inflection in its own part of speech (the adjective
+	// "larger", the noun "goods") is folded when the other lemma's count
+	// exceeds the form's count in that part of speech.
+	dominance   = 5
+	minDominant = 3
+	// maxSyn and maxAnt cap the synonym and antonym lists.
+	maxSyn = 8
+	maxAnt = 8
+	// synSenses is how many senses (most frequent first) give synonyms; the
+	// second one counts only when its SemCor count is at least 1/secondRatio
+	// of the first's.
+	synSenses   = 2
+	secondRatio = 4
+	// maxAdjInflect: regular comparatives (-er, -est) are generated only for
+	// adjectives this short; longer ones take more/most.
+	maxAdjInflect = 6
+	// vetoCount: see mainSenses.
+	vetoCount = 5
+)
+
+var explain bool
+
+var posOrder = []byte{'n', 'v', 'a', 'r'}
+
+var posFile = map[byte]string{'n': "noun", 'v': "verb", 'a': "adj", 'r': "adv"}
+
+// ssDigit is the synset type digit of a sense key.
+var ssDigit = map[byte]byte{'n': '1', 'v': '2', 'a': '3', 'r': '4', 's': '5'}
+
+type pointer struct {
+	sym      string
+	pos      byte // n v a r (satellites folded into a)
+	off      int
+	src, dst int // 1-based word numbers, 0 for a semantic pointer
+}
+
+type synset struct {
+	pos     byte // n v a r
+	ssType  byte // n v a s r
+	lexFile int
+	words   []string // lower-case, adjective markers stripped
+	capital []bool   // the word is spelled with a capital in this synset
+	lexIDs  []int
+	ptrs    []pointer
+}
+
+type sense struct {
+	pos   byte
+	rank  int // 0-based position in the index file (frequency order)
+	ss    *synset
+	count int // SemCor tag count
+}
+
+type cand struct {
+	lemma string
+	pos   byte
+	exc   bool // from an exception list (else a regular inflection)
+}
+
+type db struct {
+	synsets map[byte]map[int]*synset
+	// index: lemma → pos → synset offsets in sense order (single-word
+	// lower-case ASCII lemmas only).
+	index map[string]map[byte][]int
+	// senseCount: "lemma%ss:lexfile:lexid" → SemCor count.
+	senseCount map[string]int
+	posCount   map[string]map[byte]int
+	// exc: pos → form → lemmas.
+	exc map[byte]map[string][]string
+	// common: the word is spelled in lower case in some synset (else it is
+	// a proper name: Paris, Nederland).
+	common map[string]bool
+}
+
+func main() {
+	dict := flag.String("dict", "/usr/share/wordnet", "WordNet 3.0 dict directory")
+	out := flag.String("out", "", "output file, gzip-compressed when the name ends in .gz (default: plain text to stdout)")
+	flag.BoolVar(&explain, "explain", false, "print the lemmas folded into another lemma to stderr")
+	flag.Parse()
+	var buf bytes.Buffer
+	stats, err := generate(*dict, &buf)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	data := buf.Bytes()
+	if strings.HasSuffix(*out, ".gz") {
+		var z bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression) // the header has no name and no time
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		data = z.Bytes()
+	}
+	if *out == "" {
+		os.Stdout.Write(data)
+	} else if err := os.WriteFile(*out, data, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, stats)
+}
+
+// isWord reports whether s is a single lower-case ASCII word: the only kind
+// of token the lexical tokenizer can produce and look up.
+func isWord(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+func readLines(path string, fn func(line string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == ' ' { // license header lines start with spaces
+			continue
+		}
+		if err := fn(line); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return sc.Err()
+}
+
+func load(dir string) (*db, error) {
+	d := &db{
+		synsets:    map[byte]map[int]*synset{},
+		index:      map[string]map[byte][]int{},
+		senseCount: map[string]int{},
+		posCount:   map[string]map[byte]int{},
+		exc:        map[byte]map[string][]string{},
+		common:     map[string]bool{},
+	}
+	for _, p := range posOrder {
+		name := posFile[p]
+		d.synsets[p] = map[int]*synset{}
+		err := readLines(filepath.Join(dir, "data."+name), func(line string) error {
+			ss, off, err := parseData(line)
+			if err != nil {
+				return err
+			}
+			ss.pos = p
+			d.synsets[p][off] = ss
+			for i, w := range ss.words {
+				if !ss.capital[i] {
+					d.common[w] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		err = readLines(filepath.Join(dir, "index."+name), func(line string) error {
+			f := strings.Fields(line)
+			if len(f) < 4 || !isWord(f[0]) {
+				return nil
+			}
+			nsyn, err := strconv.Atoi(f[2])
+			if err != nil {
+				return err
+			}
+			if len(f) < nsyn {
+				return errors.New("short index line")
+			}
+			offs := make([]int, 0, nsyn)
+			for _, s := range f[len(f)-nsyn:] {
+				o, err := strconv.Atoi(s)
+				if err != nil {
+					return err
+				}
+				offs = append(offs, o)
+			}
+			if d.index[f[0]] == nil {
+				d.index[f[0]] = map[byte][]int{}
+			}
+			d.index[f[0]][p] = offs
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		d.exc[p] = map[string][]string{}
+		err = readLines(filepath.Join(dir, name+".exc"), func(line string) error {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				d.exc[p][f[0]] = append(d.exc[p][f[0]], f[1:]...)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	err := readLines(filepath.Join(dir, "cntlist.rev"), func(line string) error {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return nil
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		key := f[0]
+		lemma, rest, ok := strings.Cut(key, "%")
+		if !ok || len(rest) < 1 {
+			return nil
+		}
+		parts := strings.Split(rest, ":")
+		if len(parts) < 3 {
+			return nil
+		}
+		lemma = strings.ToLower(lemma)
+		short := lemma + "%" + parts[0] + ":" + parts[1] + ":" + parts[2]
+		d.senseCount[short] += n
+		var p byte
+		switch parts[0] {
+		case "1":
+			p = 'n'
+		case "2":
+			p = 'v'
+		case "3", "5":
+			p = 'a'
+		case "4":
+			p = 'r'
+		default:
+			return nil
+		}
+		if d.posCount[lemma] == nil {
+			d.posCount[lemma] = map[byte]int{}
+		}
+		d.posCount[lemma][p] += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func parseData(line string) (*synset, int, error) {
+	if i := strings.Index(line, " | "); i >= 0 {
+		line = line[:i]
+	}
+	f := strings.Fields(line)
+	if len(f) < 6 {
+		return nil, 0, errors.New("short data line")
+	}
+	off, err := strconv.Atoi(f[0])
+	if err != nil {
+		return nil, 0, err
+	}
+	lexFile, err := strconv.Atoi(f[1])
+	if err != nil {
+		return nil, 0, err
+	}
+	ss := &synset{ssType: f[2][0], lexFile: lexFile}
+	nw, err := strconv.ParseInt(f[3], 16, 32)
+	if err != nil {
+		return nil, 0, err
+	}
+	i := 4
+	for range nw {
+		w := strings.ToLower(f[i])
+		if j := strings.IndexByte(w, '('); j > 0 { // adjective marker: (a) (p) (ip)
+			w = w[:j]
+		}
+		id, err := strconv.ParseInt(f[i+1], 16, 32)
+		if err != nil {
+			return nil, 0, err
+		}
+		ss.words = append(ss.words, w)
+		ss.capital = append(ss.capital, f[i][0] < 'a' || f[i][0] > 'z')
+		ss.lexIDs = append(ss.lexIDs, int(id))
+		i += 2
+	}
+	np, err := strconv.Atoi(f[i])
+	if err != nil {
+		return nil, 0, err
+	}
+	i++
+	for range np {
+		o, err := strconv.Atoi(f[i+1])
+		if err != nil {
+			return nil, 0, err
+		}
+		pos := f[i+2][0]
+		if pos == 's' {
+			pos = 'a'
+		}
+		st, err := strconv.ParseUint(f[i+3], 16, 16)
+		if err != nil {
+			return nil, 0, err
+		}
+		ss.ptrs = append(ss.ptrs, pointer{sym: f[i], pos: pos, off: o, src: int(st >> 8), dst: int(st & 0xff)})
+		i += 4
+	}
+	return ss, off, nil
+}
+
+// senses returns the senses of lemma, most frequent first: by SemCor count,
+// then by position in its index file (WordNet's own frequency order), then by
+// part of speech n, v, a, r.
+func (d *db) senses(lemma string) []sense {
+	var out []sense
+	for _, p := range posOrder {
+		for rank, off := range d.index[lemma][p] {
+			ss := d.synsets[p][off]
+			if ss == nil {
+				continue
+			}
+			n := 0
+			if k := wordIndex(ss, lemma); k >= 0 {
+				key := fmt.Sprintf("%s%%%c:%02d:%02d", lemma, ssDigit[ss.ssType], ss.lexFile, ss.lexIDs[k])
+				n = d.senseCount[key]
+			}
+			out = append(out, sense{pos: p, rank: rank, ss: ss, count: n})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		return a.rank < b.rank
+	})
+	return out
+}
+
+// mainSenses keeps the senses that may give a word its derivational base.
+// All do, except that a word SemCor saw at least vetoCount times in its most
+// frequent sense keeps an unattested sense only when that sense belongs to
+// the same lexicographer file (the same semantic field) as the most frequent
+// one: the liver is not a derivative of "live" though "a high liver" is, nor
+// better (adjective) of bet though a bettor is a better. A word that is an
+// inflection of the other in form (married, marry) is exempt: see
+// isInflection.
+func mainSenses(ss []sense) []bool {
+	main := make([]bool, len(ss))
+	for i, s := range ss {
+		main[i] = ss[0].count < vetoCount || s.count > 0 ||
+			s.ss.pos == ss[0].ss.pos && s.ss.lexFile == ss[0].ss.lexFile
+	}
+	return main
+}
+
+func wordIndex(ss *synset, w string) int {
+	for i, x := range ss.words {
+		if x == w {
+			return i
+		}
+	}
+	return -1
+}
+
+// similar reports whether some adjective synset of form is, or is similar
+// to (a satellite of), a synset of lemma: larger → large.
+func (d *db) similar(form, lemma string) bool {
+	for _, off := range d.index[form]['a'] {
+		ss := d.synsets['a'][off]
+		if ss == nil {
+			continue
+		}
+		if wordIndex(ss, lemma) >= 0 {
+			return true
+		}
+		for _, p := range ss.ptrs {
+			if p.sym == "&" {
+				if t := d.synsets['a'][p.off]; t != nil && wordIndex(t, lemma) >= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (d *db) count(lemma string, p byte) int { return d.posCount[lemma][p] }
+
+func (d *db) total(lemma string) int {
+	n := 0
+	for _, c := range d.posCount[lemma] {
+		n += c
+	}
+	return n
+}
+
+func (d *db) isLemma(w string, p byte) bool { return d.index[w][p] != nil }
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// suppletive reports whether the adjective or adverb form is not built on its
+// lemma (better/good, worse/bad, further/far): such pairs differ in meaning
+// often enough that they are left out.
+func suppletive(form, lemma string) bool {
+	need := min(3, len(lemma)-1)
+	return need < 2 || commonPrefix(form, lemma) < need
+}
+
+func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+
+func endsConsY(w string) bool {
+	return len(w) >= 2 && w[len(w)-1] == 'y' && !isVowel(w[len(w)-2])
+}
+
+func endsSibilant(w string) bool {
+	return strings.HasSuffix(w, "s") || strings.HasSuffix(w, "x") || strings.HasSuffix(w, "z") ||
+		strings.HasSuffix(w, "ch") || strings.HasSuffix(w, "sh")
+}
+
+// inflect returns the regular inflections of lemma as a part of speech p,
+// built by the inverse of WordNet's morphy detachment rules. excForms are the
+// lemma's forms in the exception list of p: a slot they fill (a plural, a
+// past, an -ing form, comparatives) gets no regular spelling beside them
+// (no "childs" beside "children", no "stoped" beside "stopped").
+func inflect(lemma string, p byte, excForms []string) []string {
+	var out []string
+	switch p {
+	case 'n':
+		if len(excForms) > 0 {
+			return nil // children, not childs
+		}
+		switch {
+		case endsSibilant(lemma):
+			out = append(out, lemma+"es")
+		case endsConsY(lemma):
+			out = append(out, lemma[:len(lemma)-1]+"ies")
+		default:
+			out = append(out, lemma+"s")
+		}
+		if strings.HasSuffix(lemma, "man") && len(lemma) > 3 {
+			out = append(out, lemma[:len(lemma)-3]+"men")
+		}
+	case 'v':
+		excPast, excIng := false, false
+		for _, f := range excForms {
+			switch {
+			case strings.HasSuffix(f, "ing"):
+				excIng = true
+			case strings.HasSuffix(f, "s") && !strings.HasSuffix(f, "ss"):
+			default:
+				excPast = true
+			}
+		}
+		switch {
+		case endsSibilant(lemma):
+			out = append(out, lemma+"es")
+		case endsConsY(lemma):
+			out = append(out, lemma[:len(lemma)-1]+"ies")
+		default:
+			out = append(out, lemma+"s")
+		}
+		if !excPast {
+			switch {
+			case strings.HasSuffix(lemma, "e"):
+				out = append(out, lemma+"d")
+			case endsConsY(lemma):
+				out = append(out, lemma[:len(lemma)-1]+"ied")
+			default:
+				out = append(out, lemma+"ed")
+			}
+		}
+		if !excIng {
+			switch {
+			case strings.HasSuffix(lemma, "ie"):
+				// dying, lying: exception list
+			case strings.HasSuffix(lemma, "ee") || strings.HasSuffix(lemma, "oe") || strings.HasSuffix(lemma, "ye"):
+				out = append(out, lemma+"ing")
+			case strings.HasSuffix(lemma, "e") && len(lemma) > 2:
+				out = append(out, lemma[:len(lemma)-1]+"ing")
+			default:
+				out = append(out, lemma+"ing")
+			}
+		}
+	case 'a':
+		if len(lemma) > maxAdjInflect || len(excForms) > 0 || strings.HasSuffix(lemma, "y") ||
+			strings.HasSuffix(lemma, "ed") || strings.HasSuffix(lemma, "er") || strings.HasSuffix(lemma, "est") || strings.HasSuffix(lemma, "ing") {
+			return nil
+		}
+		if strings.HasSuffix(lemma, "e") {
+			out = append(out, lemma+"r", lemma+"st")
+		} else {
+			out = append(out, lemma+"er", lemma+"est")
+		}
+	}
+	return out
+}
+
+// participleOf returns the verbs of which x is spelled as a regular
+// participle: an -ed or -ing form. (An irregular one that is a lemma of its
+// own either was folded into its verb or is used in its own right: bound is
+// not taken for a form of bind.) Sorted, so that the choice among several is
+// deterministic.
+func participleOf(d *db, x string, excOf map[string]map[byte][]string) []string {
+	var out []string
+	for _, suf := range []string{"ed", "d", "ied", "ing"} {
+		stem, ok := strings.CutSuffix(x, suf)
+		if !ok || len(stem) < 2 {
+			continue
+		}
+		for _, r := range []string{stem, stem + "e", stem + "y"} {
+			if !d.isLemma(r, 'v') {
+				continue
+			}
+			for _, f := range inflect(r, 'v', excOf[r]['v']) {
+				if f == x && (strings.HasSuffix(f, "ed") || strings.HasSuffix(f, "ing")) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// ableForm returns the "-able" adjective of a verb: refund → refundable,
+// use → usable, change → changeable, rely → reliable.
+func ableForm(v string) string {
+	switch {
+	case strings.HasSuffix(v, "ce") || strings.HasSuffix(v, "ge") || strings.HasSuffix(v, "ee"):
+		return v + "able"
+	case strings.HasSuffix(v, "e"):
+		return v[:len(v)-1] + "able"
+	case endsConsY(v):
+		return v[:len(v)-1] + "iable"
+	}
+	return v + "able"
+}
+
+type stats struct {
+	lemmas, records, keys, words, folded, irregular, regular, able, based, withSyn, withAnt, bytes int
+}
+
+func (s stats) String() string {
+	return fmt.Sprintf("%d records (of %d single-word lemmas), %d keys: %d lemmas folded into another, %d irregular forms, %d regular inflections, %d synthesised -able; %d records with a base other than themselves, %d with synonyms, %d with antonyms; %d bytes",
+		s.records, s.lemmas, s.keys, s.folded, s.irregular, s.regular, s.able, s.based, s.withSyn, s.withAnt, s.bytes)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func generate(dir string, w *bytes.Buffer) (stats, error) {
+	var st stats
+	d, err := load(dir)
+	if err != nil {
+		return st, err
+	}
+	lemmas := sortedKeys(d.index)
+	st.lemmas = len(lemmas)
+
+	// Candidates: for every surface form, the lemmas it may be an
+	// inflection of.
+	cands := map[string][]cand{}
+	excOf := map[string]map[byte][]string{} // lemma → pos → its exception forms
+	for _, p := range posOrder {
+		for _, form := range sortedKeys(d.exc[p]) {
+			if !isWord(form) {
+				continue
+			}
+			for _, l := range d.exc[p][form] {
+				if l == form || !isWord(l) || !d.isLemma(l, p) {
+					continue
+				}
+				if excOf[l] == nil {
+					excOf[l] = map[byte][]string{}
+				}
+				excOf[l][p] = append(excOf[l][p], form)
+				if (p == 'a' || p == 'r') && suppletive(form, l) {
+					continue
+				}
+				cands[form] = append(cands[form], cand{lemma: l, pos: p, exc: true})
+			}
+		}
+	}
+	for _, l := range lemmas {
+		for _, p := range posOrder {
+			if !d.isLemma(l, p) {
+				continue
+			}
+			if p == 'n' && !d.common[l] || p == 'a' && d.count(l, p) == 0 {
+				continue // no plural of a proper name; comparatives of attested adjectives only
+			}
+			for _, form := range inflect(l, p, excOf[l][p]) {
+				if form == l || !isWord(form) {
+					continue
+				}
+				if _, isLemma := d.index[form]; isLemma && !d.isLemma(form, p) {
+					// liver is not a comparative of live: a regular form that is
+					// a lemma only of other parts of speech stays that lemma.
+					continue
+				}
+				cands[form] = append(cands[form], cand{lemma: l, pos: p})
+			}
+		}
+	}
+	for _, form := range sortedKeys(cands) {
+		cs := cands[form]
+		sort.SliceStable(cs, func(i, j int) bool {
+			a, b := cs[i], cs[j]
+			if ca, cb := d.count(a.lemma, a.pos), d.count(b.lemma, b.pos); ca != cb {
+				return ca > cb
+			}
+			if a.exc != b.exc {
+				return a.exc
+			}
+			if a.lemma != b.lemma {
+				return a.lemma < b.lemma
+			}
+			return a.pos < b.pos
+		})
+		// Drop duplicate lemmas, keeping the first (best) candidate.
+		seen := map[string]bool{}
+		k := 0
+		for _, c := range cs {
+			if !seen[c.lemma] {
+				seen[c.lemma] = true
+				cs[k] = c
+				k++
+			}
+		}
+		cands[form] = cs[:k]
+	}
+
+	// owner: the lemma whose record a surface form belongs to. A lemma owns
+	// itself unless it is mostly used as an inflection of another lemma
+	// that owns itself.
+	owner := map[string]string{}
+	visiting := map[string]bool{}
+	var ownerOf func(form string) string
+	ownerOf = func(form string) string {
+		if o, ok := owner[form]; ok {
+			return o
+		}
+		if visiting[form] {
+			return ""
+		}
+		visiting[form] = true
+		defer delete(visiting, form)
+		_, isLemma := d.index[form]
+		o := ""
+		if isLemma {
+			o = form
+		}
+		for _, c := range cands[form] {
+			if ownerOf(c.lemma) != c.lemma {
+				continue // no chains: laid → lay, but lay → lie does not carry laid along
+			}
+			if isLemma {
+				n := d.count(c.lemma, c.pos)
+				// A regular inflection in its own part of speech (goods, larger)
+				// also folds when it is merely less frequent in that part of
+				// speech; a comparative must moreover be similar to its
+				// adjective (larger to large, but liver not to live).
+				if n < minDominant {
+					continue
+				}
+				if n <= dominance*d.total(form) &&
+					(c.exc || n <= d.count(form, c.pos) || c.pos == 'a' && !d.similar(form, c.lemma)) {
+					continue
+				}
+			}
+			if isLemma && explain {
+				fmt.Fprintf(os.Stderr, "fold %s (%d) -> %s/%c (%d) exc=%v\n", form, d.total(form), c.lemma, c.pos, d.count(c.lemma, c.pos), c.exc)
+			}
+			o = c.lemma
+			break
+		}
+		owner[form] = o
+		return o
+	}
+	for _, form := range sortedKeys(cands) {
+		ownerOf(form)
+	}
+	for _, l := range lemmas {
+		ownerOf(l)
+	}
+
+	// isInflection: x is spelled as an inflection of the verb or noun r
+	// (married, marry; frightening, frighten), whatever x's part of speech.
+	// Comparatives do not count: liver is not a form of live.
+	isInflection := func(x, r string) bool {
+		for _, p := range []byte{'n', 'v'} {
+			if !d.isLemma(r, p) {
+				continue
+			}
+			if slices.Contains(excOf[r][p], x) || slices.Contains(inflect(r, p, excOf[r][p]), x) {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Derivational bases, one hop: shortest lemmas first, so that a
+	// candidate base is settled before the longer words that may use it.
+	// A participial adjective (increased, limited, interesting) takes its
+	// verb first, with or without a derivational pointer.
+	// Only a word used mostly as an adjective: ground (the earth) is not
+	// taken for a form of grind. The base of a regular participle passes on
+	// to the words derived from it (amazingly → amazing → amaze), as the
+	// irregular-form step does.
+	participle := map[string][]string{}
+	for _, x := range lemmas {
+		if owner[x] != x || !d.isLemma(x, 'a') {
+			continue
+		}
+		a := d.count(x, 'a')
+		o := d.total(x) - a
+		if a+o > 0 && a < o || a+o == 0 && d.isLemma(x, 'n') {
+			continue
+		}
+		if ps := participleOf(d, x, excOf); len(ps) > 0 {
+			participle[x] = ps
+		}
+	}
+	passOn := map[string]bool{} // regular participles whose base passes on
+	byLen := append([]string(nil), lemmas...)
+	sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i]) < len(byLen[j]) })
+	root := map[string]string{}
+	for _, x := range byLen {
+		if owner[x] != x {
+			continue
+		}
+		best, bestCP := x, -1
+		for _, r := range participle[x] {
+			if r != x && owner[r] == r && root[r] == r {
+				best, bestCP = r, len(x)
+				passOn[x] = true
+				break
+			}
+		}
+		senses := d.senses(x)
+		main := mainSenses(senses)
+		for si, s := range senses {
+			if bestCP == len(x) {
+				break
+			}
+			k := wordIndex(s.ss, x)
+			for _, ptr := range s.ss.ptrs {
+				if ptr.src != k+1 || ptr.dst == 0 {
+					continue
+				}
+				// "+" derivationally related form; "\" pertainym (adjective
+				// → noun) and derived-from (adverb → adjective).
+				if ptr.sym != "+" && ptr.sym != `\` {
+					continue
+				}
+				t := d.synsets[ptr.pos][ptr.off]
+				if t == nil || ptr.dst > len(t.words) {
+					continue
+				}
+				r := t.words[ptr.dst-1]
+				if !isWord(r) || len(r) >= len(x) || owner[r] != r || root[r] != r && !passOn[r] {
+					continue
+				}
+				cp := commonPrefix(x, r)
+				if cp < 4 && !(len(r) >= 3 && cp == len(r)) {
+					continue
+				}
+				if !main[si] && !isInflection(x, r) {
+					continue
+				}
+				if cp > bestCP || cp == bestCP && (len(r) < len(best) || len(r) == len(best) && r < best) {
+					best, bestCP = r, cp
+				}
+			}
+		}
+		if passOn[best] {
+			best = root[best]
+		}
+		root[x] = best
+	}
+
+	// Records.
+	type record struct {
+		forms []string
+		base  string
+		syns  []string
+		ants  []string
+	}
+	recs := map[string]*record{}
+	antonymsOf := func(x string) []string {
+		var out []string
+		for _, s := range d.senses(x) {
+			k := wordIndex(s.ss, x)
+			for _, ptr := range s.ss.ptrs {
+				if ptr.sym != "!" || ptr.src != k+1 || ptr.dst == 0 {
+					continue
+				}
+				t := d.synsets[ptr.pos][ptr.off]
+				if t == nil || ptr.dst > len(t.words) {
+					continue
+				}
+				out = appendNew(out, t.words[ptr.dst-1], x)
+			}
+		}
+		return out
+	}
+	for _, l := range lemmas {
+		if owner[l] != l {
+			continue
+		}
+		r := &record{forms: []string{l}, base: root[l]}
+		ss := d.senses(l)
+		for i, s := range ss {
+			if i >= synSenses || i > 0 && (s.count*secondRatio < ss[0].count || s.count == 0) {
+				break
+			}
+			for _, w := range s.ss.words {
+				if owner[w] != l {
+					r.syns = appendNew(r.syns, w, l)
+				}
+			}
+		}
+		// Words attested in SemCor first (synset order otherwise), so that
+		// the cap drops the rare ones: child → kid youngster minor before
+		// shaver nipper tiddler.
+		sort.SliceStable(r.syns, func(i, j int) bool {
+			return d.total(r.syns[i]) > 0 && d.total(r.syns[j]) == 0
+		})
+		if len(r.syns) > maxSyn {
+			r.syns = r.syns[:maxSyn]
+		}
+		r.ants = antonymsOf(l)
+		if r.base != l {
+			for _, a := range antonymsOf(r.base) {
+				r.ants = appendNew(r.ants, a, l)
+			}
+		}
+		if len(r.ants) > maxAnt {
+			r.ants = r.ants[:maxAnt]
+		}
+		recs[l] = r
+	}
+	isBase := map[string]bool{}
+	for x, r := range root {
+		if r != x {
+			isBase[r] = true
+		}
+	}
+	// kind of each extra form on a record: irregular, folded lemma, or
+	// regular inflection.
+	const (
+		kRegular = iota
+		kIrregular
+		kFolded
+		kAble
+	)
+	kinds := map[string]int{}
+	for _, form := range sortedKeys(cands) {
+		o := owner[form]
+		if o == "" || o == form {
+			continue
+		}
+		recs[o].forms = append(recs[o].forms, form)
+		switch {
+		case d.index[form] != nil:
+			kinds[form] = kFolded
+		case cands[form][0].exc && cands[form][0].lemma == o:
+			kinds[form] = kIrregular
+		default:
+			kinds[form] = kRegular
+		}
+	}
+	// Synthesised -able adjectives of attested verbs that are their own base.
+	for _, l := range lemmas {
+		if owner[l] != l || root[l] != l || !d.isLemma(l, 'v') || d.count(l, 'v') == 0 || len(l) < 4 {
+			continue
+		}
+		f := ableForm(l)
+		if _, taken := owner[f]; taken || d.index[f] != nil {
+			continue
+		}
+		owner[f] = l // batable: of bat, not of bate too
+		recs[l].forms = append(recs[l].forms, "+"+f)
+		kinds["+"+f] = kAble
+	}
+
+	var body bytes.Buffer
+	w.WriteString("# WordNet 3.0 lexical table, generated by gen/main.go from the WordNet 3.0 database.\n")
+	w.WriteString("# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. See LICENSE-WordNet.\n")
+	w.WriteString("# forms<TAB>base<TAB>synonyms<TAB>antonyms; a form \"<n><suffix>\" is the lemma less n letters plus suffix.\n")
+	for _, l := range sortedKeys(recs) {
+		r := recs[l]
+		// Leave out records that tell nothing the caller's own stemmer does
+		// not: a lemma that is its own base, with regular inflections only,
+		// no synonym and no antonym, and that is no other record's base.
+		special := false
+		for _, f := range r.forms[1:] {
+			special = special || kinds[f] != kRegular
+		}
+		if !special && r.base == l && len(r.syns) == 0 && len(r.ants) == 0 && !isBase[l] {
+			continue
+		}
+		st.records++
+		st.keys += len(r.forms)
+		for _, f := range r.forms[1:] {
+			switch kinds[f] {
+			case kRegular:
+				st.regular++
+			case kIrregular:
+				st.irregular++
+			case kFolded:
+				st.folded++
+			case kAble:
+				st.able++
+			}
+		}
+		if r.base != l {
+			st.based++
+		}
+		if len(r.syns) > 0 {
+			st.withSyn++
+		}
+		if len(r.ants) > 0 {
+			st.withAnt++
+		}
+		st.words += len(r.syns) + len(r.ants)
+		base := r.base
+		if base == l {
+			base = ""
+		}
+		body.WriteString(l)
+		for _, f := range r.forms[1:] {
+			body.WriteByte(' ')
+			if f[0] == '+' {
+				body.WriteByte('+')
+				f = f[1:]
+			}
+			body.WriteString(encodeForm(l, f))
+		}
+		fmt.Fprintf(&body, "\t%s\t%s\t%s\n", base, strings.Join(r.syns, " "), strings.Join(r.ants, " "))
+	}
+	fmt.Fprintf(w, "#! keys=%d words=%d\n", st.keys, st.words)
+	w.Write(body.Bytes())
+	st.bytes = w.Len()
+	return st, nil
+}
+
+// encodeForm writes form relative to lemma when that is shorter: "writes"
+// of "write" is "0s", "written" is "1ten".
+func encodeForm(lemma, form string) string {
+	cp := commonPrefix(lemma, form)
+	drop := len(lemma) - cp
+	if drop <= 9 && 1+len(form)-cp < len(form) {
+		return strconv.Itoa(drop) + form[cp:]
+	}
+	return form
+}
+
+// appendNew appends w to list unless it is not a word, is self, or is there
+// already.
+func appendNew(list []string, w, self string) []string {
+	if !isWord(w) || w == self {
+		return list
+	}
+	for _, x := range list {
+		if x == w {
+			return list
+		}
+	}
+	return append(list, w)
+}

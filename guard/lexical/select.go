@@ -1,0 +1,117 @@
+package lexical
+
+import (
+	"math"
+
+	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// Selection is the policy chosen for one decision by SelectPolicy.
+type Selection struct {
+	// Thresholds go into the profile's policy; a side that no region keeps
+	// the promise on is undecided by policy (NoFail, NoPass).
+	Thresholds guard.Thresholds
+	// SoftFloor and SoftCeiling go into the decision's model (see
+	// DecisionModel).
+	SoftFloor, SoftCeiling float64
+	// Fail and Pass are the fixed-sequence selections behind each side.
+	Fail, Pass calibrate.FixedSelection
+}
+
+// SelectPolicy chooses decision d's thresholds from out-of-fold
+// probabilities p, labels y, the labelled source of each row (group) and
+// whether each row holds hard evidence (HardEvidence of its features), by
+// fixed-sequence testing (calibrate.SelectFixedSequence), so that each
+// auto-decided region keeps an error rate ≤ cfg.Alpha at confidence
+// cfg.Confidence on every source.
+//
+// Confidence follows evidence. For groundedness the fail side ("confidently
+// ungrounded") is chosen among the rows with hard evidence alone, and every
+// other row's P is floored just above that threshold (SoftFloor), so a soft
+// mismatch is never a confident failure; the pass side is then chosen on the
+// floored P. Contradiction mirrors it: its pass side ("confidently
+// contradicts") needs hard evidence and the rest is capped just below it
+// (SoftCeiling). Other decisions are selected on p as it is. A decision whose
+// two sides would overlap is undecided by policy.
+func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
+	var out Selection
+	n := len(p)
+	q := make([]float64, n)
+	gated := func() {
+		for t := range p {
+			q[t] = p[t]
+			if !hard[t] {
+				if out.SoftFloor > 0 && q[t] < out.SoftFloor {
+					q[t] = out.SoftFloor
+				}
+				if out.SoftCeiling > 0 && q[t] > out.SoftCeiling {
+					q[t] = out.SoftCeiling
+				}
+			}
+		}
+	}
+	switch d {
+	case guard.Groundedness:
+		for t := range p {
+			q[t] = p[t]
+			if !hard[t] {
+				q[t] = 1 // never in the fail region
+			}
+		}
+		fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+		if err != nil {
+			return out, err
+		}
+		out.Fail = fs
+		if fs.HasFail {
+			out.SoftFloor = math.Nextafter(fs.Fail, 1)
+		}
+		gated()
+		ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+		if err != nil {
+			return out, err
+		}
+		out.Pass = ps
+	case guard.Contradiction:
+		for t := range p {
+			q[t] = p[t]
+			if !hard[t] {
+				q[t] = 0 // never in the pass region
+			}
+		}
+		ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+		if err != nil {
+			return out, err
+		}
+		out.Pass = ps
+		if ps.HasPass {
+			out.SoftCeiling = math.Nextafter(ps.Pass, 0)
+		}
+		gated()
+		fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+		if err != nil {
+			return out, err
+		}
+		out.Fail = fs
+	default:
+		s, err := calibrate.SelectFixedSequence(p, y, group, cfg)
+		if err != nil {
+			return out, err
+		}
+		out.Fail, out.Pass = s, s
+	}
+	th := guard.Thresholds{Fail: 0, Pass: 1, NoFail: !out.Fail.HasFail, NoPass: !out.Pass.HasPass}
+	if out.Fail.HasFail {
+		th.Fail = out.Fail.Fail
+	}
+	if out.Pass.HasPass {
+		th.Pass = out.Pass.Pass
+	}
+	if !(th.Fail < th.Pass) {
+		th = guard.Undecided()
+		out.SoftFloor, out.SoftCeiling = 0, 0
+	}
+	out.Thresholds = th
+	return out, nil
+}
