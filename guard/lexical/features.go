@@ -46,9 +46,9 @@ var (
 		{"number_mismatches", +1, true},
 		{"negation_flips", +1, true},
 		{"antonym_flips", +1, true},
-		{"antonym_elsewhere", +1, true},     // an answer word absent from the contexts whose antonym is in one
-		{"negation_mismatch", +1, false},    // the answer and its best window differ in negation (any support)
-		{"unsupported_share", +1, false},    // 1 − support_min
+		{"antonym_elsewhere", +1, true},  // an answer word absent from the contexts whose antonym is in one
+		{"negation_mismatch", +1, false}, // the answer and its best window differ in negation (any support)
+		{"unsupported_share", +1, false}, // 1 − support_min
 	}
 	relevFeatures = []Feature{
 		{"question_in_answer", +1, false},              // weighted share of the question's words in the answer
@@ -56,20 +56,20 @@ var (
 		{"type_match", +1, false},                      // the answer holds what the question asks for (a date for "when", …)
 		{"type_mismatch", -1, false},                   // it plainly lacks it
 		{"refusal", -1, false},
-		{"yes_no_answer", +1, false},  // a yes/no question answered with yes or no
+		{"yes_no_answer", +1, false},      // a yes/no question answered with yes or no
 		{"answer_new_content", +1, false}, // weighted share of the answer's words that are not the question's (evasive answers echo it)
 	}
 	suffFeatures = []Feature{
-		{"question_coverage", +1, false},             // weighted share of the question's words in some context
-		{"window_question_coverage", +1, false},      // … in the best two-sentence window
-		{"missing_question_entities", -1, false},     // names and numbers of the question in no context
-		{"max_missing_idf", -1, false},               // rarest question word in no context
-		{"type_in_window", +1, false},                // the window holds the kind of thing the question asks for
-		{"window_question_order", +1, false},         // the question's word pairs stand near each other in that window
-		{"context_question_order", +1, false},        // … in some context
-		{"window_negation_mismatch", -1, false},      // question and window differ in negation
-		{"window_antonym", -1, false},                // the window holds the antonym of a question word
-		{"window_question_entities", +1, false},      // share of the question's names in the window
+		{"question_coverage", +1, false},         // weighted share of the question's words in some context
+		{"window_question_coverage", +1, false},  // … in the best two-sentence window
+		{"missing_question_entities", -1, false}, // names and numbers of the question in no context
+		{"max_missing_idf", -1, false},           // rarest question word in no context
+		{"type_in_window", +1, false},            // the window holds the kind of thing the question asks for
+		{"window_question_order", +1, false},     // the question's word pairs stand near each other in that window
+		{"context_question_order", +1, false},    // … in some context
+		{"window_negation_mismatch", -1, false},  // question and window differ in negation
+		{"window_antonym", -1, false},            // the window holds the antonym of a question word
+		{"window_question_entities", +1, false},  // share of the question's names in the window
 	}
 	chunkFeatures = []Feature{
 		{"question_coverage", +1, false},
@@ -527,7 +527,6 @@ func (a *analysis) substituteSynonyms(d *doc) {
 		}
 	}
 }
-
 
 // coverage is the weighted share of the content tokens of run for which in
 // is true (1 when run has no content).

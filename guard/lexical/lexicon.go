@@ -104,8 +104,6 @@ var auxStarts = map[string]bool{
 	"am": true, "may": true, "might": true, "must": true, "shall": true,
 }
 
-
-
 // Lexical knowledge from WordNet 3.0 (see internal/wordnet): canonOf maps the
 // stem hash of an inflected or derived form to that of its base ("wrote",
 // "written" → "write"; "refundable" → "refund"), synonymOf a base to its

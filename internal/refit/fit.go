@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log"
@@ -346,11 +346,11 @@ func judgeRows(c *corpus, idx []int, prof *lexical.Profile) (map[int]*outcome, e
 
 // ruleCheck is the out-of-fold auto-pass record of one pass rule.
 type ruleCheck struct {
-	Rule     string           `json:"rule"`
-	Tested   bool             `json:"tested"`
-	Holds    bool             `json:"holds"`
-	PerSrc   map[string][2]int `json:"autoPassErrorsOfCount"` // source → {errors, auto-passed}
-	Pooled   [2]int           `json:"pooled"`
+	Rule   string            `json:"rule"`
+	Tested bool              `json:"tested"`
+	Holds  bool              `json:"holds"`
+	PerSrc map[string][2]int `json:"autoPassErrorsOfCount"` // source → {errors, auto-passed}
+	Pooled [2]int            `json:"pooled"`
 }
 
 // selectPassRule judges every training row with a known good/bad label by

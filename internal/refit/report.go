@@ -48,14 +48,14 @@ type gateRow struct {
 }
 
 type decisionReport struct {
-	Decision  string           `json:"decision"`
-	Sources   []string         `json:"sources"`
-	N         int              `json:"n"`
-	Positives int              `json:"positives"`
-	Policy    guard.Thresholds `json:"policy"`
-	SoftFloor float64          `json:"softFloor,omitempty"`
-	SoftCeil  float64          `json:"softCeiling,omitempty"`
-	PerSource []sourceQuality  `json:"perSource"`
+	Decision  string             `json:"decision"`
+	Sources   []string           `json:"sources"`
+	N         int                `json:"n"`
+	Positives int                `json:"positives"`
+	Policy    guard.Thresholds   `json:"policy"`
+	SoftFloor float64            `json:"softFloor,omitempty"`
+	SoftCeil  float64            `json:"softCeiling,omitempty"`
+	PerSource []sourceQuality    `json:"perSource"`
 	Weights   map[string]float64 `json:"weights"`
 }
 
