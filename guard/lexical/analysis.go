@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
@@ -396,9 +397,43 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 // support nor count as content.
 func (a *analysis) markPreambles() {
 	d := &a.a
+	// Citations ("[3]") and list markers ("1." at the start of a line) are
+	// structure, not claims.
+	for i := range d.toks {
+		t := &d.toks[i]
+		if t.flags&fNum == 0 {
+			continue
+		}
+		st, en := int(t.start), int(t.end)
+		cite := st > 0 && d.s[st-1] == '[' && en < len(d.s) && d.s[en] == ']'
+		marker := false
+		if en < len(d.s) && (d.s[en] == '.' || d.s[en] == ')') && (en+1 == len(d.s) || d.s[en+1] == ' ') {
+			j := st - 1
+			for j >= 0 && (d.s[j] == ' ' || d.s[j] == '\t' || d.s[j] == '-' || d.s[j] == '*') {
+				j--
+			}
+			marker = j < 0 || d.s[j] == '\n'
+		}
+		if cite || marker {
+			t.flags |= fPre | fStop | fWeighed
+			t.flags &^= fCap | fCapAny | fNum
+			t.w = 0
+		}
+	}
 	for k, sp := range d.sents {
 		end := 0
-		end, a.fold = preambleEnd(d.s[sp.start:sp.end], a.fold)
+		// A sentence that declines to answer ("The documents don't say
+		// what the fee is.") claims nothing about the world: its words are
+		// meta as a preamble's are.
+		var ref bool
+		if ref, a.fold = isRefusal(d.s[sp.start:sp.end], a.fold); ref {
+			end = sp.end - sp.start
+			if c := strings.IndexAny(d.s[sp.start:sp.end], ".!?;"); c > 0 && c+1 < sp.end-sp.start {
+				end = c
+			}
+		} else {
+			end, a.fold = preambleEnd(d.s[sp.start:sp.end], a.fold)
+		}
 		if end == 0 {
 			continue
 		}
@@ -410,4 +445,47 @@ func (a *analysis) markPreambles() {
 			t.w = 0
 		}
 	}
+}
+
+// bestSentence returns the largest weighted share of run's content words
+// (tokens for which given returns true count as found) that one context
+// sentence holds: support within a single sentence, stricter than a window's.
+func (a *analysis) bestSentence(run []token, v *vocabulary, given func(*token) bool) float64 {
+	if a.nsent == 0 {
+		return 0
+	}
+	dst := a.winScore
+	clear(dst)
+	for i := range a.winSeen {
+		a.winSeen[i] = -1
+	}
+	total, got := 0.0, 0.0
+	for i := range run {
+		t := &run[i]
+		if !t.content() {
+			continue
+		}
+		w := v.weight(t)
+		total += w
+		if given != nil && given(t) {
+			got += w
+			continue
+		}
+		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
+			s := a.occ[o-1].sent
+			if a.winSeen[s] == int32(i) {
+				continue
+			}
+			a.winSeen[s] = int32(i)
+			dst[s] += w
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	best := 0.0
+	for _, x := range dst {
+		best = max(best, x)
+	}
+	return min(1, (best+got)/total)
 }

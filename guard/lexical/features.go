@@ -28,7 +28,8 @@ type Feature struct {
 var (
 	groundFeatures = []Feature{
 		{"support_min", +1, false},          // least supported answer sentence: share of its weighted words in its best two-sentence window
-		{"support_any", +1, false},          // weighted share of the answer's words found in some context (or the question)
+		{"sentence_support", +1, false},     // least supported answer sentence: share of its weighted words in one context sentence
+		{"support_any", +1, false},          // weighted share of the answer's words found in some context
 		{"containment", +1, false},          // unweighted share of the answer's content words found in some context
 		{"token_support", +1, false},        // share of all the answer's words, function words included, found in some context
 		{"bigram_support", +1, false},       // share of the answer's adjacent word pairs (function words included) found adjacent in a context
@@ -92,6 +93,7 @@ var (
 // Indices into the groundedness vector, kept in step with groundFeatures.
 const (
 	gSupMin = iota
+	gSentSup
 	gSupAny
 	gContain
 	gToken
@@ -122,8 +124,9 @@ type mismatch struct {
 }
 
 type flip struct {
-	sent int // answer sentence
-	tok  int // answer token index (antonym flips), -1 for negation
+	sent   int // answer sentence
+	tok    int // answer token index (antonym flips), -1 for negation
+	negTok int // answer token index of the word negated on one side only (negation flips)
 	win  window
 	anti uint64
 }
@@ -219,12 +222,18 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	// Quantities.
 	numMis, numUnsup := 0, 0
 	for qi, q := range a.a.quants {
+		if structural(a.a.s, q) {
+			continue // a list marker or a citation: not a claim
+		}
 		compatible, approx, sameSlot := false, false, -1
 		sameCtx, sameQ := -1, -1
 		for ci := range a.ctxs {
 			for cq, c := range a.ctxs[ci].quants {
 				switch {
-				case q.Compatible(c):
+				case q.Compatible(c) || ((q.Kind == quant.Number || c.Kind == quant.Number) && c.Value == q.Value):
+					// A bare number matches any quantity of that value
+					// ("16" for "16 weeks", "65-watt" for a "65" whose unit
+					// went unread).
 					compatible = true
 				case q.Approx(c):
 					approx = true
@@ -242,7 +251,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				}
 			}
 		}
-		if compatible || approx {
+		// A small count ("three things", "two figures") or an ordinal
+		// ("first") often counts the answer's own items: without a
+		// counterpart it is no evidence either way.
+		soft := q.Kind == quant.Ordinal || (q.Kind == quant.Number && q.Value == math.Trunc(q.Value) && q.Value >= 0 && q.Value <= 12)
+		if compatible || approx || soft {
 			// Words of a quantity the contexts state ("thirty" for "30")
 			// count as supported; an approximate one ("a month" for "30
 			// days") is neither evidence for nor against the answer.
@@ -264,7 +277,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
 		}
 	}
-	minWin := 1.0
+	minWin, minSent := 1.0, 1.0
 	absent := false
 	entOut := 0
 	negAny := false
@@ -298,25 +311,37 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			absent = true
 		}
 		minWin = math.Min(minWin, si.support)
-		if win.ctx >= 0 && hasNeg(run) != a.windowHasNeg(win) && si.support >= 0.3 {
-			negAny = true
+		if nctx > 0 {
+			minSent = math.Min(minSent, a.bestSentence(run, v, given))
+		} else {
+			minSent = 0
 		}
-		// Negation flip: the sentence is well supported by a window but
-		// exactly one of them is negated.
-		if win.ctx >= 0 && si.support >= 0.5 {
-			if hasNeg(run) != a.windowHasNeg(win) {
-				si.negFlip = true
-				f.flips = append(f.flips, flip{sent: k, tok: -1, win: win})
+		// Negation flip: a word the sentence shares with its window is
+		// negated in one and not the other ("is refundable" against "is not
+		// refundable"). Negation is read in scope, a few words before the
+		// word within its clause, so that a "not" elsewhere in the window
+		// ("Do not take more than …") does not count.
+		if win.ctx >= 0 && si.support >= 0.3 && n >= 3 {
+			if ti, ok := a.negationFlip(k, win, v); ok {
+				negAny = true
+				if si.support >= 0.5 {
+					si.negFlip = true
+					f.flips = append(f.flips, flip{sent: k, tok: -1, win: win, negTok: ti})
+				}
 			}
+		}
+		if win.ctx >= 0 && si.support >= 0.5 {
 			// Antonym flip: an answer word absent from the window whose
-			// antonym is in it.
+			// antonym stands in it in the same place: next to a word the
+			// answer has next to it ("the price increased" against "the
+			// price decreased").
 			for i := range run {
 				t := &run[i]
-				if t.flags&fAnt == 0 || a.windowHas(win, t.hash) {
+				if t.flags&fAnt == 0 || !t.content() || a.windowHas(win, t.hash) || t.flags&fInQ != 0 {
 					continue // no antonym, or the word itself is there
 				}
 				for _, ant := range antonymOf[t.hash] {
-					if a.windowHas(win, ant) && t.flags&fInQ == 0 {
+					if !inRun(run, ant) && a.alignedIn(win, run, i, ant) { // "from higher to lower" names both
 						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
 						break
 					}
@@ -358,7 +383,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 				}
 			}
 		}
-		if t.entity() {
+		if t.entity() && !(t.flags&fNum == 0 && afterBreak(a.a.s, int(t.start))) {
 			unsupEnt++
 			f.absent = append(f.absent, i)
 		}
@@ -383,6 +408,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	}
 	g := &f.ground
 	g[gSupMin] = minWin
+	g[gSentSup] = minSent
 	g[gSupAny] = supAny
 	g[gContain] = contain
 	g[gBigram] = a.bigramSupport(&a.a)
@@ -905,4 +931,189 @@ func (a *analysis) tokenSupport(d *doc) float64 {
 		return 1
 	}
 	return float64(found) / float64(n)
+}
+
+// clauses calls fn with the token ranges [from, to) of the clauses of
+// tokens [lo, hi) of d: runs of one sentence with no ',', ';', ':',
+// parenthesis, dash or line break between neighbours.
+func clauses(d *doc, lo, hi int, fn func(from, to int)) {
+	start := lo
+	for i := lo + 1; i <= hi; i++ {
+		if i == hi || d.toks[i].sent != d.toks[i-1].sent || clauseBreak(d.s, int(d.toks[i-1].end), int(d.toks[i].start)) {
+			if i > start {
+				fn(start, i)
+			}
+			start = i
+		}
+	}
+}
+
+var hOnly = normHash("only")
+
+// boundWords follow a negation that sets a bound rather than denying a
+// claim: "no more than 3", "do not take more than 3", "no later than".
+var boundWords = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, w := range strings.Fields("more less later earlier fewer longer greater higher lower above over exceed beyond under below") {
+		m[normHash(w)] = true
+	}
+	return m
+}()
+
+// negatedClause reports whether tokens [from, to) of d hold a negation that
+// denies (not "not only", not a bound such as "no more than").
+func negatedClause(d *doc, from, to int) bool {
+	for j := from; j < to; j++ {
+		if d.toks[j].flags&fNeg == 0 {
+			continue
+		}
+		if j+1 < to && (d.toks[j+1].hash == hOnly || d.toks[j+1].flags&fNum != 0) {
+			continue // "not only", "No. 2"
+		}
+		bound := false
+		for m := j + 1; m < to && m <= j+3; m++ {
+			if boundWords[d.toks[m].hash] {
+				bound = true
+				break
+			}
+		}
+		if !bound {
+			return true
+		}
+	}
+	return false
+}
+
+func clauseBreak(s string, from, to int) bool {
+	if from < 0 || to > len(s) || from >= to {
+		return false
+	}
+	for _, c := range []byte(s[from:to]) {
+		switch c {
+		case ',', ';', ':', '(', ')', '\n':
+			return true
+		}
+	}
+	return strings.Contains(s[from:to], "—") || strings.Contains(s[from:to], " - ")
+}
+
+// negationFlip looks for a clause of answer sentence k whose content the
+// window states in one clause (at least 60% of its weighted words, numbers
+// aside) with the opposite polarity: one denies, the other does not. It
+// returns the index of the answer clause's first token.
+func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
+	d := &a.a
+	c := &a.ctxs[win.ctx]
+	cLo := int(c.sentAt[win.sent])
+	cHi := int(c.sentAt[min(win.sent+win.nsent, len(c.sents))])
+	found, at := false, -1
+	clauses(d, int(d.sentAt[k]), int(d.sentAt[k+1]), func(from, to int) {
+		if found {
+			return
+		}
+		total, n := 0.0, 0
+		for i := from; i < to; i++ {
+			if t := &d.toks[i]; t.content() && t.flags&fNum == 0 {
+				total += v.weight(t)
+				n++
+			}
+		}
+		if n < 2 || total == 0 {
+			return
+		}
+		negA := negatedClause(d, from, to)
+		clauses(c, cLo, cHi, func(cf, ct int) {
+			if found {
+				return
+			}
+			got := 0.0
+			for i := from; i < to; i++ {
+				t := &d.toks[i]
+				if !t.content() || t.flags&fNum != 0 {
+					continue
+				}
+				for j := cf; j < ct; j++ {
+					if c.toks[j].hash == t.hash {
+						got += v.weight(t)
+						break
+					}
+				}
+			}
+			if got/total >= 0.6 && negatedClause(c, cf, ct) != negA {
+				found, at = true, from
+			}
+		})
+	})
+	return at, found
+}
+
+// alignedIn reports whether hash ant stands in the window next to (within
+// two words of) a content word that also stands within two words of answer
+// token i of run.
+func (a *analysis) alignedIn(win window, run []token, i int, ant uint64) bool {
+	lo, hi := a.sentBase[win.ctx]+int32(win.sent), a.sentBase[win.ctx]+int32(win.sent+win.nsent)
+	d := &a.ctxs[win.ctx]
+	for o := a.head(ant); o != 0; o = a.occ[o-1].next {
+		oc := &a.occ[o-1]
+		if int(oc.ctx) != win.ctx || oc.sent < lo || oc.sent >= hi {
+			continue
+		}
+		// Content neighbours of the antonym in the context.
+		for dj := -3; dj <= 3; dj++ {
+			j := int(oc.tok) + dj
+			if dj == 0 || j < 0 || j >= len(d.toks) || d.toks[j].sent != d.toks[oc.tok].sent || !d.toks[j].content() {
+				continue
+			}
+			h := d.toks[j].hash
+			for di := -3; di <= 3; di++ {
+				if m := i + di; di != 0 && m >= 0 && m < len(run) && run[m].content() && run[m].hash == h {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// structural reports whether quantity q of text s is a list marker ("1." or
+// "2)" at the start of a line) or a citation ("[4]"), not a claim.
+func structural(s string, q quant.Quantity) bool {
+	if q.Start > 0 && s[q.Start-1] == '[' && q.End < len(s) && s[q.End] == ']' {
+		return true
+	}
+	if q.End < len(s) && (s[q.End] == '.' || s[q.End] == ')') && (q.End+1 == len(s) || s[q.End+1] == ' ' || s[q.End+1] == '\t') {
+		i := q.Start - 1
+		for i >= 0 && (s[i] == ' ' || s[i] == '\t' || s[i] == '-' || s[i] == '*') {
+			i--
+		}
+		return i < 0 || s[i] == '\n'
+	}
+	return false
+}
+
+func inRun(run []token, h uint64) bool {
+	for i := range run {
+		if run[i].hash == h {
+			return true
+		}
+	}
+	return false
+}
+
+// afterBreak reports whether the word at byte i of s opens a line, a list
+// item, a quotation or a parenthesis, where a capital says nothing about a
+// name ("- Develop a plan", "Note: Offering …").
+func afterBreak(s string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch s[j] {
+		case ' ', '\t':
+			continue
+		case '\n', ':', '-', '*', '(', '"', '\'', '[':
+			return true
+		case 0x80, 0xa2, 0x9c: // the tails of •, “ and ‘ in UTF-8
+			return true
+		}
+		return false
+	}
+	return true
 }

@@ -32,6 +32,10 @@ get got make made take took say said like known called named become became`
 
 const negationList = `not no never none nobody nothing neither nor cannot without n't nowhere`
 
+// negPolarityList are content words that deny what follows them as a
+// negation does ("excluded from returns" = "cannot be returned").
+const negPolarityList = `except excluding exclude excluded prohibit prohibited forbid forbidden ban banned unable lack lacks`
+
 const hedgeList = `unclear uncertain unknown depends depend depending might may possibly perhaps likely unlikely
 some many myth misconception actually however although but no not nothing never comment sure debate disputed
 varies vary evidence scientific studies`
@@ -46,6 +50,9 @@ var wordFlagMap = func() map[uint64]uint16 {
 	}
 	for _, w := range strings.Fields(negationList) {
 		m[normHash(w)] |= fNeg | fStop
+	}
+	for _, w := range strings.Fields(negPolarityList) {
+		m[normHash(w)] |= fNeg
 	}
 	for _, w := range strings.Fields(hedgeList) {
 		m[normHash(w)] |= fHedge
@@ -147,13 +154,19 @@ func buildLexicon() {
 			lemma[s] = true
 		}
 	})
+	// Likewise a form whose stem is some lemma's stem ("leaves" and "leave").
+	baseStem := map[uint64]bool{}
+	wordnet.Each(func(word, base string, _, _ []string) {
+		h, _ := stemOf(base)
+		baseStem[h] = true
+	})
 	wordnet.Each(func(word, base string, _, _ []string) {
 		if strings.ContainsAny(word, " _-") || strings.ContainsAny(base, " _-") || (word != base && lemma[word]) {
 			return
 		}
 		wh, _ := stemOf(word)
 		bh, bs := stemOf(base)
-		if wh == bh || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
+		if wh == bh || baseStem[wh] || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
 			return
 		}
 		if old, ok := canonOf[wh]; ok && old != bh {

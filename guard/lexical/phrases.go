@@ -17,19 +17,29 @@ const clauseLimit = 160
 // to the folded (lower-case, ’ → ') first clause of the answer.
 var refusalRE = regexp.MustCompile(`^(?:(?:unfortunately|sorry|i'm sorry|i am sorry|apologies)[,;:]? (?:but )?)?(?:` +
 	// "I don't know", "I'm not sure", "I cannot answer / determine / find …"
-	`i (?:do not|don't|dont) know\b|i(?: am|'m) not (?:sure|certain|able)\b|i(?: cannot| can't| can not| am unable to|'m unable to| could not| couldn't) (?:answer|determine|find|tell|say)\b|` +
+	`i (?:do not|don't|dont) know\b|i(?: am|'m) not (?:sure|certain|able)\b|` +
+	`i(?: cannot| can't| can not| am unable to|'m unable to| was unable to| could not| couldn't| did not| didn't) (?:answer|determine|find|tell|say|locate|see)\b|` +
 	`(?:i have )?no comment\b|` +
-	// "The (provided) context/documents do(es) not say / mention / …"
-	`(?:the |these |this |those )?(?:provided |given |retrieved |available |above |supplied )?(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?) ` +
-	`(?:do|does|did) not (?:say|mention|specify|state|contain|include|provide|give|indicate|cover|address|discuss|list|describe)\b|` +
-	`(?:the |these |this |those )?(?:provided |given |retrieved |available |above |supplied )?(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?) ` +
-	`(?:doesn't|don't|didn't) (?:say|mention|specify|state|contain|include|provide|give|indicate|cover|address|discuss|list|describe)\b|` +
+	// "The (provided) context / the handbook excerpts do(es) not say …"
+	`(?:the |these |this |those |your |my )?(?:[a-z-]+ ){0,2}` + docNouns + ` (?:do|does|did) not (?:` + sayVerbs + `)\b|` +
+	`(?:the |these |this |those |your |my )?(?:[a-z-]+ ){0,2}` + docNouns + ` (?:doesn't|don't|didn't) (?:` + sayVerbs + `)\b|` +
 	// "There is no information / mention …", "No information is given …"
-	`there (?:is|was|are) no (?:information|mention|data|details?|indication|record)\b|no (?:information|details?|data) (?:is|was|are|were) (?:given|provided|available)\b|` +
-	// "It is not mentioned / specified …", "This is not stated in the documents"
-	`(?:it|this|that) (?:is|was) not (?:mentioned|specified|stated|provided|given|covered|possible to (?:determine|say|tell))\b|` +
+	`there(?: is|'s| was| are) no (?:information|mention|data|details?|indication|record)\b|no (?:information|details?|data) (?:is|was|are|were) (?:given|provided|available)\b|` +
+	// "No late-payment charge is mentioned …"
+	`no (?:[a-z-]+ ){0,3}(?:is|are|was|were) (?:mentioned|stated|specified|given|listed|provided|described)` + inDocs + `|` +
+	// "It is not mentioned …", "That isn't stated in the rules"
+	`(?:it|this|that|which)(?: is not| was not| isn't| wasn't|'s not) (?:mentioned|specified|stated|provided|given|covered|listed|addressed|described)` + inDocs + `|` +
+	`(?:it|this|that)(?: is not| isn't|'s not) possible to (?:determine|say|tell)\b|` +
 	`(?:it|this|that) (?:cannot|can't|can not) be (?:determined|answered|found|said)\b|` +
 	`not enough information\b|(?:there is )?(?:insufficient|not enough) information\b|unable to (?:answer|determine|find)\b)`)
+
+const docNouns = `(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?|clauses?|rules|sections?|pages?|articles?|records?|results?|data)`
+
+// inDocs ends a "not mentioned" clause: at its end, or "in the provided
+// documents" — so "That is not covered by the warranty" stays a claim.
+const inDocs = `(?:$|[ ]?[—-]| in (?:the |these |this |any |your )?(?:[a-z-]+ ){0,2}` + docNouns + `\b)`
+
+const sayVerbs = `say|mention|specify|state|contain|include|provide|give|indicate|cover|address|discuss|list|describe|show|explain`
 
 // preambleRE matches an attribution preamble at the start of a sentence:
 // "According to the documents,", "Based on the provided context,", "The
@@ -90,7 +100,27 @@ func isRefusal(s string, buf []byte) (bool, []byte) {
 	if loc := preambleRE.FindIndex(c); loc != nil {
 		c = c[loc[1]:]
 	}
-	return refusalRE.Match(c), buf
+	loc := refusalRE.FindIndex(c)
+	if loc == nil {
+		return false, buf
+	}
+	// "I'm not sure, but his books …", "I don't know if …": the answer goes
+	// on to claim something, so it is no refusal.
+	if hedgedClaim(c[loc[1]:]) {
+		return false, buf
+	}
+	return true, buf
+}
+
+// hedgedClaim reports whether the rest of a refusal clause turns it into a
+// hedge before a claim: it goes on with "but", "if", "whether", "though".
+func hedgedClaim(rest []byte) bool {
+	for _, w := range [...]string{" but ", " if ", " whether ", " though ", " although ", ", but", " however"} {
+		if strings.Contains(" "+string(rest)+" ", w) {
+			return true
+		}
+	}
+	return false
 }
 
 // refusalCue is a cheap test that rules out most clauses before the

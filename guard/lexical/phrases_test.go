@@ -24,6 +24,14 @@ func TestIsRefusal(t *testing.T) {
 		{"Returns are not possible after 30 days; the documents do not say otherwise.", false},
 		{"She did not know the answer until 1998.", false},
 		{"", false},
+		{"That is not covered by the warranty.", false},
+		{"That isn't stated in the provided rules.", true},
+		{"No late-payment charge is mentioned in the provided clauses.", true},
+		{"I couldn't find anything about price matching in the documents provided.", true},
+		{"The handbook excerpts don't give a fixed number of remote days.", true},
+		{"i'm not sure but his books have been translated into 42 languages", false},
+		{"I don't know if I really want to volunteer again.", false},
+		{"The context does not mention the fee, but the standard rate is $5.", false},
 	}
 	for _, c := range cases {
 		if got, _ := isRefusal(c.in, nil); got != c.want {

@@ -179,8 +179,9 @@ func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64, canon map[uin
 				val |= lexKnown | idfIndex(w)<<18
 			}
 		}
-		set(h, val)
-		t.slots[t.find(h)].canon = c
+		set(h, 0)
+		sl := &t.slots[t.find(h)]
+		sl.val, sl.canon = val|lexUsed, c
 	}
 	if len(t.idfs) >= 1<<14 {
 		panic("lexical: too many distinct IDF values")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -125,6 +126,100 @@ func precisionAtFull(sets []dataset) error {
 	for _, s := range sortedKeys(m) {
 		a := m[s]
 		fmt.Printf("%-18s all %5d  full %5d prec %.3f  +bigram.8 %5d prec %.3f  +all-tokens+bigrams %5d prec %.3f\n", s, a.all, a.n, float64(a.t)/float64(max(1, a.n)), a.n2, float64(a.t2)/float64(max(1, a.n2)), a.n3, float64(a.t3)/float64(max(1, a.n3)))
+	}
+	return nil
+}
+
+// topErrors prints the groundedness rows with the highest P (out of fold, as
+// fitted by a plain pipeline on all rows) that are labelled false.
+func topErrors(sets []dataset, st settings) error {
+	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
+	if err != nil {
+		return err
+	}
+	c := buildCorpus(j, sets)
+	all := make([]bool, len(c.rows))
+	for i := range all {
+		all[i] = true
+	}
+	ft, err := c.pipeline(all, "", st)
+	if err != nil {
+		return err
+	}
+	for _, d := range []guard.Decision{guard.Groundedness} {
+		fd := ft.dec[d]
+		exs := c.ex[d]
+		ord := make([]int, len(fd.train))
+		for t := range ord {
+			ord[t] = t
+		}
+		sort.Slice(ord, func(a, b int) bool { return fd.oof[ord[a]] > fd.oof[ord[b]] })
+		shown := 0
+		for rank, t := range ord {
+			e := &exs[fd.train[t]]
+			if e.y || e.synth || e.row < 0 {
+				continue
+			}
+			s := c.rows[e.row].sample
+			ctx := ""
+			for _, cx := range s.Contexts {
+				ctx += cx.Text + " | "
+			}
+			if len(ctx) > 300 {
+				ctx = ctx[:300]
+			}
+			fmt.Printf("#%d p=%.3f %s\n  A: %s\n  C: %s\n  x=%v\n", rank, fd.oof[t], c.names[e.src], s.Answer, ctx, e.x)
+			if shown++; shown == 25 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// dumpFeatures writes every example of every decision as TSV (decision,
+// source, synthetic, label, hard, features...) for offline study.
+func dumpFeatures(sets []dataset, path string) error {
+	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
+	if err != nil {
+		return err
+	}
+	c := buildCorpus(j, sets)
+	var b strings.Builder
+	for _, d := range guard.Decisions {
+		fmt.Fprintf(&b, "#%s\t%s\n", d, strings.Join(lexical.FeatureNames(d), "\t"))
+		for _, e := range c.ex[d] {
+			fmt.Fprintf(&b, "%s\t%s\t%v\t%v\t%v\t%d", d, c.names[e.src], e.synth, e.y, e.hard, e.row)
+			for _, v := range e.x {
+				fmt.Fprintf(&b, "\t%.6g", v)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// explainHard prints, for rows of a source whose groundedness label is
+// true, the hard evidence the judges find (false alarms to study).
+func explainHard(sets []dataset, source string) error {
+	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
+	if err != nil {
+		return err
+	}
+	for _, ds := range sets {
+		if ds.name != source {
+			continue
+		}
+		for _, r := range ds.rows {
+			v, ok := r.Expected.Label(guard.Groundedness)
+			if !ok || !v {
+				continue
+			}
+			s := r.Sample
+			if e := j.Explain(&s); e != "" {
+				fmt.Printf("%s\n  A: %s\n  => %s\n", s.ID, s.Answer, e)
+			}
+		}
 	}
 	return nil
 }

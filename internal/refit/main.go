@@ -90,6 +90,12 @@ func main() {
 		err = fit(sets, settings{alpha: *alpha, confidence: *confidence}, *profOut, *reportOut, out)
 	case "features":
 		err = diagnose(sets)
+	case "errors":
+		err = topErrors(sets, settings{alpha: *alpha, confidence: *confidence})
+	case "explain":
+		err = explainHard(sets, flag.Arg(0))
+	case "dump":
+		err = dumpFeatures(sets, "/tmp/features.tsv")
 	case "precision":
 		err = precisionAtFull(sets)
 	default:

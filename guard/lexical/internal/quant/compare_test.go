@@ -72,7 +72,7 @@ func TestCompareUnits(t *testing.T) {
 		{"65W", "65 watts", true, true, false},
 		{"a 65-watt charger", "65W", true, true, false},
 		{"12V", "12 volts", true, true, false},
-		{"5A", "5 amps", true, true, false},
+		{"5 A", "5 amps", true, true, false},
 		{"5 amperes", "5 A", true, true, false},
 		{"3000 mAh", "3,000mAh", true, true, false},
 		{"2 GHz", "2 gigahertz", true, true, false},

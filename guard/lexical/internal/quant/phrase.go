@@ -248,15 +248,17 @@ func durationCue(w string) bool {
 }
 
 // period emits "a"/"an" (at i) and the period word ending at e as one unit
-// u when a duration cue comes before, or "-long" or "and a half" after, or
-// the phrase stands alone: "for a month", "an hour and a half", "a
-// year-long strike", "A week.".
+// u when a duration cue comes before, or "-long", "'s" or "and a half"
+// after, or the phrase stands alone: "for a month", "an hour and a half",
+// "a year-long strike", "a day's work", "A week.".
 func (sc *scanner) period(i, e int, u string) (int, bool) {
 	s := sc.s
 	v, end := 1.0, e
 	cue := false
 	if f, fe := sc.andFrac(e); f > 0 {
 		v, end, cue = v+f, fe, true
+	} else if a := apostropheAt(s, e); a > 0 && e+a < len(s) && s[e+a] == 's' && boundaryAfter(s, e+a+1) {
+		cue = true // "a year's supply", "an hour's drive"
 	} else if hw := hyphenWidth(s, e); hw > 0 {
 		k := e + hw
 		le := letterEnd(s, k)
@@ -269,6 +271,33 @@ func (sc *scanner) period(i, e int, u string) (int, bool) {
 	}
 	sc.emit(Quantity{Kind: Measure, Value: v, Unit: u, Start: i, End: end}, info{mag: 1, raw: v})
 	return end, true
+}
+
+// andAhead is a quick test that " and" may follow pos (see andFrac): false
+// for the usual ASCII space and another letter, or the end of the text.
+func andAhead(s string, pos int) bool {
+	if pos+5 >= len(s) {
+		return false
+	}
+	switch b := s[pos]; {
+	case b == ' ':
+		return s[pos+1]|0x20 == 'a'
+	case b == '\t', b == '\n', b == '\r', b >= 0x80: // other spaces: look closer
+		return true
+	}
+	return false
+}
+
+// inAhead is a quick test that " in" or " out" may follow pos (see ratio).
+func inAhead(s string, pos int) bool {
+	if pos+3 >= len(s) {
+		return false
+	}
+	if s[pos] != ' ' && s[pos] != '-' {
+		return s[pos] >= 0x80 // another space character: look closer
+	}
+	b := s[pos+1] | 0x20
+	return b == 'i' || b == 'o'
 }
 
 // andFrac reads " and a half", " and a quarter" or " and three quarters"
@@ -411,7 +440,8 @@ func partWord(w string) bool {
 // ratio reads " in [every] M" (or " out of [every] M" after 1) after the
 // bare integer c ending at pos and emits the proportion c/M: "one in five"
 // is 20 (uFraction). M must exceed c and must not be a year ("1 in 2010")
-// or a measure ("1 in 5 days").
+// or a measure ("1 in 5 days"); unless c is 1, M must be at most 10 or a
+// power of ten.
 func (sc *scanner) ratio(c *core, pos int) (int, bool) {
 	s := sc.s
 	t, e := sc.nextWord(pos)
@@ -439,6 +469,11 @@ func (sc *scanner) ratio(c *core, pos int) (int, bool) {
 	}
 	m, me, ok := sc.peekCount(p)
 	if !ok || m <= float64(c.mant) {
+		return 0, false
+	}
+	if c.mant != 1 && m > 10 && !powerOf10(m) {
+		// "Jack scored 31 in 35": a tally, not a proportion ("three in
+		// five", "5 in 100" are)
 		return 0, false
 	}
 	if w, _ := sc.nextWord(me); w != "" {
@@ -502,6 +537,15 @@ func (sc *scanner) peekCount(p int) (float64, int, bool) {
 		return 0, p, false
 	}
 	return v, end, true
+}
+
+func powerOf10(v float64) bool {
+	for p := 100.0; p <= 1e12; p *= 10 {
+		if v == p {
+			return true
+		}
+	}
+	return false
 }
 
 // vulgarFrac returns the value and width of a vulgar fraction character at

@@ -1412,7 +1412,7 @@ func (sc *scanner) finish(c *core) int {
 			return r
 		}
 	}
-	if c.isInt() && c.cur == "" && !c.neg && !c.commas && c.ndig <= 3 {
+	if andAhead(s, c.end) && c.isInt() && c.cur == "" && !c.neg && !c.commas && c.ndig <= 3 {
 		// "one and a half", "2 and a half hours"
 		if f, e := sc.andFrac(c.end); f > 0 {
 			c.addFrac(f)
@@ -1497,6 +1497,9 @@ loop:
 		cls := si.cls
 		if !boundaryAfter(s, we) &&
 			!(cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
+			cls = sNone
+		}
+		if cls == sUnit && we-ws == 1 && !letterUnitOK(s, w[0], we, attached) {
 			cls = sNone
 		}
 		if c.cur != "" {
@@ -1655,14 +1658,14 @@ loop:
 		}
 	}
 
-	if kind == Measure && c.exp == 0 && c.mul == 1 && c.extra == 0 && !c.neg {
+	if kind == Measure && andAhead(s, pos) && c.exp == 0 && c.mul == 1 && c.extra == 0 && !c.neg {
 		// "two years and a half"
 		if f, e := sc.andFrac(pos); f > 0 {
 			c.addFrac(f)
 			pos = e
 		}
 	}
-	if kind == 0 && !plus && c.cur == "" && !scaled && c.mul == 1 && c.isInt() && !c.neg && c.mant >= 1 {
+	if kind == 0 && inAhead(s, pos) && !plus && c.cur == "" && !scaled && c.mul == 1 && c.isInt() && !c.neg && c.mant >= 1 {
 		// "one in five", "1 in 10,000", "one out of every four"
 		if r, ok := sc.ratio(c, pos); ok {
 			return r

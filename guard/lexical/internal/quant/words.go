@@ -521,6 +521,46 @@ func lookupSuffix(w string) sfxInfo {
 	return suffixWords[string(buf[:len(w)])]
 }
 
+// letterUnitOK vets the one-letter units W, V, A, C and F, which are also
+// identifiers and initials: "A", "C" and "F" glued to the number are models,
+// isotopes and forms ("Type 35C", "13C", "Form 10A"), and any of them before
+// an abbreviation dot is an initial or an abbreviation ("166 C.E.", "37
+// C.F.R.", "229 F. Supp.", "525 W. Ottawa St.") — unless the text ends
+// there or goes on in lower case. we is where the letter ends.
+func letterUnitOK(s string, b byte, we int, attached bool) bool {
+	switch b {
+	case 'A', 'C', 'F':
+		if attached {
+			return false
+		}
+	case 'W', 'V':
+	default:
+		return true
+	}
+	if we >= len(s) {
+		return true
+	}
+	if s[we] != '.' {
+		// Not before a capitalised word ("1600 W Main St", "185 C The
+		// Use", "Star 242 A Java"); "A" before no word at all, as it is
+		// also the article after a number that lost its period ("8 A
+		// stoichiometry").
+		p := we
+		for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r') {
+			p++
+		}
+		return p == we || p >= len(s) || !isLetter(s[p]) || b != 'A' && !isUpper(s[p])
+	}
+	k := we + 1
+	if k < len(s) && isLetter(s[k]) {
+		return false
+	}
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+		k++
+	}
+	return k >= len(s) || !isUpper(s[k])
+}
+
 // dollarPrefix maps the letters glued before '$' ("US$", "A$") to a currency.
 func dollarPrefix(w string) string {
 	switch w {

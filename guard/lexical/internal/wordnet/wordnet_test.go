@@ -41,7 +41,16 @@ func TestBase(t *testing.T) {
 		{"data", "data"}, // the plural of datum, but a lemma of its own and far more frequent
 		{"larger", "large"},
 		{"bigger", "big"},
-		{"Children", "child"}, // looked up lower-cased
+		{"Children", "child"},     // looked up lower-cased
+		{"increased", "increase"}, // participial adjective
+		{"limited", "limit"},
+		{"quickly", "quick"},   // adverb derived from an adjective
+		{"amazingly", "amaze"}, // through the participle amazing
+		{"laid", "lay"},
+		{"lay", "lay"}, // a verb of its own, not folded into lie
+		{"lying", "lie"},
+		{"ground", "ground"}, // the earth, not a form of grind
+		{"left", "leave"},
 	} {
 		got, ok := Base(tc.word)
 		if !ok || got != tc.want {

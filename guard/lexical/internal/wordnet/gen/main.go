@@ -1,28 +1,66 @@
 // Command gen derives the embedded lexical table of package wordnet from the
 // WordNet 3.0 database files (index.*, data.*, *.exc, cntlist.rev), as
-// installed by Debian's wordnet-base package under /usr/share/wordnet:
+// installed by Debian's wordnet-base package under /usr/share/wordnet. From
+// the module root:
 //
-//	go run ./guard/lexical/internal/wordnet/gen -dict /usr/share/wordnet -out guard/lexical/internal/wordnet/wordnet.txt
+//	go run ./guard/lexical/internal/wordnet/gen -dict /usr/share/wordnet -out guard/lexical/internal/wordnet/wordnet.txt.gz
 //
-// The output is a function of the input files only: maps are never iterated
-// without sorting, so two runs write the same bytes.
+// -out with a name not ending in .gz writes the plain text (for reading and
+// diffing); without -out the plain text goes to standard output. Statistics
+// go to standard error; -explain also lists the lemmas folded into another.
+// The output is a function of the input files only (maps are never iterated
+// unsorted), so two runs write the same bytes.
+//
+// # What the table holds
+//
+// Only single words of lower-case ASCII letters, the only tokens the lexical
+// tokenizer can look up; multi-word, hyphenated and one-letter lemmas are
+// left out. For each lemma kept:
+//
+//   - Its surface forms: irregular forms from the .exc files (adjective and
+//     adverb ones only when built on the lemma: bigger, not better/good),
+//     regular inflections made by inverting WordNet's morphy rules (nouns
+//     -s/-es/-ies/-men; verbs -s/-es/-ies, -ed/-d/-ied, -ing; comparatives of
+//     short attested adjectives), each slot the exception list fills
+//     skipped; lemmas that are mostly an inflection of another lemma (see
+//     dominance); and "-able" adjectives synthesised for attested verbs not
+//     in WordNet (refundable).
+//   - Its base: one step to a shorter lemma that is a derivationally related
+//     form ("+") or pertainym/derived-from ("\") of one of its senses and
+//     shares its first four letters, or all of its own if it has at least
+//     three (government → govern, writer → write, quickly → quick); for a
+//     participial adjective (increased, limited), its verb. The target must
+//     be its own base, so there are no chains; the base of a regular
+//     participle carries over to words derived from it (amazingly → amaze)
+//     as the inflectional step does (written → write). See mainSenses for
+//     the senses that may not give a base.
+//   - Synonyms: the single-word lemmas of its one or two most frequent senses
+//     (SemCor counts, then WordNet's sense order), SemCor-attested words
+//     first, without vague words, at most maxSyn.
+//   - Antonyms: the direct ("!") antonyms of all its senses, most frequent
+//     first, then those of its base, at most maxAnt.
+//
+// Records that would tell a caller nothing its own light stemmer does not (a
+// lemma that is its own base, with regular inflections only, no synonym and
+// no antonym, and no other word's base) are left out.
 //
 // # Output format
 //
-// One line per record, sorted by the record's lemma, four tab-separated
-// fields:
+// Comment lines start with "#"; the line "#! keys=K words=W" gives the
+// number of keys and of listed synonyms and antonyms, so that a reader can
+// size its tables. Then one line per record, sorted by lemma, four
+// tab-separated fields:
 //
 //	forms <TAB> base <TAB> synonyms <TAB> antonyms
 //
-// forms is a space-separated list of surface forms: the record's lemma first,
-// then its irregular forms (from the .exc files), its regular inflections, and
-// other lemmas that are mostly used as an inflection of this one ("found" on
-// the line of "find"). A form prefixed with "+" is a synthesised "-able"
-// adjective of a verb ("refundable" on the line of "refund"): it shares the
-// base and antonyms of the record but has no synonyms. base is the canonical
-// base of every form on the line, empty when it is the lemma itself.
-// synonyms and antonyms are space-separated words. Lines starting with "#"
-// are comments.
+// forms is a space-separated list of surface forms, the record's lemma first.
+// A form "<n><suffix>" (a digit, then letters) is the lemma less its last n
+// letters plus suffix: on the line of "write", "0s" is writes, "1ten"
+// written, "3ote" wrote. A form prefixed with "+" is a synthesised "-able"
+// adjective ("+0able" on the line of "refund" is refundable): it shares the
+// record's base and antonyms but has no synonyms. base is the base of every
+// form on the line, empty when it is the lemma itself. synonyms and antonyms
+// are space-separated words, either possibly empty. Every key appears once.
 package main
 
 import (
@@ -60,6 +98,8 @@ const (
 	// of the first's.
 	synSenses   = 2
 	secondRatio = 4
+	// maxSynSenses: a word with more senses than this is no one's synonym.
+	maxSynSenses = 20
 	// maxAdjInflect: regular comparatives (-er, -est) are generated only for
 	// adjectives this short; longer ones take more/most.
 	maxAdjInflect = 6
@@ -882,7 +922,7 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 				break
 			}
 			for _, w := range s.ss.words {
-				if owner[w] != l {
+				if owner[w] != l && !vague(d, w) {
 					r.syns = appendNew(r.syns, w, l)
 				}
 			}
@@ -1021,6 +1061,21 @@ func encodeForm(lemma, form string) string {
 		return strconv.Itoa(drop) + form[cp:]
 	}
 	return form
+}
+
+// vague reports whether w says too little to stand as a synonym: the
+// auxiliaries, and words of more than maxSynSenses senses (get for start,
+// take, make, set).
+func vague(d *db, w string) bool {
+	switch w {
+	case "be", "have", "do":
+		return true
+	}
+	n := 0
+	for _, offs := range d.index[w] {
+		n += len(offs)
+	}
+	return n > maxSynSenses
 }
 
 // appendNew appends w to list unless it is not a word, is self, or is there
