@@ -29,6 +29,16 @@ type FixedSequenceConfig struct {
 	// region (MinRowsForBound rows) must hold none. It is read against p
 	// alone, so the guarantee is unaffected. 0 means the default. Must be ≥ 0.
 	StartRows int
+	// Starts, when set, runs one fixed sequence per entry, each starting at
+	// the first region holding at least that fraction of the rows (and the
+	// rows the other settings ask for), and keeps, per side, the widest
+	// region any of them certifies. Each sequence is tested at confidence
+	// 1 − (1 − Confidence)/len(Starts), so the union bound keeps the overall
+	// guarantee at Confidence. Several starts make the selection robust to
+	// an unlucky first region: a single sequence stops for good at its
+	// first failure. The fractions are read against p alone. Each must be in
+	// [0, 1).
+	Starts []float64
 }
 
 // GroupRegion describes the rows of one group inside an automatically
@@ -70,7 +80,7 @@ type FixedSelection struct {
 
 	Coverage          float64 // (AutoPass.Count + AutoFail.Count)/N
 	N                 int     // rows the thresholds were selected on
-	Alpha, Confidence float64 // from the config
+	Alpha, Confidence float64 // Alpha from the config; Confidence is the level each test ran at: the config's, or with Starts the config's adjusted by the union bound
 	MinGroupRows      int     // as used: the config's value, or its default
 }
 
@@ -211,6 +221,15 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 	if cfg.StartRows < 0 {
 		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("StartRows = %d: %w", cfg.StartRows, ErrRange))
 	}
+	for _, f := range cfg.Starts {
+		if !(f >= 0 && f < 1) {
+			return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Starts holds %v, not in [0, 1): %w", f, ErrRange))
+		}
+	}
+	if len(cfg.Starts) > 0 {
+		// Each of the J sequences is tested at δ/J.
+		confidence = 1 - (1-confidence)/float64(len(cfg.Starts))
+	}
 	if len(p) == 0 {
 		return FixedSelection{}, newErr(fn, -1, ErrEmpty)
 	}
@@ -229,6 +248,13 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 		minGroup = minRows
 	}
 	start := max(minGroup, minRows, cfg.StartRows)
+	starts := []int{start}
+	if len(cfg.Starts) > 0 {
+		starts = starts[:0]
+		for _, f := range cfg.Starts {
+			starts = append(starts, max(start, int(math.Ceil(f*float64(n)))))
+		}
+	}
 
 	// Dense group indices 0 … G−1 in the order of the sorted ids.
 	ids := []int{0}
@@ -251,9 +277,16 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 	slices.Reverse(desc)
 
 	crit := &critTable{alpha: alpha, delta: 1 - confidence}
-	side := func(order []int, pass bool) ([]fsCandidate, int) {
-		st := fsState{min: minGroup, crit: crit, count: make([]int, len(ids)), errs: make([]int, len(ids))}
-		return st.run(order, p, y, dense, pass, start)
+	side := func(order []int, pass bool) (best []fsCandidate, tested int) {
+		for _, start := range starts {
+			st := fsState{min: minGroup, crit: crit, count: make([]int, len(ids)), errs: make([]int, len(ids))}
+			c, t := st.run(order, p, y, dense, pass, start)
+			tested += t
+			if len(c) > 0 && (len(best) == 0 || c[len(c)-1].rows > best[len(best)-1].rows) {
+				best = c
+			}
+		}
+		return best, tested
 	}
 	failCands, failTested := side(asc, false)
 	passCands, passTested := side(desc, true)

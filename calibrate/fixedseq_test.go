@@ -455,8 +455,25 @@ func TestSelectFixedSequenceSimulation(t *testing.T) {
 		fresh = 20000
 		alpha = 0.05
 	)
+	for _, tc := range []struct {
+		name string
+		cfg  FixedSequenceConfig
+	}{
+		{"one start", FixedSequenceConfig{Alpha: alpha, Confidence: 0.95}},
+		{"four starts", FixedSequenceConfig{Alpha: alpha, Confidence: 0.95, Starts: []float64{0, 0.03, 0.1, 0.3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { simulateFixedSequence(t, tc.cfg) })
+	}
+}
+
+func simulateFixedSequence(t *testing.T, cfg FixedSequenceConfig) {
+	const (
+		reps  = 300
+		n     = 2000
+		fresh = 20000
+		alpha = 0.05
+	)
 	r := rand.New(rand.NewPCG(2024, 11))
-	cfg := FixedSequenceConfig{Alpha: alpha, Confidence: 0.95}
 	p := make([]float64, n)
 	y := make([]bool, n)
 	g := make([]int, n)
@@ -594,5 +611,42 @@ func TestFixedSequenceStartRows(t *testing.T) {
 	}
 	if _, err := SelectFixedSequence(p, y, nil, FixedSequenceConfig{Alpha: 0.05, Confidence: 0.95, StartRows: -1}); err == nil {
 		t.Errorf("StartRows -1: no error")
+	}
+}
+
+func TestFixedSequenceStarts(t *testing.T) {
+	// The top 100 rows hold 3 errors (not certifiable); the top 1,000 hold
+	// 12 (1.2%, certifiable). One sequence from the top stops at once; with
+	// a second start at 50% of the rows the wide region is certified, each
+	// sequence at δ/2.
+	n := 2000
+	p := make([]float64, n)
+	y := make([]bool, n)
+	for i := range p {
+		p[i] = 1 - float64(i)/float64(n)
+		y[i] = i < 1000 || i%3 == 0
+	}
+	for _, i := range []int{10, 20, 30, 200, 300, 400, 500, 600, 700, 800, 900, 999} {
+		y[i] = false
+	}
+	one, err := SelectFixedSequence(p, y, nil, FixedSequenceConfig{Alpha: 0.05, Confidence: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.HasPass {
+		t.Errorf("one start: pass side decided; want undecided")
+	}
+	two, err := SelectFixedSequence(p, y, nil, FixedSequenceConfig{Alpha: 0.05, Confidence: 0.95, Starts: []float64{0, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !two.HasPass || two.AutoPass.Count < 1000 {
+		t.Errorf("starts {0, 0.5}: pass side %v with %d rows; want ≥ 1000", two.HasPass, two.AutoPass.Count)
+	}
+	if math.Abs(two.Confidence-0.975) > 1e-12 {
+		t.Errorf("per-test confidence %v; want 0.975", two.Confidence)
+	}
+	if _, err := SelectFixedSequence(p, y, nil, FixedSequenceConfig{Alpha: 0.05, Confidence: 0.95, Starts: []float64{1}}); err == nil {
+		t.Errorf("Starts {1}: no error")
 	}
 }
