@@ -53,6 +53,8 @@ func TestPassRule(t *testing.T) {
 	contraUnsure[guard.Contradiction] = 0.5
 	groundUnsure := healthy()
 	groundUnsure[guard.Groundedness] = 0.5
+	relevUnsure := healthy()
+	relevUnsure[guard.AnswerRelevance] = 0.5
 	failing := healthy()
 	failing[guard.ContextSufficiency] = 0.5
 	failing[guard.AnswerRelevance] = 0.1
@@ -70,6 +72,8 @@ func TestPassRule(t *testing.T) {
 		{"grounded-relevant waives contradiction", guard.PassGroundedRelevant, contraUnsure, guard.PassDiagnosis},
 		{"grounded-relevant keeps groundedness", guard.PassGroundedRelevant, groundUnsure, guard.JudgeUncertain},
 		{"a confident failure wins under every rule", guard.PassGroundedRelevant, failing, guard.AnswerIrrelevant},
+		{"grounded waives relevance", guard.PassGrounded, relevUnsure, guard.PassDiagnosis},
+		{"grounded keeps groundedness", guard.PassGrounded, groundUnsure, guard.JudgeUncertain},
 	}
 	for _, c := range cases {
 		pol := testPolicy

@@ -121,13 +121,16 @@ const (
 	// PassGroundedRelevant: groundedness and answer relevance must be
 	// confidently healthy; the other decisions may be uncertain.
 	PassGroundedRelevant
+	// PassGrounded: groundedness must be confidently healthy; the other
+	// decisions may be uncertain. The most lenient rule.
+	PassGrounded
 )
 
 // PassRules lists the rules in their fixed order, strictest first.
-var PassRules = []PassRule{PassAll, PassWaiveSufficiency, PassWaiveRetrieval, PassGroundedRelevant}
+var PassRules = []PassRule{PassAll, PassWaiveSufficiency, PassWaiveRetrieval, PassGroundedRelevant, PassGrounded}
 
 var passRuleNames = [...]string{PassAll: "all", PassWaiveSufficiency: "waive-sufficiency",
-	PassWaiveRetrieval: "waive-retrieval", PassGroundedRelevant: "grounded-relevant"}
+	PassWaiveRetrieval: "waive-retrieval", PassGroundedRelevant: "grounded-relevant", PassGrounded: "grounded"}
 
 func (r PassRule) String() string {
 	if int(r) < len(passRuleNames) {
@@ -163,6 +166,8 @@ func (r PassRule) Waives(d Decision) bool {
 		return d == ContextSufficiency || d == ContextConflict || d == ChunkRelevance
 	case PassGroundedRelevant:
 		return d != Groundedness && d != AnswerRelevance
+	case PassGrounded:
+		return d != Groundedness
 	}
 	return false
 }

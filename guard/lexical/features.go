@@ -33,6 +33,7 @@ var (
 		{"containment", +1, false},          // unweighted share of the answer's content words found in some context
 		{"token_support", +1, false},        // share of all the answer's words, function words included, found in some context
 		{"bigram_support", +1, false},       // share of the answer's adjacent word pairs (function words included) found adjacent in a context
+		{"exact_support", +1, false},        // every word and adjacent pair of the answer stands in a context, each sentence within one context sentence
 		{"max_unsupported_idf", -1, false},  // rarest answer word found nowhere
 		{"unsupported_entities", -1, true},  // names and numbers of the answer found in no context
 		{"number_mismatches", -1, true},     // a quantity where the context has another value in the same slot
@@ -59,6 +60,7 @@ var (
 		{"refusal", -1, false},
 		{"yes_no_answer", +1, false},      // a yes/no question answered with yes or no
 		{"answer_new_content", +1, false}, // weighted share of the answer's words that are not the question's (evasive answers echo it)
+		{"answer_window_relative", +1, false}, // question coverage of the answer's passage over that of the question's best passage (off-topic answers come from elsewhere)
 	}
 	suffFeatures = []Feature{
 		{"question_coverage", +1, false},         // weighted share of the question's words in some context
@@ -98,6 +100,7 @@ const (
 	gContain
 	gToken
 	gBigram
+	gExact
 	gMaxUnsupIDF
 	gUnsupEnt
 	gNumMismatch
@@ -127,8 +130,8 @@ type flip struct {
 	sent   int // answer sentence
 	tok    int // answer token index (antonym flips), -1 for negation
 	negTok int // answer token index of the word negated on one side only (negation flips)
-	win  window
-	anti uint64
+	win    window
+	anti   uint64
 }
 
 type conflictPair struct {
@@ -155,6 +158,7 @@ type featureSet struct {
 	swapped    []int // answer token indices of entities stated outside their sentence's window
 	conflicts  []conflictPair
 	refusal    bool
+	emptyQ     bool // the question has no content word
 	qtype      questionType
 	missingQ   []int // question token indices missing from every context
 	ansWin     window
@@ -210,6 +214,13 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	given := func(t *token) bool { return t.flags&fGiven != 0 }
 	f.refusal, a.fold = isRefusal(a.a.s, a.fold)
 	f.qtype = classifyQuestion(&a.q)
+	f.emptyQ = true
+	for i := range a.q.toks {
+		if a.q.toks[i].content() {
+			f.emptyQ = false
+			break
+		}
+	}
 	nctx := len(a.ctxs)
 
 	// --- groundedness -------------------------------------------------
@@ -413,6 +424,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	g[gContain] = contain
 	g[gBigram] = a.bigramSupport(&a.a)
 	g[gToken] = a.tokenSupport(&a.a)
+	g[gExact] = b2f(nctx > 0 && minSent >= 1 && g[gToken] >= 1 && g[gBigram] >= 1)
 	g[gMaxUnsupIDF] = maxUnsup
 	g[gUnsupEnt] = math.Log1p(float64(unsupEnt))
 	g[gNumMismatch] = float64(numMis)
@@ -438,7 +450,11 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	if ansContent == 0 {
 		newContent = 0
 	}
-	f.relev = append(f.relev, qInA, ansWinQ, b2f(match), b2f(mismatchT), b2f(f.refusal), b2f(yesno), newContent)
+	rel := 0.0
+	if qw := a.bestWindow(a.q.toks, v, nil); qw.ctx >= 0 && qw.coverage > 0 {
+		rel = math.Min(1, ansWinQ/qw.coverage)
+	}
+	f.relev = append(f.relev, qInA, ansWinQ, b2f(match), b2f(mismatchT), b2f(f.refusal), b2f(yesno), newContent, rel)
 
 	// --- sufficiency (question and contexts only: never the answer) ----
 	covAll := coverage(a.q.toks, v, func(t *token) bool { return a.inContexts(t.hash) })

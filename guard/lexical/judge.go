@@ -189,6 +189,9 @@ func HardEvidence(d guard.Decision, x []float64) bool {
 func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
 	var b1, b2 [32]byte
 	id := s.Contexts[ci].ID
+	if f.emptyQ {
+		return guard.Abstain(guard.ChunkRelevance, id, noQuestion)
+	}
 	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
 	if !ok {
 		return guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
@@ -212,6 +215,9 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 			// Definitional: with nothing retrieved nothing can be answered.
 			return guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}
 		}
+		if f.emptyQ {
+			return guard.Abstain(d, "", noQuestion)
+		}
 		x = f.suff
 	case guard.ContextConflict:
 		if len(s.Contexts) < 2 {
@@ -220,6 +226,9 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 		}
 		x = f.conflict
 	case guard.AnswerRelevance:
+		if f.emptyQ {
+			return guard.Abstain(d, "", noQuestion)
+		}
 		x = f.relev
 	case guard.Groundedness:
 		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
@@ -282,6 +291,10 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 	}
 	return e
 }
+
+// noQuestion is why the decisions that read the question abstain when it
+// has no content word (an empty question, or one of function words only).
+const noQuestion = "the question has no content word to judge by"
 
 // appendPct appends v rounded to a whole number, as fmt's %.0f writes it.
 // Evidence details are built by concatenation, in one allocation each.

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,12 +29,18 @@ const (
 	// examples of a decision has each weighted cap/n, so that no source's
 	// size (the NLI sets have ~1,500 rows each) decides what the model learns.
 	sourceCap = 400.0
-	// startRows is the size of the first region the fixed sequence tests.
-	startRows = 300
 )
 
-// verbose logs every selection (-v).
-var verbose bool
+// starts are where the fixed sequences of a selection begin, as fractions of
+// the rows (label-free): four sequences, each at δ/4.
+var starts = []float64{0, 0.03, 0.1, 0.3}
+
+// verbose logs every selection (-v); with dumpDir set (-dump DIR) the
+// first pipeline's selection data are written there too.
+var (
+	verbose bool
+	dumpDir string
+)
 
 type settings struct {
 	alpha, confidence float64
@@ -68,6 +77,7 @@ func fit(sets []dataset, st settings, profOut, reportOut string, out map[string]
 	if err != nil {
 		return err
 	}
+	dumpDir = "" // the dump shows the shipped selection only
 	prof := shipped.profile(files, st)
 	if err := prof.Validate(); err != nil {
 		return err
@@ -271,10 +281,7 @@ func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st sett
 		fd.th = guard.Undecided()
 		return nil
 	}
-	// The first tested region holds startRows rows (a fifth of the data when
-	// that is less): large enough to be certified with a few errors in it.
-	// It is read from p alone, so the guarantee holds.
-	cfg := calibrate.FixedSequenceConfig{Alpha: st.alpha, Confidence: st.confidence, StartRows: min(startRows, n/5)}
+	cfg := calibrate.FixedSequenceConfig{Alpha: st.alpha, Confidence: st.confidence, Starts: starts}
 	sel, err := lexical.SelectPolicy(d, p, y, g, hard, cfg)
 	if err != nil {
 		return err
@@ -284,6 +291,13 @@ func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st sett
 	fd.failSel, fd.passSel = sel.Fail, sel.Pass
 	fd.th = th
 	fd.selected = true
+	if verbose && dumpDir != "" {
+		var b strings.Builder
+		for t := range p {
+			fmt.Fprintf(&b, "%v\t%v\t%d\t%v\n", p[t], y[t], g[t], hard[t])
+		}
+		_ = os.WriteFile(filepath.Join(dumpDir, "sel-"+d.String()+".tsv"), []byte(b.String()), 0o644)
+	}
 	if verbose {
 		log.Printf("select %v: fail %v (has %v, tested %d, region %d/%d err) pass %v (has %v, tested %d, region %d/%d err) floor %v ceil %v",
 			d, fd.failSel.Fail, fd.failSel.HasFail, fd.failSel.Tested[0], fd.failSel.AutoFail.Errors, fd.failSel.AutoFail.Count,
@@ -310,7 +324,7 @@ func (ft *fitted) profileFor(k int, rule guard.PassRule) *lexical.Profile {
 
 // outcome is what the guard concluded about one row under each pass rule.
 type outcome struct {
-	diag [4]guard.Diagnosis
+	diag [5]guard.Diagnosis
 	// verdicts of the single decisions under the policy, for the check.
 	res guard.Result
 }

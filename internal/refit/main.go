@@ -70,6 +70,7 @@ func main() {
 	confidence := flag.Float64("confidence", 0.95, "confidence of the Clopper–Pearson bound on that error")
 	check := flag.Bool("check", false, "compare with the files on disk instead of writing them; exit 1 if they differ")
 	flag.BoolVar(&verbose, "v", false, "log every threshold selection")
+	flag.StringVar(&dumpDir, "dump", "", "with -v: write each decision's selection data (p, label, source, hard) to this folder")
 	flag.Parse()
 
 	var sets []dataset

@@ -273,6 +273,41 @@ func (sc *scanner) period(i, e int, u string) (int, bool) {
 	return end, true
 }
 
+// andHalf extends the number c with " and a half" ("one and a half", "2
+// and a half hours").
+func (sc *scanner) andHalf(c *core) {
+	if c.isInt() && c.cur == "" && !c.neg && !c.commas && c.ndig <= 3 {
+		if f, e := sc.andFrac(c.end); f > 0 {
+			c.addFrac(f)
+			c.end, c.weak = e, false
+		}
+	}
+}
+
+// tail reads what may follow a Measure or a bare number (kind 0) after its
+// unit, at pos: " and a half" after a Measure ("two years and a half"), or
+// a ratio after a bare integer ("one in five"). done reports that the ratio
+// was emitted and scanning resumes at r; otherwise pos is where the
+// quantity now ends. other reports a trailing "+" or a magnitude.
+func (sc *scanner) tail(c *core, kind Kind, pos int, other bool) (r, p int, done bool) {
+	s := sc.s
+	if kind == Measure {
+		if andAhead(s, pos) && c.exp == 0 && c.mul == 1 && c.extra == 0 && !c.neg {
+			if f, e := sc.andFrac(pos); f > 0 {
+				c.addFrac(f)
+				return 0, e, false
+			}
+		}
+		return 0, pos, false
+	}
+	if inAhead(s, pos) && !other && c.cur == "" && c.mul == 1 && c.isInt() && !c.neg && c.mant >= 1 {
+		if r, ok := sc.ratio(c, pos); ok {
+			return r, pos, true
+		}
+	}
+	return 0, pos, false
+}
+
 // andAhead is a quick test that " and" may follow pos (see andFrac): false
 // for the usual ASCII space and another letter, or the end of the text.
 func andAhead(s string, pos int) bool {

@@ -552,6 +552,9 @@ func (sc *scanner) number(start, i int, cur string, neg bool) int {
 		}
 	}
 	c.end = j
+	if andAhead(s, j) {
+		sc.andHalf(&c)
+	}
 	return sc.finish(&c)
 }
 
@@ -844,6 +847,9 @@ func (sc *scanner) spelled(i, j int, first wordInfo) int {
 	} else {
 		c.exact = false
 		c.fv = value
+	}
+	if andAhead(s, end) {
+		sc.andHalf(&c)
 	}
 	return sc.finish(&c)
 }
@@ -1412,13 +1418,6 @@ func (sc *scanner) finish(c *core) int {
 			return r
 		}
 	}
-	if andAhead(s, c.end) && c.isInt() && c.cur == "" && !c.neg && !c.commas && c.ndig <= 3 {
-		// "one and a half", "2 and a half hours"
-		if f, e := sc.andFrac(c.end); f > 0 {
-			c.addFrac(f)
-			c.end, c.weak = e, false
-		}
-	}
 	pos := c.end
 
 	// "3 pm", "3pm", "three p.m."
@@ -1658,18 +1657,12 @@ loop:
 		}
 	}
 
-	if kind == Measure && andAhead(s, pos) && c.exp == 0 && c.mul == 1 && c.extra == 0 && !c.neg {
-		// "two years and a half"
-		if f, e := sc.andFrac(pos); f > 0 {
-			c.addFrac(f)
-			pos = e
-		}
-	}
-	if kind == 0 && inAhead(s, pos) && !plus && c.cur == "" && !scaled && c.mul == 1 && c.isInt() && !c.neg && c.mant >= 1 {
-		// "one in five", "1 in 10,000", "one out of every four"
-		if r, ok := sc.ratio(c, pos); ok {
+	if (kind == Measure || kind == 0) && pos+3 < len(s) && s[pos] != '.' && s[pos] != ',' {
+		r, p, done := sc.tail(c, kind, pos, plus || scaled)
+		if done {
 			return r
 		}
+		pos = p
 	}
 	yearRule := false
 	if kind == 0 {

@@ -474,41 +474,52 @@ func foldHash(w string) uint32 {
 // few all-caps abbreviations are case-sensitive ("m" metre vs "M" million,
 // "g" gram vs "G"); everything else is case-insensitive.
 func lookupSuffix(w string) sfxInfo {
-	switch w {
-	case "m":
-		return sfxInfo{sMetreMillion, 0, uM}
-	case "M":
-		return sfxInfo{sMega, 6, ""}
-	case "B":
-		return sfxInfo{sBillionCtx, 9, ""}
-	case "k", "K":
-		return sfxInfo{sScale, 3, ""}
-	case "g":
-		return sfxInfo{sUnit, 0, uG}
-	case "h":
-		return sfxInfo{sUnit, 0, uHour}
-	case "s":
-		return sfxInfo{sUnit, 0, uSecond}
-	case "l", "L":
-		return sfxInfo{sUnit, 0, uLiter}
-	case "W":
-		return sfxInfo{sUnit, 0, uWatt}
-	case "V":
-		return sfxInfo{sUnit, 0, uVolt}
-	case "A":
-		return sfxInfo{sUnit, 0, uAmp}
-	case "C":
-		return sfxInfo{sUnit, 0, uCelsius}
-	case "F":
-		return sfxInfo{sUnit, 0, uFahrenheit}
-	case "BC", "BCE":
-		return sfxInfo{sEraBC, 0, ""}
-	case "AD", "CE":
-		return sfxInfo{sEraAD, 0, ""}
-	case "US":
-		return sfxInfo{sUS, 0, ""}
+	switch len(w) {
+	case 0:
+		return sfxInfo{}
+	case 1:
+		switch w[0] {
+		case 'm':
+			return sfxInfo{sMetreMillion, 0, uM}
+		case 'M':
+			return sfxInfo{sMega, 6, ""}
+		case 'B':
+			return sfxInfo{sBillionCtx, 9, ""}
+		case 'k', 'K':
+			return sfxInfo{sScale, 3, ""}
+		case 'g':
+			return sfxInfo{sUnit, 0, uG}
+		case 'h':
+			return sfxInfo{sUnit, 0, uHour}
+		case 's':
+			return sfxInfo{sUnit, 0, uSecond}
+		case 'l', 'L':
+			return sfxInfo{sUnit, 0, uLiter}
+		case 'W':
+			return sfxInfo{sUnit, 0, uWatt}
+		case 'V':
+			return sfxInfo{sUnit, 0, uVolt}
+		case 'A':
+			return sfxInfo{sUnit, 0, uAmp}
+		case 'C':
+			return sfxInfo{sUnit, 0, uCelsius}
+		case 'F':
+			return sfxInfo{sUnit, 0, uFahrenheit}
+		}
+		return sfxInfo{}
+	case 2, 3:
+		if isUpper(w[0]) && isUpper(w[1]) {
+			switch w {
+			case "BC", "BCE":
+				return sfxInfo{sEraBC, 0, ""}
+			case "AD", "CE":
+				return sfxInfo{sEraAD, 0, ""}
+			case "US":
+				return sfxInfo{sUS, 0, ""}
+			}
+		}
 	}
-	if len(w) < 2 || len(w) > 13 {
+	if len(w) > 13 {
 		return sfxInfo{}
 	}
 	if !hasUpper(w) {
