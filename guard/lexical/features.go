@@ -58,8 +58,8 @@ var (
 		{"type_match", +1, false},                      // the answer holds what the question asks for (a date for "when", …)
 		{"type_mismatch", -1, false},                   // it plainly lacks it
 		{"refusal", -1, false},
-		{"yes_no_answer", +1, false},      // a yes/no question answered with yes or no
-		{"answer_new_content", +1, false}, // weighted share of the answer's words that are not the question's (evasive answers echo it)
+		{"yes_no_answer", +1, false},          // a yes/no question answered with yes or no
+		{"answer_new_content", +1, false},     // weighted share of the answer's words that are not the question's (evasive answers echo it)
 		{"answer_window_relative", +1, false}, // question coverage of the answer's passage over that of the question's best passage (off-topic answers come from elsewhere)
 	}
 	suffFeatures = []Feature{
@@ -248,9 +248,14 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 					compatible = true
 				case q.Approx(c):
 					approx = true
-				case sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)):
+				case sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)) &&
+					a.quantAligned(q, ci, c):
 					// Same slot, other value; or same value, other unit
-					// ("20 hours" for "20 days").
+					// ("20 hours" for "20 days"); and said of the same
+					// thing: the two share a neighbouring word ("the first
+					// £20 of the overdraft" against "the first £50 of
+					// overdraft"). A number about something else is
+					// unsupported, not contradicted.
 					sameSlot, sameCtx, sameQ = 1, ci, cq
 				}
 			}
@@ -1132,4 +1137,28 @@ func afterBreak(s string, i int) bool {
 		return false
 	}
 	return true
+}
+
+// quantAligned reports whether answer quantity q and quantity c of context ci
+// are said of the same thing: a content word (numbers aside) within four
+// words of q in the answer is also within four words of c in the context.
+func (a *analysis) quantAligned(q quant.Quantity, ci int, c quant.Quantity) bool {
+	d := &a.ctxs[ci]
+	near := func(toks []token, start, end int, fn func(h uint64) bool) bool {
+		i := sort.Search(len(toks), func(i int) bool { return int(toks[i].end) > start })
+		j := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= end })
+		for k := max(0, i-4); k < min(len(toks), j+4); k++ {
+			t := &toks[k]
+			if k >= i && k < j || !t.content() || t.flags&fNum != 0 {
+				continue
+			}
+			if fn(t.hash) {
+				return true
+			}
+		}
+		return false
+	}
+	return near(a.a.toks, q.Start, q.End, func(h uint64) bool {
+		return near(d.toks, c.Start, c.End, func(h2 uint64) bool { return h == h2 })
+	})
 }

@@ -132,7 +132,11 @@ func precisionAtFull(sets []dataset) error {
 
 // topErrors prints the groundedness rows with the highest P (out of fold, as
 // fitted by a plain pipeline on all rows) that are labelled false.
-func topErrors(sets []dataset, st settings) error {
+func topErrors(sets []dataset, st settings, dec string, source string) error {
+	want, err := guard.ParseDecision(dec)
+	if err != nil {
+		return err
+	}
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
@@ -146,7 +150,7 @@ func topErrors(sets []dataset, st settings) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range []guard.Decision{guard.Groundedness} {
+	for _, d := range []guard.Decision{want} {
 		fd := ft.dec[d]
 		exs := c.ex[d]
 		ord := make([]int, len(fd.train))
@@ -157,7 +161,8 @@ func topErrors(sets []dataset, st settings) error {
 		shown := 0
 		for rank, t := range ord {
 			e := &exs[fd.train[t]]
-			if e.y || e.synth || e.row < 0 {
+			bad := !e.y // wrong on the pass side (the top of P)
+			if !bad || e.synth || e.row < 0 || (source != "" && c.names[e.src] != source) {
 				continue
 			}
 			s := c.rows[e.row].sample
@@ -168,7 +173,7 @@ func topErrors(sets []dataset, st settings) error {
 			if len(ctx) > 300 {
 				ctx = ctx[:300]
 			}
-			fmt.Printf("#%d p=%.3f %s\n  A: %s\n  C: %s\n  x=%v\n", rank, fd.oof[t], c.names[e.src], s.Answer, ctx, e.x)
+			fmt.Printf("#%d p=%.3f %s %s\n  A: %s\n  C: %s\n  x=%v\n  %s\n", rank, fd.oof[t], c.names[e.src], s.ID, s.Answer, ctx, e.x, j.Explain(&s))
 			if shown++; shown == 25 {
 				break
 			}

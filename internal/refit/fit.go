@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,8 +10,11 @@ import (
 	"hash/fnv"
 	"log"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"

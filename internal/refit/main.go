@@ -92,7 +92,7 @@ func main() {
 	case "features":
 		err = diagnose(sets)
 	case "errors":
-		err = topErrors(sets, settings{alpha: *alpha, confidence: *confidence})
+		err = topErrors(sets, settings{alpha: *alpha, confidence: *confidence}, flag.Arg(0), flag.Arg(1))
 	case "explain":
 		err = explainHard(sets, flag.Arg(0))
 	case "dump":
