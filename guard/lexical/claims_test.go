@@ -89,8 +89,11 @@ func TestSentenceClaimsGuard(t *testing.T) {
 		t.Fatalf("claims %+v; want 2", res.Claims)
 	}
 	c0, c1 := res.Claims[0], res.Claims[1]
-	if c1.Verdict != guard.Fail || !c1.Groundedness.Known {
-		t.Errorf("unsupported claim %q: verdict %v, P %+v; want fail", c1.Text, c1.Verdict, c1.Groundedness)
+	// The shipped policy leaves groundedness's fail side undecided (no
+	// region keeps the promise on every source), so an unsupported claim is
+	// not a confident failure: it must read as unlikely and never pass.
+	if c1.Verdict == guard.Pass || !c1.Groundedness.Known || c1.Groundedness.Value >= 0.5 {
+		t.Errorf("unsupported claim %q: verdict %v, P %+v; want P < 0.5, not pass", c1.Text, c1.Verdict, c1.Groundedness)
 	}
 	if c0.Verdict == guard.Fail || c0.Groundedness.Value <= c1.Groundedness.Value {
 		t.Errorf("supported claim %q: verdict %v, P %v (unsupported one: %v)", c0.Text, c0.Verdict, c0.Groundedness.Value, c1.Groundedness.Value)
@@ -98,8 +101,8 @@ func TestSentenceClaimsGuard(t *testing.T) {
 	if p := res.Prob(guard.Groundedness); p.Value != c1.Groundedness.Value {
 		t.Errorf("groundedness %v; want the weakest claim's %v", p.Value, c1.Groundedness.Value)
 	}
-	if v, _ := res.Verdict(guard.Groundedness); v != guard.Fail {
-		t.Errorf("groundedness verdict %v; want fail", v)
+	if v, _ := res.Verdict(guard.Groundedness); v == guard.Pass || res.Diagnosis == guard.PassDiagnosis {
+		t.Errorf("groundedness verdict %v, diagnosis %v; want neither pass", v, res.Diagnosis)
 	}
 }
 
@@ -125,5 +128,5 @@ func ExampleSentenceClaims() {
 	}
 	// Output:
 	// pass "The shop opens at 9 am on weekdays."
-	// fail "Parking is free for all visitors."
+	// uncertain "Parking is free for all visitors."
 }

@@ -75,3 +75,6 @@ func FuzzPhrases(f *testing.F) {
 		}
 	})
 }
+
+// Tests read the lexicon tables directly; build them first.
+func init() { loadLexicon() }

@@ -136,10 +136,19 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 		}
 		n := refStem(tz.buf)
 		w := tz.buf[:n]
+		h := hashBytes(w)
 		if tz.keep {
-			tz.stems = append(tz.stems, string(w))
+			if b, ok := canonStem[h]; ok {
+				tz.stems = append(tz.stems, b)
+			} else {
+				tz.stems = append(tz.stems, string(w))
+			}
 		}
-		t := token{start: int32(start), end: int32(end), hash: hashBytes(w), sent: sent}
+		// An inflected or derived form reads as its WordNet base.
+		if c, ok := canonOf[h]; ok {
+			h = c
+		}
+		t := token{start: int32(start), end: int32(end), hash: h, sent: sent}
 		if allDigit {
 			t.flags |= fNum
 		}
