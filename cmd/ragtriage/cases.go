@@ -169,7 +169,7 @@ var cases = []selftestCase{
 	},
 	{
 		Name:      "conflicting-chunks",
-		KnownMiss: "conflict is calibrated only on synthetic data; two differently worded sources disagreeing on a price land near 0.5",
+		KnownMiss: "conflict has few real labels (Factcheck-GPT, the natural set); two differently worded sources disagreeing on a price read as agreeing",
 		Sample: guard.Sample{
 			Question: "How much does the Team plan cost per user per month?",
 			Contexts: []guard.Context{
@@ -201,8 +201,7 @@ var cases = []selftestCase{
 	},
 	{
 		// An honest refusal: the retrieval failed, the generator did not.
-		Name:      "honest-refusal-off-topic-contexts",
-		KnownMiss: "with no confident sufficiency threshold on the dev data, retrieval failures behind a refusal are escalated rather than diagnosed",
+		Name: "honest-refusal-off-topic-contexts",
 		Sample: guard.Sample{
 			Question: "What is the dress code at the Halden Group head office?",
 			Contexts: []guard.Context{ctxCorvidSpecs, ctxShipping},
@@ -237,8 +236,7 @@ var cases = []selftestCase{
 
 	// ---- Planted passes: none may be flagged. ----
 	{
-		Name:      "correct-paraphrase",
-		KnownMiss: "a paraphrase that uses other words than the context (sent back vs returned) reads as unsupported to a lexical judge",
+		Name: "correct-paraphrase",
 		Sample: guard.Sample{
 			Question: "How long do customers have to return an item for a refund?",
 			Contexts: []guard.Context{ctxRefundPolicy, ctxShipping},
@@ -282,6 +280,71 @@ var cases = []selftestCase{
 			Contexts: []guard.Context{ctxCorvidSpecs, ctxCorvidPorts},
 			Answer: "The Corvid 14 weighs 1.3 kg and has a 14-inch display. Its battery lasts up to 12 hours of video playback. " +
 				"It has two USB-C ports and an HDMI port, and it supports Wi-Fi 6E.",
+		},
+		Want: passChecks,
+	},
+
+	// ---- Natural wording: correct answers worded the way chat models
+	// write them. None may be flagged: groundedness P ≥ 0.5 and no failure
+	// diagnosis (the lexical judges once blocked each of these at ≥ 0.98).
+	{
+		Name: "natural-attribution-preamble",
+		Sample: guard.Sample{
+			Question: "Is water damage covered by the Brightline warranty?",
+			Contexts: []guard.Context{{ID: "brightline-water", Text: "Water damage is covered for 12 months after purchase if the appliance was used as described in the manual."}},
+			Answer:   "According to the provided context, water damage is covered for 12 months after purchase.",
+		},
+		Want: expectation{
+			NotDiagnosis: failureDiagnoses,
+			Probs:        []probCheck{atLeast(guard.Groundedness, 0.5), below(guard.Contradiction, 0.5)},
+		},
+	},
+	{
+		Name: "natural-voice-active-for-passive",
+		Sample: guard.Sample{
+			Question: "Who wrote The Silent Harbor?",
+			Contexts: []guard.Context{{ID: "harbor", Text: "The Silent Harbor is a 1998 novel written by Jane Doe. It follows a lighthouse keeper on the Cornish coast."}},
+			Answer:   "Jane Doe wrote The Silent Harbor.",
+		},
+		Want: passChecks,
+	},
+	{
+		Name: "natural-inflection-derivation",
+		Sample: guard.Sample{
+			Question: "Can I get my money back for a gift card?",
+			Contexts: []guard.Context{{ID: "gift-cards", Text: "Gift cards are not refundable and cannot be exchanged for cash."}},
+			Answer:   "Gift cards cannot be refunded or exchanged for cash.",
+		},
+		Want: expectation{
+			NotDiagnosis: failureDiagnoses,
+			Probs:        []probCheck{atLeast(guard.Groundedness, 0.5), below(guard.Contradiction, 0.5)},
+		},
+	},
+	{
+		Name: "natural-two-facts-one-sentence",
+		Sample: guard.Sample{
+			Question: "Which Nobel Prizes did Marie Curie win?",
+			Contexts: []guard.Context{{ID: "curie", Text: "Marie Curie shared the Nobel Prize in Physics in 1903 with Pierre Curie and Henri Becquerel. " +
+				"In 1911 she received the Nobel Prize in Chemistry for her discovery of polonium and radium."}},
+			Answer: "She won the Nobel Prize in Physics and the Nobel Prize in Chemistry.",
+		},
+		Want: passChecks,
+	},
+	{
+		Name: "natural-everyday-verbs",
+		Sample: guard.Sample{
+			Question: "How long do I have to ask for a refund?",
+			Contexts: []guard.Context{{ID: "refunds", Text: "Customers may request a full refund within 30 days of purchase."}},
+			Answer:   "Refunds can be requested up to 30 days after you buy.",
+		},
+		Want: passChecks,
+	},
+	{
+		Name: "natural-number-words-and-units",
+		Sample: guard.Sample{
+			Question: "What charger comes with the Corvid 14, and how long does a full charge take?",
+			Contexts: []guard.Context{{ID: "corvid14-power", Text: "Power. The Corvid 14 ships with a 65 W USB-C charger. A full charge from empty takes about 2 hours with the supplied adapter."}},
+			Answer:   "It comes with a 65-watt USB-C charger, and charging it fully from empty takes roughly two hours.",
 		},
 		Want: passChecks,
 	},

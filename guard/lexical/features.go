@@ -353,7 +353,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			// price decreased").
 			for i := range run {
 				t := &run[i]
-				if t.flags&fAnt == 0 || !t.content() || a.windowHas(win, t.hash) || t.flags&fInQ != 0 {
+				if t.flags&fAnt == 0 || a.windowHas(win, t.hash) || t.flags&fInQ != 0 {
 					continue // no antonym, or the word itself is there
 				}
 				for _, ant := range antonymOf[t.hash] {
@@ -960,7 +960,7 @@ func (a *analysis) tokenSupport(d *doc) float64 {
 func clauses(d *doc, lo, hi int, fn func(from, to int)) {
 	start := lo
 	for i := lo + 1; i <= hi; i++ {
-		if i == hi || d.toks[i].sent != d.toks[i-1].sent || clauseBreak(d.s, int(d.toks[i-1].end), int(d.toks[i].start)) {
+		if i == hi || d.toks[i].sent != d.toks[i-1].sent || clauseBreak(d.s, int(d.toks[i-1].end), int(d.toks[i].start)) || clauseWords[d.toks[i].hash] {
 			if i > start {
 				fn(start, i)
 			}
@@ -970,6 +970,17 @@ func clauses(d *doc, lo, hi int, fn func(from, to int)) {
 }
 
 var hOnly = normHash("only")
+
+// clauseWords open a new clause: relative pronouns and subordinating or
+// contrasting conjunctions ("… warranty that also covers limescale", "…
+// defects but not limescale damage").
+var clauseWords = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, w := range strings.Fields("that which who whom whose but while whereas although though because since unless if when") {
+		m[normHash(w)] = true
+	}
+	return m
+}()
 
 // boundWords follow a negation that sets a bound rather than denying a
 // claim: "no more than 3", "do not take more than 3", "no later than".
@@ -1072,17 +1083,17 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 // two words of) a content word that also stands within two words of answer
 // token i of run.
 func (a *analysis) alignedIn(win window, run []token, i int, ant uint64) bool {
-	lo, hi := a.sentBase[win.ctx]+int32(win.sent), a.sentBase[win.ctx]+int32(win.sent+win.nsent)
 	d := &a.ctxs[win.ctx]
-	for o := a.head(ant); o != 0; o = a.occ[o-1].next {
-		oc := &a.occ[o-1]
-		if int(oc.ctx) != win.ctx || oc.sent < lo || oc.sent >= hi {
+	lo := int(d.sentAt[win.sent])
+	hi := int(d.sentAt[min(win.sent+win.nsent, len(d.sents))])
+	for k := lo; k < hi; k++ {
+		if d.toks[k].hash != ant {
 			continue
 		}
 		// Content neighbours of the antonym in the context.
 		for dj := -3; dj <= 3; dj++ {
-			j := int(oc.tok) + dj
-			if dj == 0 || j < 0 || j >= len(d.toks) || d.toks[j].sent != d.toks[oc.tok].sent || !d.toks[j].content() {
+			j := k + dj
+			if dj == 0 || j < lo || j >= hi || d.toks[j].sent != d.toks[k].sent || !d.toks[j].content() {
 				continue
 			}
 			h := d.toks[j].hash

@@ -133,6 +133,11 @@ func buildCorpus(j *lexical.Judge, sets []dataset) *corpus {
 	add := func(d guard.Decision, e example) {
 		if e.synth {
 			e.w = synthWeight
+			if d == guard.AnswerRelevance {
+				// Real off-topic answers are few: answers moved to
+				// another question are the main negatives, at full weight.
+				e.w = 1
+			}
 		} else {
 			e.w = 1
 		}

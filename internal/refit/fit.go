@@ -463,7 +463,7 @@ func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profil
 	for _, f := range files {
 		fmt.Fprintf(h, "%s %s %d\n", f.Path, f.SHA256, f.Rows)
 	}
-	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight)
+	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts)
 	sum := h.Sum(nil)
 	p.Version = "dev-" + hex.EncodeToString(sum[:6])
 	for d, fd := range ft.dec {
