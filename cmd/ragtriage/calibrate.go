@@ -101,7 +101,14 @@ type decisionFitReport struct {
 	Coverage float64          `json:"coverage"`
 	// HeldOut applies thresholds chosen on the other folds to each fold.
 	HeldOut heldOutCheck `json:"heldOut"`
+	// Undecided: no region on either side keeps the promise on every
+	// input file; the decision always escalates.
+	Undecided bool `json:"undecidedByPolicy,omitempty"`
 }
+
+// selectionStarts are the starting points of the fixed sequences (see
+// calibrate.FixedSequenceConfig.Starts), the same as internal/refit's.
+var selectionStarts = []float64{0, 0.03, 0.1, 0.3}
 
 type heldOutCheck struct {
 	N              int     `json:"n"`
@@ -335,7 +342,9 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // fitCalibration fits one decision: out-of-fold predictions, their quality,
 // the thresholds chosen on them, the held-out check, and the final model.
 func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence float64) (*lexical.DecisionModel, decisionFitReport, error) {
-	cfg := calibrate.LogisticConfig{L2: 1, MaxIter: 200}
+	// The features' declared directions hold in every fit (see
+	// lexical.Feature).
+	cfg := calibrate.LogisticConfig{L2: 1, MaxIter: 500, Signs: lexical.FeatureSigns(d)}
 	x := make([][]float64, len(es))
 	y := make([]bool, len(es))
 	folds := make([]int, len(es))
@@ -364,10 +373,16 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		}
 	}
 	oof, err := calibrate.CrossValPredict(x, y, nil, folds, k, cfg)
+	if errors.Is(err, calibrate.ErrNotConverged) {
+		err = nil // a sign-constrained fit still moving within tolerance: its last iterate keeps the signs
+	}
 	if err != nil {
 		return nil, decisionFitReport{}, err
 	}
 	full, err := calibrate.FitStandardized(x, y, nil, cfg)
+	if errors.Is(err, calibrate.ErrNotConverged) {
+		err = nil
+	}
 	if err != nil {
 		return nil, decisionFitReport{}, err
 	}
@@ -379,34 +394,68 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		dr.AUROCNote = err.Error()
 	}
 	dr.Bins = calibrate.Reliability(oof, y, nil, 10)
-	sel, err := calibrate.SelectThresholds(oof, y, alpha, confidence)
+	// Each input file is a labelled source: the promise is checked on each.
+	fileIDs := map[string]int{}
+	src := make([]int, len(es))
+	hard := make([]bool, len(es))
+	for i, e := range es {
+		id, ok := fileIDs[e.file]
+		if !ok {
+			id = len(fileIDs)
+			fileIDs[e.file] = id
+		}
+		src[i], hard[i] = id, lexical.HardEvidence(d, e.x)
+	}
+	fsCfg := calibrate.FixedSequenceConfig{Alpha: alpha, Confidence: confidence, Starts: selectionStarts}
+	sel, err := lexical.SelectPolicy(d, oof, y, src, hard, fsCfg)
 	if err != nil {
 		return nil, decisionFitReport{}, err
 	}
-	dr.Policy = thresholdsOf(sel)
-	dr.AutoPass, dr.AutoFail, dr.Coverage = sel.AutoPass, sel.AutoFail, sel.Coverage
+	dr.Policy = sel.Thresholds
+	dr.AutoPass, dr.AutoFail = sel.Pass.AutoPass, sel.Fail.AutoFail
+	if !sel.Pass.HasPass {
+		dr.AutoPass = calibrate.Region{Threshold: 1, UpperBound: 1}
+	}
+	if !sel.Fail.HasFail {
+		dr.AutoFail = calibrate.Region{UpperBound: 1}
+	}
+	dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(len(es))
+	dr.Undecided = sel.Thresholds.IsUndecided()
 
-	// Held-out check.
+	// Held-out check, nested: thresholds chosen on the other folds'
+	// out-of-fold predictions, applied to this fold.
 	h := &dr.HeldOut
 	for f := range k {
 		var p []float64
 		var yy []bool
+		var gg []int
+		var hh []bool
 		for i := range es {
 			if folds[i] != f {
-				p, yy = append(p, oof[i]), append(yy, y[i])
+				p, yy, gg, hh = append(p, oof[i]), append(yy, y[i]), append(gg, src[i]), append(hh, hard[i])
 			}
 		}
-		s, err := calibrate.SelectThresholds(p, yy, alpha, confidence)
+		if len(p) == 0 {
+			continue
+		}
+		s, err := lexical.SelectPolicy(d, p, yy, gg, hh, fsCfg)
 		if err != nil {
 			return nil, decisionFitReport{}, fmt.Errorf("held-out check, fold %d: %w", f, err)
 		}
-		th := thresholdsOf(s)
+		th := s.Thresholds
 		for i := range es {
 			if folds[i] != f {
 				continue
 			}
 			h.N++
-			switch th.Verdict(oof[i]) {
+			pi := oof[i]
+			if !hard[i] {
+				pi = max(pi, s.SoftFloor)
+				if s.SoftCeiling > 0 {
+					pi = min(pi, s.SoftCeiling)
+				}
+			}
+			switch th.Verdict(pi) {
 			case guard.Pass:
 				h.AutoPass++
 				if !y[i] {
@@ -428,6 +477,7 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	}
 
 	dm := &lexical.DecisionModel{Features: lexical.FeatureNames(d), Model: full, Positives: pos, Negatives: len(es) - pos,
+		SoftFloor: sel.SoftFloor, SoftCeiling: sel.SoftCeiling,
 		CV: map[string]lexical.Quality{"all": dr.OOF}}
 	byFile := map[string][]int{}
 	for i, e := range es {
@@ -459,15 +509,6 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	return dm, dr, nil
 }
 
-// thresholdsOf turns a selection into policy thresholds; with no usable
-// region it is (0, 1), which escalates every probability strictly between.
-func thresholdsOf(s calibrate.Selection) guard.Thresholds {
-	f, p := s.Thresholds()
-	if !(f < p) {
-		return guard.Thresholds{Fail: 0, Pass: 1}
-	}
-	return guard.Thresholds{Fail: f, Pass: p}
-}
 
 // rowGroups joins rows that share a question or a context set into one group
 // (union–find), so that cross-validation never splits them.
@@ -546,10 +587,27 @@ func printCalibration(w io.Writer, r *calibrationReport, out string) {
 			}
 			return fmt.Sprintf("%.3f", reg.UpperBound)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%s\t%s\t%.1f%%\t%.1f%%\t\n", d.Decision, d.N, d.Positives, d.Groups, auc,
-			d.OOF.Brier, d.OOF.ECE, d.Policy.Fail, d.Policy.Pass, 100*d.Coverage, ub(d.AutoPass), ub(d.AutoFail), 100*d.HeldOut.Coverage, 100*d.HeldOut.ErrorRate)
+		fail, pass := fmt.Sprintf("%.3f", d.Policy.Fail), fmt.Sprintf("%.3f", d.Policy.Pass)
+		if d.Policy.NoFail {
+			fail = "undecided"
+		}
+		if d.Policy.NoPass {
+			pass = "undecided"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t%s\t%s\t%.1f%%\t%s\t%s\t%.1f%%\t%.1f%%\t\n", d.Decision, d.N, d.Positives, d.Groups, auc,
+			d.OOF.Brier, d.OOF.ECE, fail, pass, 100*d.Coverage, ub(d.AutoPass), ub(d.AutoFail), 100*d.HeldOut.Coverage, 100*d.HeldOut.ErrorRate)
 	}
 	tw.Flush()
+	for _, d := range r.Decisions {
+		switch {
+		case d.Undecided:
+			fmt.Fprintf(w, "warning: %s is undecided by policy: no region keeps error ≤ %.3g at %.0f%% confidence on every input file; it will always escalate\n", d.Decision, r.Alpha, 100*r.Confidence)
+		case d.Policy.NoFail:
+			fmt.Fprintf(w, "note: %s never fails confidently (its fail side is undecided by policy)\n", d.Decision)
+		case d.Policy.NoPass:
+			fmt.Fprintf(w, "note: %s never passes confidently (its pass side is undecided by policy)\n", d.Decision)
+		}
+	}
 	if len(r.Kept) > 0 {
 		fmt.Fprintf(w, "kept from the base profile (not refitted): %s\n", strings.Join(r.Kept, ", "))
 	}
