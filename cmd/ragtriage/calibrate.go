@@ -509,7 +509,6 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	return dm, dr, nil
 }
 
-
 // rowGroups joins rows that share a question or a context set into one group
 // (union–find), so that cross-validation never splits them.
 type rowGroups struct {
