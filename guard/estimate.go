@@ -118,6 +118,7 @@ const (
 	EvidenceReferenceDiffer EvidenceKind = "reference_mismatch"   // the answer disagrees with the reference
 	EvidenceSupport         EvidenceKind = "support"              // the span that supports a positive estimate
 	EvidenceOffTopic        EvidenceKind = "off_topic"            // the answer shares nothing with the question
+	EvidenceSoftMismatch    EvidenceKind = "soft_mismatch"        // the judge leans negative without hard evidence (wording it cannot read): never a confident verdict
 )
 
 // Evidence is one concrete finding behind an estimate.

@@ -47,6 +47,7 @@ type analysis struct {
 
 	// scratch
 	pairs    []uint64 // adjacent word pairs of the contexts (see buildPairs)
+	refusal0 bool     // the answer's first sentence declines to answer (set by markPreambles)
 	fold     []byte
 	winScore []float64
 	qScore   []float64
@@ -397,6 +398,7 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 // support nor count as content.
 func (a *analysis) markPreambles() {
 	d := &a.a
+	a.refusal0 = false
 	// Citations ("[3]") and list markers ("1." at the start of a line) are
 	// structure, not claims.
 	for i := range d.toks {
@@ -426,7 +428,11 @@ func (a *analysis) markPreambles() {
 		// what the fee is.") claims nothing about the world: its words are
 		// meta as a preamble's are.
 		var ref bool
-		if ref, a.fold = isRefusal(d.s[sp.start:sp.end], a.fold); ref {
+		ref, a.fold = isRefusal(d.s[sp.start:sp.end], a.fold)
+		if k == 0 {
+			a.refusal0 = ref
+		}
+		if ref {
 			end = sp.end - sp.start
 			if c := strings.IndexAny(d.s[sp.start:sp.end], ".!?;"); c > 0 && c+1 < sp.end-sp.start {
 				end = c

@@ -131,15 +131,12 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 			}
 		}
 	}
-	// Negation and antonym conflicts: only sentences with a negation or an
-	// antonym-bearing word are candidates, so the pair count stays small.
+	// Negation conflicts: only sentences with a negation are candidates, so
+	// the pair count stays small.
 	for ci := 0; ci < n && pairs < maxPairs; ci++ {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
-			s1 := di.sentToks(si)
-			neg1 := a.sentNeg[a.global(ci, si)]
-			ants := hasAntonym(s1)
-			if !neg1 && !ants {
+			if !a.sentNeg[a.global(ci, si)] {
 				continue
 			}
 			for cj := 0; cj < n && pairs < maxPairs; cj++ {
@@ -149,19 +146,50 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 				dj := &a.ctxs[cj]
 				for sj := range dj.sents {
 					pairs++
-					if neg1 && !a.sentNeg[a.global(cj, sj)] {
+					if !a.sentNeg[a.global(cj, sj)] {
 						if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.6 {
 							negC = math.Max(negC, sim)
 							consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
 						}
 					}
-					if ants {
-						if a.antonymSwap(s1, a.global(cj, sj)) {
-							if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.5 {
-								antC = math.Max(antC, sim)
-								consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
-							}
-						}
+				}
+			}
+		}
+	}
+	// Antonym conflicts: for each word with antonyms, the sentences of other
+	// contexts that hold one of its antonyms (read from the term index) and
+	// not the word itself.
+	for i := range a.winSeen {
+		a.winSeen[i] = -1 // winSeen[g2] = g1: the pair was looked at
+	}
+	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+		di := &a.ctxs[ci]
+		for ti := range di.toks {
+			t := &di.toks[ti]
+			if t.flags&fAnt == 0 || !t.content() {
+				continue
+			}
+			si := int(t.sent)
+			g1 := int32(a.global(ci, si))
+			for _, ant := range antonymOf[t.hash] {
+				for o := a.head(ant); o != 0 && pairs < maxPairs; o = a.occ[o-1].next {
+					oc := &a.occ[o-1]
+					cj := int(oc.ctx)
+					if cj == ci {
+						continue
+					}
+					if a.winSeen[oc.sent] == g1 {
+						continue
+					}
+					pairs++
+					sj := int(oc.sent) - int(a.sentBase[cj])
+					if a.sentHas(int(oc.sent), t.hash) {
+						continue
+					}
+					a.winSeen[oc.sent] = g1
+					if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.5 {
+						antC = math.Max(antC, sim)
+						consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
 					}
 				}
 			}
@@ -256,29 +284,4 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	return inter / union
 }
 
-// hasAntonym reports whether a word of run has an antonym (the tokenizer
-// flags such words: see fAnt).
-func hasAntonym(run []token) bool {
-	for i := range run {
-		if run[i].flags&fAnt != 0 {
-			return true
-		}
-	}
-	return false
-}
 
-// antonymSwap reports whether s1 has a word whose antonym is in context
-// sentence g2 while the word itself is not.
-func (a *analysis) antonymSwap(s1 []token, g2 int) bool {
-	for i := range s1 {
-		if s1[i].flags&fAnt == 0 {
-			continue
-		}
-		for _, ant := range antonymOf[s1[i].hash] {
-			if a.sentHas(g2, ant) && !a.sentHas(g2, s1[i].hash) {
-				return true
-			}
-		}
-	}
-	return false
-}

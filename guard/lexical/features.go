@@ -212,7 +212,9 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	// the question still need the contexts' support: a question can hold the
 	// very claim the answer makes ("Is it true that …?").
 	given := func(t *token) bool { return t.flags&fGiven != 0 }
-	f.refusal, a.fold = isRefusal(a.a.s, a.fold)
+	// The answer declines to answer when its first sentence does (read by
+	// markPreambles on the same clause).
+	f.refusal = a.refusal0
 	f.qtype = classifyQuestion(&a.q)
 	f.emptyQ = true
 	for i := range a.q.toks {
@@ -455,15 +457,16 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	if ansContent == 0 {
 		newContent = 0
 	}
+	// The question's best window serves relevance and sufficiency.
+	qWin := a.bestWindow(a.q.toks, v, nil)
 	rel := 0.0
-	if qw := a.bestWindow(a.q.toks, v, nil); qw.ctx >= 0 && qw.coverage > 0 {
-		rel = math.Min(1, ansWinQ/qw.coverage)
+	if qWin.ctx >= 0 && qWin.coverage > 0 {
+		rel = math.Min(1, ansWinQ/qWin.coverage)
 	}
 	f.relev = append(f.relev, qInA, ansWinQ, b2f(match), b2f(mismatchT), b2f(f.refusal), b2f(yesno), newContent, rel)
 
 	// --- sufficiency (question and contexts only: never the answer) ----
 	covAll := coverage(a.q.toks, v, func(t *token) bool { return a.inContexts(t.hash) })
-	qWin := a.bestWindow(a.q.toks, v, nil)
 	covWin := 0.0
 	if qWin.ctx >= 0 {
 		covWin = qWin.coverage

@@ -393,9 +393,15 @@ func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisio
 	}
 	if contradictionOnly {
 		if len(ev) == 0 {
-			ev = append(ev, weakestSentence(a, f, s, d))
+			ev = append(ev, softMismatch(a, f, s, d, "no number, negation or antonym of the answer contradicts the contexts"))
 		}
 		return ev
+	}
+	for _, ti := range f.swapped {
+		t := a.a.toks[ti]
+		ev = append(ev, guard.Evidence{Decision: d, Kind: guard.EvidenceAbsentEntity,
+			Detail: string(strconv.AppendQuote(b1[:0], s.Answer[t.start:t.end])) + " is stated in the contexts, but not in the passage that supports the rest of its sentence",
+			Quote:  quote(guard.SourceAnswer, "", s.Answer, span{int(t.start), int(t.end)})})
 	}
 	for _, ti := range f.absent {
 		t := a.a.toks[ti]
@@ -418,9 +424,22 @@ func groundEvidence(a *analysis, f *featureSet, s *guard.Sample, d guard.Decisio
 		}
 	}
 	if len(ev) == 0 {
-		ev = append(ev, weakestSentence(a, f, s, d))
+		ev = append(ev, softMismatch(a, f, s, d, "every sentence of the answer is mostly found in the contexts"))
 	}
 	return ev
+}
+
+// softMismatch is the evidence of a lean without hard evidence: the weakest
+// sentence, its best window, and a plain statement that what the judge
+// doubts is the wording, which it cannot read. Such an estimate is never a
+// confident verdict (see DecisionModel.SoftFloor).
+func softMismatch(a *analysis, f *featureSet, s *guard.Sample, d guard.Decision, what string) guard.Evidence {
+	e := weakestSentence(a, f, s, d)
+	e.Kind = guard.EvidenceSoftMismatch
+	if len(f.sents) > 0 {
+		e.Detail = what + "; the doubt is about how its words are put together (word order, relations, paraphrase), which a lexical judge cannot read: no hard evidence, so it escalates"
+	}
+	return e
 }
 
 // weakestSentence is the evidence of last resort: the least supported answer

@@ -130,7 +130,25 @@ var (
 // Every entry point (New, Stems, the tokenizer) calls it.
 func loadLexicon() { lexOnce.Do(buildLexicon) }
 
+// wnEntry is one WordNet entry as buildLexicon reads it.
+type wnEntry struct {
+	word, base string
+	syns, ants []string
+}
+
 func buildLexicon() {
+	// One pass over a table parsed for the occasion; it is garbage once
+	// the hash tables below are built.
+	var entries []wnEntry
+	wordnet.Scan(func(word, base string, syns, ants []string) {
+		entries = append(entries, wnEntry{word, base, syns, ants})
+	})
+	each := func(fn func(word, base string, syns, ants []string)) {
+		for i := range entries {
+			e := &entries[i]
+			fn(e.word, e.base, e.syns, e.ants)
+		}
+	}
 	canonOf = map[uint64]uint64{}
 	canonStem = map[uint64]string{}
 	conflict := map[uint64]bool{}
@@ -146,7 +164,7 @@ func buildLexicon() {
 	// member: "found" = establish, "saw" = proverb) keeps its identity
 	// rather than reading as another word's inflection ("find").
 	lemma := map[string]bool{}
-	wordnet.Each(func(word, base string, syns, _ []string) {
+	each(func(word, base string, syns, _ []string) {
 		if base == word {
 			lemma[word] = true
 		}
@@ -156,11 +174,11 @@ func buildLexicon() {
 	})
 	// Likewise a form whose stem is some lemma's stem ("leaves" and "leave").
 	baseStem := map[uint64]bool{}
-	wordnet.Each(func(word, base string, _, _ []string) {
+	each(func(word, base string, _, _ []string) {
 		h, _ := stemOf(base)
 		baseStem[h] = true
 	})
-	wordnet.Each(func(word, base string, _, _ []string) {
+	each(func(word, base string, _, _ []string) {
 		if strings.ContainsAny(word, " _-") || strings.ContainsAny(base, " _-") || (word != base && lemma[word]) {
 			return
 		}
@@ -194,7 +212,7 @@ func buildLexicon() {
 		antonymOf[a] = append(antonymOf[a], b)
 		wordFlagMap[a] |= fAnt
 	}
-	wordnet.Each(func(word, _ string, syns, ants []string) {
+	each(func(word, _ string, syns, ants []string) {
 		wh, _ := stemOf(word)
 		if wordFlagMap[wh]&fStop != 0 {
 			return

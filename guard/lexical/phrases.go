@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -126,12 +127,29 @@ func hedgedClaim(rest []byte) bool {
 // refusalCue is a cheap test that rules out most clauses before the
 // regular expression runs: every refusal holds one of these.
 func refusalCue(b []byte) bool {
-	for _, w := range [...]string{"not", "n't", "no ", "no\u00a0", "unable", "cannot", "insufficient", "comment", "not enough"} {
-		if strings.Contains(string(b), w) {
-			return true
+	// Every pattern holds "no" (no, not, cannot, unknown …), "n't",
+	// "unable", "insufficient" or "comment".
+	for i := 0; i+1 < len(b); i++ {
+		switch b[i] {
+		case 'n':
+			if b[i+1] == 'o' || b[i+1] == '\'' {
+				return true
+			}
+		case 'u':
+			if bytes.HasPrefix(b[i:], []byte("unable")) {
+				return true
+			}
+		case 'i':
+			if bytes.HasPrefix(b[i:], []byte("insufficient")) {
+				return true
+			}
+		case 'c':
+			if bytes.HasPrefix(b[i:], []byte("comment")) {
+				return true
+			}
 		}
 	}
-	return len(b) >= 2 && string(b) == "no"
+	return false
 }
 
 // preambleEnd returns the byte offset in s (relative to s) where an
@@ -151,6 +169,9 @@ func preambleEnd(s string, buf []byte) (int, []byte) {
 		return 0, buf
 	}
 	buf = foldClause(s, buf)
+	if !preambleCue(buf) {
+		return 0, buf
+	}
 	loc := preambleRE.FindIndex(buf)
 	if loc == nil {
 		return 0, buf
@@ -172,4 +193,35 @@ func preambleEnd(s string, buf []byte) (int, []byte) {
 		}
 	}
 	return lead + k, buf
+}
+
+// preambleCue is a cheap test that rules out most sentences before the
+// regular expression runs: every preamble opens with "according", "based",
+// "as", "per", "from" or "in", or names a document within its first words.
+func preambleCue(b []byte) bool {
+	w := b
+	if i := indexByte(w, ' '); i > 0 {
+		w = w[:i]
+	}
+	switch string(w) {
+	case "according", "based", "as", "per", "from", "in":
+		return true
+	}
+	head := b[:min(len(b), 48)]
+	for _, n := range [...]string{"context", "document", "doc", "passage", "text", "source", "information", "polic", "article",
+		"manual", "handbook", "excerpt", "snippet", "material", "page", "faq", "guide", "terms"} {
+		if strings.Contains(string(head), n) {
+			return true
+		}
+	}
+	return false
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
 }

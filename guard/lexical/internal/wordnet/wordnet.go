@@ -310,3 +310,18 @@ func Each(fn func(word string, base string, synonyms, antonyms []string)) {
 
 // Len returns the number of entries (distinct surface forms).
 func Len() int { return len(get().index) }
+
+// Scan is Each over a table parsed for this call alone and dropped when it
+// returns: for a caller that builds tables of its own once and needs none of
+// this package's lookups afterwards, it leaves nothing in memory (Each keeps
+// the parsed table, about 10 MB, for Base, Synonyms and Antonyms).
+func Scan(fn func(word string, base string, synonyms, antonyms []string)) {
+	t, err := parse(compressed)
+	if err != nil {
+		panic("wordnet: embedded table: " + err.Error())
+	}
+	for i, k := range t.keys {
+		ref := t.kref[i]
+		fn(k, t.recs[ref&^able].base, t.syns(ref), t.ants(ref))
+	}
+}
