@@ -283,5 +283,3 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	}
 	return inter / union
 }
-
-
