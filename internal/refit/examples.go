@@ -23,7 +23,7 @@ var sources = map[guard.Decision][]string{
 	guard.ChunkRelevance:     {"real: hotpotqa (per paragraph), hotpotqa_ablated (all false), squad_v2 answerable rows (all true), factcheckgpt (per passage), natural"},
 	guard.ContextSufficiency: {"real: squad_v2, hotpotqa (all true), hotpotqa_ablated (derived, all false), factcheckgpt, natural"},
 	guard.AnswerRelevance: {"real: squad_v2, expertqa, natural; halueval answers to their own question (true by construction)",
-		"synthetic (weighted 0.3): answers moved to another question on the same squad_v2 passage, or to a random other halueval question (false), reported under the source they came from"},
+		"synthetic (at full weight; never used to choose thresholds): answers moved to another question on the same squad_v2 passage, or to a random other halueval question (false), reported under the source they came from"},
 	guard.ContextConflict: {"real: factcheckgpt (few positives), natural",
 		"synthetic-hotpotqa: hotpotqa context sets (false), the same sets plus a reworded copy of one gold sentence with a number changed, a negation inserted or an antonym swapped (true), and plus an unchanged reworded copy (false)"},
 }

@@ -114,6 +114,22 @@ func newReport(c *corpus, st settings, prof *lexical.Profile, shipped *fitted) *
 			q.y = append(q.y, e.y)
 			q.b = append(q.b, baseline(c, d, e))
 		}
+		// Pooled sets a target is stated on.
+		if d == guard.ContextSufficiency {
+			pool := &sourceQuality{Source: "squad_v2+hotpotqa+ablated (pooled)"}
+			for _, name := range []string{"squad_v2", "hotpotqa", "hotpotqa_ablated"} {
+				for src, q := range bySrc {
+					if c.names[src] == name {
+						pool.N += q.N
+						pool.Positives += q.Positives
+						pool.p = append(pool.p, q.p...)
+						pool.y = append(pool.y, q.y...)
+						pool.b = append(pool.b, q.b...)
+					}
+				}
+			}
+			bySrc[-1] = pool
+		}
 		for _, q := range bySrc {
 			q.AUROC = auroc(q.p, q.y)
 			q.Baseline = -1
@@ -130,6 +146,9 @@ func newReport(c *corpus, st settings, prof *lexical.Profile, shipped *fitted) *
 		m.Positives, m.Negatives = dr.Positives, dr.N-dr.Positives
 		m.CV = map[string]lexical.Quality{}
 		for _, q := range dr.PerSource {
+			if strings.HasSuffix(q.Source, "(pooled)") {
+				continue
+			}
 			m.CV[q.Source] = lexical.Quality{N: q.N, AUROC: q.AUROC, Brier: calibrate.Brier(q.p, q.y, nil), ECE: q.ECE}
 		}
 	}
@@ -179,7 +198,9 @@ func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 	// Whole answers.
 	var idx []int
 	for i := range c.rows {
-		if c.rows[i].good >= 0 && foldOf(c.rows[i].group, "", nFolds) == k {
+		// Rows without contexts (TruthfulQA) are RETRIEVAL_MISS by
+		// definition: they say nothing about the gate.
+		if c.rows[i].good >= 0 && len(c.rows[i].sample.Contexts) > 0 && foldOf(c.rows[i].group, "", nFolds) == k {
 			idx = append(idx, i)
 		}
 	}
@@ -296,7 +317,7 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "Policy figures are nested: for each outer fold, the models, the thresholds (fixed-sequence selection with the error bound ≤ %.2f at %.0f%% Clopper–Pearson confidence on every source with at least %d rows in a region), the soft-evidence gates and the pass rule are all chosen on the other four folds and applied to the held-out one.\n\n", r.Alpha, 100*r.Confidence, r.MinRows)
 
 	fmt.Fprintf(&b, "## What a deployment gets: the embedded judges alone, held-out folds\n\n")
-	fmt.Fprintf(&b, "An answer is *good* when its label says it should pass (its diagnosis label, else its groundedness, contradiction, relevance, correctness and sufficiency labels). *Allowed* = PASS; *blocked* = a confident failure; the rest is escalated for review. Pass rule of the shipped profile: `%s`. Worst source first.\n\n", r.PassRule)
+	fmt.Fprintf(&b, "An answer is *good* when its label says it should pass (its diagnosis label, else its groundedness, contradiction, relevance, correctness and sufficiency labels). *Allowed* = PASS; *blocked* = a confident failure; the rest is escalated for review. Rows without contexts (TruthfulQA: RETRIEVAL_MISS by definition) are left out. Pass rule of the shipped profile: `%s`. Worst source first.\n\n", r.PassRule)
 	fmt.Fprintf(&b, "| source | good | bad | good blocked | good auto-passed | bad allowed | bad blocked |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, g := range r.Gate {
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", g.Source, g.Good, g.Bad, pct(g.GoodBlocked, g.Good), pct(g.GoodPassed, g.Good), pct(g.BadAllowed, g.Bad), pct(g.BadBlocked, g.Bad))
