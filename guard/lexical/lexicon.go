@@ -130,73 +130,71 @@ var (
 // Every entry point (New, Stems, the tokenizer) calls it.
 func loadLexicon() { lexOnce.Do(buildLexicon) }
 
-// wnEntry is one WordNet entry as buildLexicon reads it.
+// wnEntry is one WordNet entry as buildLexicon reads it, with the stem
+// hashes of its word and base.
 type wnEntry struct {
 	word, base string
 	syns, ants []string
+	wh, bh     uint64
 }
 
 func buildLexicon() {
 	// One pass over a table parsed for the occasion; it is garbage once
 	// the hash tables below are built.
-	var entries []wnEntry
-	wordnet.Scan(func(word, base string, syns, ants []string) {
-		entries = append(entries, wnEntry{word, base, syns, ants})
-	})
-	each := func(fn func(word, base string, syns, ants []string)) {
-		for i := range entries {
-			e := &entries[i]
-			fn(e.word, e.base, e.syns, e.ants)
-		}
+	entries := make([]wnEntry, 0, 1<<17) // the table has about 102,000 keys
+	var buf []byte
+	// stemHash is normHash for the table's words (lower-case ASCII letters),
+	// without allocating.
+	stemHash := func(w string) uint64 {
+		buf = append(buf[:0], w...)
+		return hashBytes(buf[:stem(buf)])
 	}
+	wordnet.Scan(func(word, base string, syns, ants []string) {
+		entries = append(entries, wnEntry{word: word, base: base, syns: syns, ants: ants, wh: stemHash(word), bh: stemHash(base)})
+	})
 	canonOf = map[uint64]uint64{}
 	canonStem = map[uint64]string{}
 	conflict := map[uint64]bool{}
-	stemOf := func(w string) (uint64, string) {
-		b := make([]byte, 0, len(w))
-		for _, r := range w {
-			b = append(b, string(foldRune(r))...)
-		}
-		n := stem(b)
-		return hashBytes(b[:n]), string(b[:n])
-	}
 	// A form that is a lemma of its own somewhere (it is some synset's
 	// member: "found" = establish, "saw" = proverb) keeps its identity
-	// rather than reading as another word's inflection ("find").
-	lemma := map[string]bool{}
-	each(func(word, base string, syns, _ []string) {
-		if base == word {
-			lemma[word] = true
+	// rather than reading as another word's inflection ("find"); so does a
+	// form whose stem is some lemma's stem ("leaves" and "leave").
+	lemma := make(map[string]bool, len(entries))
+	baseStem := make(map[uint64]bool, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if e.base == e.word {
+			lemma[e.word] = true
 		}
-		for _, s := range syns {
+		for _, s := range e.syns {
 			lemma[s] = true
 		}
-	})
-	// Likewise a form whose stem is some lemma's stem ("leaves" and "leave").
-	baseStem := map[uint64]bool{}
-	each(func(word, base string, _, _ []string) {
-		h, _ := stemOf(base)
-		baseStem[h] = true
-	})
-	each(func(word, base string, _, _ []string) {
-		if strings.ContainsAny(word, " _-") || strings.ContainsAny(base, " _-") || (word != base && lemma[word]) {
-			return
-		}
-		wh, _ := stemOf(word)
-		bh, bs := stemOf(base)
-		if wh == bh || baseStem[wh] || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
-			return
+		baseStem[e.bh] = true
+	}
+	for i := range entries {
+		e := &entries[i]
+		wh, bh := e.wh, e.bh
+		if (e.word != e.base && lemma[e.word]) || wh == bh || baseStem[wh] || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
+			continue
 		}
 		if old, ok := canonOf[wh]; ok && old != bh {
 			// Two words with one stem and different bases ("leaves":
 			// leaf, leave): leave the stem alone.
 			delete(canonOf, wh)
 			conflict[wh] = true
-			return
+			continue
 		}
 		canonOf[wh] = bh
-		canonStem[wh] = bs
-	})
+	}
+	for i := range entries {
+		e := &entries[i]
+		if c, ok := canonOf[e.wh]; ok && c == e.bh {
+			if _, done := canonStem[e.wh]; !done {
+				buf = append(buf[:0], e.base...)
+				canonStem[e.wh] = string(buf[:stem(buf)])
+			}
+		}
+	}
 	canon := func(h uint64) uint64 {
 		if c, ok := canonOf[h]; ok {
 			return c
@@ -212,29 +210,27 @@ func buildLexicon() {
 		antonymOf[a] = append(antonymOf[a], b)
 		wordFlagMap[a] |= fAnt
 	}
-	each(func(word, _ string, syns, ants []string) {
-		wh, _ := stemOf(word)
-		if wordFlagMap[wh]&fStop != 0 {
-			return
+	for i := range entries {
+		e := &entries[i]
+		if wordFlagMap[e.wh]&fStop != 0 {
+			continue
 		}
-		h := canon(wh)
-		for _, s := range syns {
-			sh, _ := stemOf(s)
-			sh = canon(sh)
+		h := canon(e.wh)
+		for _, s := range e.syns {
+			sh := canon(stemHash(s))
 			if sh != h && wordFlagMap[sh]&fStop == 0 && !slices.Contains(synonymOf[h], sh) {
 				synonymOf[h] = append(synonymOf[h], sh)
 				wordFlagMap[h] |= fSynSet
 			}
 		}
-		for _, a := range ants {
-			ah, _ := stemOf(a)
-			ah = canon(ah)
+		for _, a := range e.ants {
+			ah := canon(stemHash(a))
 			if wordFlagMap[ah]&fStop == 0 {
 				addAnt(h, ah)
 				addAnt(ah, h)
 			}
 		}
-	})
+	}
 	for _, p := range antonymPairs {
 		a, b := canon(normHash(p[0])), canon(normHash(p[1]))
 		addAnt(a, b)
