@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -17,9 +18,10 @@ import (
 // penalty (cfg.L2) act evenly on features of different scales. Sign
 // constraints (cfg.Signs) carry over unchanged: σ_j > 0, so β_j has the sign
 // of β'_j, and a weight clamped at 0 stays exactly 0. μ and σ are
-// unweighted. Errors and panics are those of FitLogistic (an error is
-// returned with the model as FitLogistic returned it, on standardized
-// features). The inputs are not modified.
+// unweighted. Errors and panics are those of FitLogistic; with
+// [ErrNotConverged] or [ErrSeparable] the last iterate is returned folded
+// back to raw features like a converged fit, for callers that accept an
+// approximate model. The inputs are not modified.
 func FitStandardized(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (Logistic, error) {
 	const fn = "FitStandardized"
 	checkLen(fn, len(x), y, w)
@@ -63,15 +65,17 @@ func FitStandardized(x [][]float64, y []bool, w []float64, cfg LogisticConfig) (
 		z[r] = zr
 	}
 	m, err := FitLogistic(z, y, w, cfg)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotConverged) && !errors.Is(err, ErrSeparable) {
 		return m, err
 	}
+	// The approximate model of ErrNotConverged and ErrSeparable is folded
+	// back too, so that a caller that accepts it gets raw-feature weights.
 	out := Logistic{Weights: make([]float64, k), Bias: m.Bias}
 	for j := range out.Weights {
 		out.Weights[j] = m.Weights[j] / sd[j]
 		out.Bias -= m.Weights[j] * mean[j] / sd[j]
 	}
-	return out, nil
+	return out, err
 }
 
 // GroupFold assigns a group of rows to one of k folds (0 … k−1) by the
@@ -94,7 +98,9 @@ func GroupFold(group string, k int) int {
 // did not see it. A fold with no rows is skipped.
 //
 // An error names the fold whose fit failed (for example [ErrOneClass] when
-// the other folds hold a single class). CrossValPredict panics if folds, y or
+// the other folds hold a single class) and comes with nil predictions, except
+// [ErrNotConverged]: the predictions of the last iterate are returned with an
+// error that wraps it, for callers that accept an approximate fit. CrossValPredict panics if folds, y or
 // a non-nil w differ in length from x, or if a fold index is outside [0, k).
 func CrossValPredict(x [][]float64, y []bool, w []float64, folds []int, k int, cfg LogisticConfig) ([]float64, error) {
 	const fn = "CrossValPredict"
@@ -108,6 +114,7 @@ func CrossValPredict(x [][]float64, y []bool, w []float64, folds []int, k int, c
 		}
 	}
 	oof := make([]float64, len(x))
+	var approx error
 	for f := range k {
 		var xs [][]float64
 		var ys []bool
@@ -128,7 +135,10 @@ func CrossValPredict(x [][]float64, y []bool, w []float64, folds []int, k int, c
 			continue
 		}
 		m, err := FitStandardized(xs, ys, ws, cfg)
-		if err != nil {
+		if errors.Is(err, ErrNotConverged) {
+			// Keep the approximate model's predictions; report it.
+			approx = errors.Join(approx, fmt.Errorf("calibrate: CrossValPredict: fold %d: %w", f, err))
+		} else if err != nil {
 			return nil, fmt.Errorf("calibrate: CrossValPredict: fold %d: %w", f, err)
 		}
 		for i := range x {
@@ -137,7 +147,7 @@ func CrossValPredict(x [][]float64, y []bool, w []float64, folds []int, k int, c
 			}
 		}
 	}
-	return oof, nil
+	return oof, approx
 }
 
 // Thresholds returns the selection as a (fail, pass) pair for a policy whose

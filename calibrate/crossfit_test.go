@@ -104,3 +104,38 @@ func TestSelectionThresholds(t *testing.T) {
 		t.Errorf("(%v, %v); want (0.2, 0.9)", f, p)
 	}
 }
+
+// An approximate fit (ErrNotConverged) comes back on raw features, like a
+// converged one: it predicts raw rows as FitLogistic's iterate predicts the
+// standardized ones.
+func TestFitStandardizedNotConvergedIsRaw(t *testing.T) {
+	const tol = 1e-12
+	x := [][]float64{{1, 200}, {2, 180}, {3, 260}, {4, 210}, {5, 330}, {6, 300}, {7, 390}, {8, 350}}
+	y := []bool{false, false, true, false, true, false, true, true}
+	cfg := LogisticConfig{L2: 1, MaxIter: 1}
+	m, err := FitStandardized(x, y, nil, cfg)
+	if !errors.Is(err, ErrNotConverged) {
+		t.Fatalf("err = %v; want ErrNotConverged", err)
+	}
+	mean, sd := []float64{0, 0}, []float64{0, 0}
+	for _, r := range x {
+		for j, v := range r {
+			mean[j] += v / float64(len(x))
+		}
+	}
+	for _, r := range x {
+		for j, v := range r {
+			sd[j] += (v - mean[j]) * (v - mean[j]) / float64(len(x))
+		}
+	}
+	z := make([][]float64, len(x))
+	for i, r := range x {
+		z[i] = []float64{(r[0] - mean[0]) / math.Sqrt(sd[0]), (r[1] - mean[1]) / math.Sqrt(sd[1])}
+	}
+	ms, _ := FitLogistic(z, y, nil, cfg)
+	for i := range x {
+		if got, want := m.Predict(x[i]), ms.Predict(z[i]); math.Abs(got-want) > tol {
+			t.Errorf("row %d: raw prediction %v; standardized iterate gives %v", i, got, want)
+		}
+	}
+}

@@ -155,8 +155,12 @@ func MinRowsForBound(alpha, confidence float64) int {
 //	     ≥ M rows in the region, or in the pool of the groups with < M rows
 //	     there (when that pool holds ≥ M rows)
 //
-// is rejected when the exact test of each part rejects at level δ; for e
-// errors in n rows that is, as in SelectThresholds,
+// is rejected when the exact test of each part rejects at level δ — and, a
+// conservative rule on top of the test, when the pool of small groups, while
+// it holds fewer than M rows, holds no error at all (such a pool cannot be
+// tested, and a small source must not ride on the large ones: without the
+// rule, 25 errors in a 50-row source can hide under a large clean source's
+// pooled bound). For e errors in n rows the test is, as in SelectThresholds,
 //
 //	P(X ≤ e | X ~ Binomial(n, α)) ≤ δ  ⇔  ClopperPearsonUpper(e, n, 1−δ) ≤ α.
 //
@@ -431,7 +435,7 @@ func (s *fsState) add(g int, isErr bool) {
 // group with ≥ min rows, and the pool of smaller groups once it has ≥ min
 // rows.
 func (s *fsState) rejected() bool {
-	return s.crit.ok(s.e, s.n) && s.bad == 0 && (s.smallN < s.min || s.crit.ok(s.smallE, s.smallN))
+	return s.crit.ok(s.e, s.n) && s.bad == 0 && (s.smallN < s.min && s.smallE == 0 || s.smallN >= s.min && s.crit.ok(s.smallE, s.smallN))
 }
 
 // run walks the candidates of one side in order (order lists the rows from

@@ -126,19 +126,20 @@ func TestSelectFixedSequenceHand(t *testing.T) {
 			},
 		},
 		{
-			// (c) Two such groups: the pool has 40 < 59 rows and is not
-			// tested; pooled 8/2040 certifies p ≥ 0.9.
-			name: "small pool below MinGroupRows not tested",
+			// (c) Two such groups: the pool has 40 < 59 rows and cannot be
+			// tested, and it holds errors: p ≥ 0.9 is refused although the
+			// pooled 8/2040 alone would certify it (a small source must not
+			// ride on a large clean one).
+			name: "small pool below MinGroupRows with errors blocks",
 			data: []block{
 				{0.99, 1000, 1000, 0}, {0.9, 1000, 1000, 0},
 				{0.9, 20, 16, 1}, {0.9, 20, 16, 2},
 				{0.02, 100, 0, 0},
 			},
 			cfg:  cfg,
-			want: want{true, true, 0.02, 0.9, 100, 2040, 0, 8, [2]int{2, 3}},
+			want: want{true, true, 0.02, 0.99, 100, 1000, 0, 0, [2]int{2, 2}},
 			passGroups: []GroupRegion{
-				{Group: 0, Count: 2000, Tested: true},
-				{Group: 1, Count: 20, Errors: 4}, {Group: 2, Count: 20, Errors: 4},
+				{Group: 0, Count: 1000, Tested: true}, {Group: 1}, {Group: 2},
 			},
 		},
 		{

@@ -24,6 +24,11 @@ func TestUndecidedSides(t *testing.T) {
 		{guard.Thresholds{Fail: 0, Pass: 0.9, NoFail: true}, 0.95, guard.Pass},
 		{guard.Thresholds{Fail: 0, Pass: 1}, 1, guard.Pass}, // set thresholds still decide the extremes
 		{guard.Thresholds{Fail: 0.1, Pass: 0.9}, math.NaN(), guard.Uncertain},
+		// An invalid t decides nothing: one side off and the other unset
+		// (pass 0 would pass everything).
+		{guard.Thresholds{NoFail: true}, 0.01, guard.Uncertain},
+		{guard.Thresholds{NoPass: true, Fail: 1}, 0.99, guard.Uncertain},
+		{guard.Thresholds{Fail: 0.9, Pass: 0.1}, 0.5, guard.Uncertain},
 	}
 	for _, c := range cases {
 		if got := c.th.Verdict(c.p); got != c.want {
@@ -32,6 +37,16 @@ func TestUndecidedSides(t *testing.T) {
 	}
 	if guard.Undecided().IsZero() || !guard.Undecided().IsUndecided() {
 		t.Errorf("Undecided() must be set and undecided")
+	}
+	for _, th := range []guard.Thresholds{guard.Undecided(), {NoFail: true, NoPass: true}, {NoFail: true, Pass: 0.9}, {NoPass: true, Fail: 0.1}} {
+		if err := th.Validate(); err != nil {
+			t.Errorf("%+v.Validate() = %v; want nil", th, err)
+		}
+	}
+	for _, th := range []guard.Thresholds{{NoFail: true}, {NoPass: true, Fail: 1}, {Fail: 0.5, Pass: 0.5}} {
+		if err := th.Validate(); err == nil {
+			t.Errorf("%+v.Validate() = nil; want an error", th)
+		}
 	}
 	b, err := json.Marshal(guard.Undecided())
 	if err != nil {

@@ -75,22 +75,31 @@ func (t Thresholds) IsZero() bool { return t.Fail == 0 && t.Pass == 0 && !t.NoFa
 // IsUndecided reports whether both sides of t are undecided by policy.
 func (t Thresholds) IsUndecided() bool { return t.NoFail && t.NoPass }
 
-// Validate checks 0 ≤ Fail < Pass ≤ 1 for a set Thresholds.
+// Validate checks a set Thresholds: 0 ≤ Fail < Pass ≤ 1 for the sides that
+// decide (0 < Pass ≤ 1 with the fail side undecided, 0 ≤ Fail < 1 with the
+// pass side undecided); the value of an undecided side is not read.
 func (t Thresholds) Validate() error {
-	if t.IsZero() {
+	if t.IsZero() || t.IsUndecided() {
 		return nil
 	}
-	if math.IsNaN(t.Fail) || math.IsNaN(t.Pass) || t.Fail < 0 || t.Pass > 1 || !(t.Fail < t.Pass) {
-		return fmt.Errorf("thresholds fail=%v pass=%v: want 0 ≤ fail < pass ≤ 1", t.Fail, t.Pass)
+	if !t.valid() {
+		return fmt.Errorf("thresholds fail=%v pass=%v (no fail side: %v, no pass side: %v): want 0 ≤ fail < pass ≤ 1 on the sides that decide", t.Fail, t.Pass, t.NoFail, t.NoPass)
 	}
 	return nil
 }
 
-// Verdict applies t to p. An unset t, or a NaN p, is Uncertain; a side that
-// is undecided by policy never gives its verdict.
+func (t Thresholds) valid() bool {
+	failOK := t.NoFail || (t.Fail >= 0 && t.Fail < 1)
+	passOK := t.NoPass || (t.Pass > 0 && t.Pass <= 1)
+	bothOK := t.NoFail || t.NoPass || t.Fail < t.Pass
+	return failOK && passOK && bothOK // NaN fails every comparison
+}
+
+// Verdict applies t to p. An unset or invalid t, or a NaN p, is Uncertain; a
+// side that is undecided by policy never gives its verdict.
 func (t Thresholds) Verdict(p float64) Verdict {
 	switch {
-	case t.IsZero() || math.IsNaN(p):
+	case t.IsZero() || math.IsNaN(p) || !t.valid():
 		return Uncertain
 	case !t.NoPass && p >= t.Pass:
 		return Pass

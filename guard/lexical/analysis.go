@@ -409,7 +409,7 @@ func (a *analysis) markPreambles() {
 		st, en := int(t.start), int(t.end)
 		cite := st > 0 && d.s[st-1] == '[' && en < len(d.s) && d.s[en] == ']'
 		marker := false
-		if en < len(d.s) && (d.s[en] == '.' || d.s[en] == ')') && (en+1 == len(d.s) || d.s[en+1] == ' ') {
+		if en+2 < len(d.s) && (d.s[en] == '.' || d.s[en] == ')') && d.s[en+1] == ' ' && d.s[en+2] != '\n' && d.s[en+2] != ' ' {
 			j := st - 1
 			for j >= 0 && (d.s[j] == ' ' || d.s[j] == '\t' || d.s[j] == '-' || d.s[j] == '*') {
 				j--

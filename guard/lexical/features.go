@@ -270,10 +270,13 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			}
 		}
 		// A small count ("three things", "two figures") or an ordinal
-		// ("first") often counts the answer's own items: without a
-		// counterpart it is no evidence either way.
-		soft := q.Kind == quant.Ordinal || (q.Kind == quant.Number && q.Value == math.Trunc(q.Value) && q.Value >= 0 && q.Value <= 12)
-		if compatible || approx || soft {
+		// ("first") with no counterpart said of the same thing often counts
+		// the answer's own items: it is no evidence either way (its words
+		// still need support like any other).
+		if !compatible && !approx && sameSlot < 0 && (q.Kind == quant.Ordinal || (q.Kind == quant.Number && q.Value == math.Trunc(q.Value) && q.Value >= 0 && q.Value <= 12)) {
+			continue
+		}
+		if compatible || approx {
 			// Words of a quantity the contexts state ("thirty" for "30")
 			// count as supported; an approximate one ("a month" for "30
 			// days") is neither evidence for nor against the answer.
@@ -431,7 +434,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	g[gContain] = contain
 	g[gBigram] = a.bigramSupport(&a.a)
 	g[gToken] = a.tokenSupport(&a.a)
-	g[gExact] = b2f(nctx > 0 && minSent >= 1 && g[gToken] >= 1 && g[gBigram] >= 1)
+	g[gExact] = b2f(nctx > 0 && ansContent > 0 && minSent >= 1 && g[gToken] >= 1 && g[gBigram] >= 1)
 	g[gMaxUnsupIDF] = maxUnsup
 	g[gUnsupEnt] = math.Log1p(float64(unsupEnt))
 	g[gNumMismatch] = float64(numMis)
@@ -1111,12 +1114,13 @@ func (a *analysis) alignedIn(win window, run []token, i int, ant uint64) bool {
 }
 
 // structural reports whether quantity q of text s is a list marker ("1." or
-// "2)" at the start of a line) or a citation ("[4]"), not a claim.
+// "2)" at the start of a line, followed by the item's text) or a citation
+// ("[4]"), not a claim. A line that is only "2005." is an answer.
 func structural(s string, q quant.Quantity) bool {
 	if q.Start > 0 && s[q.Start-1] == '[' && q.End < len(s) && s[q.End] == ']' {
 		return true
 	}
-	if q.End < len(s) && (s[q.End] == '.' || s[q.End] == ')') && (q.End+1 == len(s) || s[q.End+1] == ' ' || s[q.End+1] == '\t') {
+	if q.End+2 < len(s) && (s[q.End] == '.' || s[q.End] == ')') && (s[q.End+1] == ' ' || s[q.End+1] == '\t') && s[q.End+2] != '\n' && s[q.End+2] != ' ' {
 		i := q.Start - 1
 		for i >= 0 && (s[i] == ' ' || s[i] == '\t' || s[i] == '-' || s[i] == '*') {
 			i--

@@ -22,8 +22,8 @@ var refusalRE = regexp.MustCompile(`^(?:(?:unfortunately|sorry|i'm sorry|i am so
 	`i(?: cannot| can't| can not| am unable to|'m unable to| was unable to| could not| couldn't| did not| didn't) (?:answer|determine|find|tell|say|locate|see)\b|` +
 	`(?:i have )?no comment\b|` +
 	// "The (provided) context / the handbook excerpts do(es) not say …"
-	`(?:the |these |this |those |your |my )?(?:[a-z-]+ ){0,2}` + docNouns + ` (?:do|does|did) not (?:` + sayVerbs + `)\b|` +
-	`(?:the |these |this |those |your |my )?(?:[a-z-]+ ){0,2}` + docNouns + ` (?:doesn't|don't|didn't) (?:` + sayVerbs + `)\b|` +
+	docSubject + ` (?:do|does|did) not (?:` + sayVerbs + `)\b|` +
+	docSubject + ` (?:doesn't|don't|didn't) (?:` + sayVerbs + `)\b|` +
 	// "There is no information / mention …", "No information is given …"
 	`there(?: is|'s| was| are) no (?:information|mention|data|details?|indication|record)\b|no (?:information|details?|data) (?:is|was|are|were) (?:given|provided|available)\b|` +
 	// "No late-payment charge is mentioned …"
@@ -34,7 +34,16 @@ var refusalRE = regexp.MustCompile(`^(?:(?:unfortunately|sorry|i'm sorry|i am so
 	`(?:it|this|that) (?:cannot|can't|can not) be (?:determined|answered|found|said)\b|` +
 	`not enough information\b|(?:there is )?(?:insufficient|not enough) information\b|unable to (?:answer|determine|find)\b)`)
 
-const docNouns = `(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?|clauses?|rules|sections?|pages?|articles?|records?|results?|data)`
+// metaNouns name the retrieved material itself; docNouns also name what it
+// holds, which only counts as the material with a qualifier ("the provided
+// rules"): "The rules do not cover accidental damage" is a claim.
+const metaNouns = `(?:context|contexts|document|documents|docs|passage|passages|texts?|sources|excerpts?|extracts?|snippets?|materials?)`
+
+const docNouns = `(?:context|contexts|document|documents|docs|passage|passages|text|texts|source|sources|information|excerpts?|snippets?|materials?|clauses?|rules|sections?|pages?|articles?|records?|results?|data|policy|policies|extract|terms)`
+
+// docSubject is the subject of a refusal: "the (provided) documents", "the
+// handbook excerpts", "the provided rules".
+const docSubject = `(?:the |these |this |those |your |my )?(?:(?:provided|given|retrieved|above|supplied|available|attached|cited|listed) (?:[a-z-]+ )?` + docNouns + `|(?:[a-z-]+ ){0,2}` + metaNouns + `|information)`
 
 // inDocs ends a "not mentioned" clause: at its end, or "in the provided
 // documents" — so "That is not covered by the warranty" stays a claim.
