@@ -127,6 +127,6 @@ func ExampleSentenceClaims() {
 		fmt.Printf("%s %q\n", c.Verdict, c.Text)
 	}
 	// Output:
-	// pass "The shop opens at 9 am on weekdays."
+	// uncertain "The shop opens at 9 am on weekdays."
 	// uncertain "Parking is free for all visitors."
 }
