@@ -422,8 +422,9 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(len(es))
 	dr.Undecided = sel.Thresholds.IsUndecided()
 
-	// Held-out check, nested: thresholds chosen on the other folds'
-	// out-of-fold predictions, applied to this fold.
+	// Held-out check, cross-fitted (not nested: the other folds'
+	// out-of-fold predictions come from models that saw this fold):
+	// thresholds chosen on them, applied to this fold.
 	h := &dr.HeldOut
 	for f := range k {
 		var p []float64
