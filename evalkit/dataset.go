@@ -979,3 +979,36 @@ func (p *fastParser) expected() (*Expected, bool) {
 	})
 	return &blk.e, ok
 }
+
+// ShouldPass says whether a row's answer should pass: its diagnosis label
+// when it has one; else false when groundedness or correctness is false,
+// contradiction true or answer relevance false, or sufficiency false beside a
+// groundedness or correctness label, and true when groundedness or
+// correctness is true and nothing else objects. known is false when the
+// labels do not say (a nil e included).
+func (e *Expected) ShouldPass() (pass, known bool) {
+	if e == nil {
+		return false, false
+	}
+	if e.Diagnosis != nil {
+		return *e.Diagnosis == guard.PassDiagnosis, true
+	}
+	for _, d := range []guard.Decision{guard.Groundedness, guard.Correctness} {
+		if v, ok := e.Label(d); ok {
+			known = true
+			if !v {
+				return false, true
+			}
+		}
+	}
+	if v, ok := e.Label(guard.Contradiction); ok && v {
+		return false, true
+	}
+	if v, ok := e.Label(guard.AnswerRelevance); ok && !v {
+		return false, true
+	}
+	if v, ok := e.Label(guard.ContextSufficiency); ok && !v && known {
+		return false, true
+	}
+	return known, known
+}

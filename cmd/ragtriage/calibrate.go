@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -84,6 +85,18 @@ type calibrationReport struct {
 	BadLines   int                 `json:"badLines"`
 	Decisions  []decisionFitReport `json:"decisions"`
 	Kept       []string            `json:"kept"`
+	// PassRule is the rule chosen for the profile; PassRuleChecks how each
+	// rule fared (see lexical.SelectPassRule).
+	PassRule       string          `json:"passRule"`
+	PassRuleChecks []passRuleCheck `json:"passRuleChecks"`
+}
+
+type passRuleCheck struct {
+	Rule       string `json:"rule"`
+	Tested     bool   `json:"tested"`
+	Holds      bool   `json:"holds"`
+	AutoPassed int    `json:"autoPassed"`
+	Errors     int    `json:"errors"`
 }
 
 type decisionFitReport struct {
@@ -126,6 +139,15 @@ type calExample struct {
 	y     bool
 	group int // index of the row's group
 	file  string
+	row   int // index into the labelled rows
+	ctx   int // context index, for chunk relevance
+}
+
+// calRow is a labelled row, kept for the pass-rule check.
+type calRow struct {
+	sample *guard.Sample
+	exp    *evalkit.Expected
+	file   string
 }
 
 func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -199,6 +221,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	src := evalkit.NewDatasetSource(datasets...)
 	defer src.Close()
 	ex := map[guard.Decision][]calExample{}
+	var rows []calRow
 	groups := newGroups()
 	bad := 0
 	for {
@@ -226,9 +249,11 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		g := groups.add(s)
 		f := judge.Features(s)
 		e := it.Expected
+		ri := len(rows)
+		rows = append(rows, calRow{s, e, it.Pos.File})
 		for ci, c := range s.Contexts {
 			if v, ok := e.ChunkLabel(c.ID); ok {
-				ex[guard.ChunkRelevance] = append(ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, it.Pos.File})
+				ex[guard.ChunkRelevance] = append(ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, it.Pos.File, ri, ci})
 			}
 		}
 		vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
@@ -239,7 +264,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 				continue // correctness without a reference
 			}
 			if v, ok := e.Label(d); ok {
-				ex[d] = append(ex[d], calExample{x, v, g, it.Pos.File})
+				ex[d] = append(ex[d], calExample{x, v, g, it.Pos.File, ri, -1})
 			}
 		}
 	}
@@ -314,8 +339,16 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.Kept = append(rep.Kept, d.String())
 		}
 	}
+	// oof holds each labelled estimate's out-of-fold P, gated as the
+	// profile gates it, for the pass-rule check.
+	type oofKey struct {
+		row int
+		d   guard.Decision
+		ctx int
+	}
+	oof := map[oofKey]float64{}
 	for _, d := range want {
-		dm, dr, err := fitCalibration(d, ex[d], *folds, *alpha, *confidence)
+		dm, dr, fit, err := fitCalibration(d, ex[d], *folds, *alpha, *confidence)
 		if err != nil {
 			return fail(fmt.Errorf("refusing: %s: %w", d, err))
 		}
@@ -323,6 +356,79 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		prof.Decisions[d.String()] = dm
 		prof.Policy.Set(d, dr.Policy)
 		rep.Decisions = append(rep.Decisions, dr)
+		for i, e := range ex[d] {
+			p := fit.oof[i]
+			if !fit.hard[i] {
+				p = max(p, fit.sel.SoftFloor)
+				if fit.sel.SoftCeiling > 0 {
+					p = min(p, fit.sel.SoftCeiling)
+				}
+			}
+			oof[oofKey{e.row, d, e.ctx}] = p
+		}
+	}
+	// The pass rule: each labelled row judged by the new profile, with the
+	// out-of-fold P of every decision it has a label for, under each rule
+	// in turn; the most lenient rule that keeps the promise on every input
+	// file (lexical.SelectPassRule, as internal/refit chooses the shipped
+	// one).
+	if err := prof.Validate(); err != nil {
+		return fail(err)
+	}
+	pj, err := lexical.New(prof)
+	if err != nil {
+		return fail(err)
+	}
+	var cur int
+	replay := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+		ests, err := pj.Judge(ctx, req)
+		for i := range ests {
+			e := &ests[i]
+			ci := -1
+			if e.Decision == guard.ChunkRelevance {
+				ci = slices.IndexFunc(req.Sample.Contexts, func(c guard.Context) bool { return c.ID == e.ContextID })
+			}
+			if p, ok := oof[oofKey{cur, e.Decision, ci}]; ok && !e.Abstained {
+				e.P = p
+			}
+		}
+		return ests, err
+	})
+	rg, err := guard.New(guard.WithJudge(replay), guard.WithPolicy(prof.Policy))
+	if err != nil {
+		return fail(err)
+	}
+	passed := make([][]bool, len(guard.PassRules))
+	var good []bool
+	var fileOf []int
+	fileIDs := map[string]int{}
+	for ri, r := range rows {
+		pass, known := r.exp.ShouldPass()
+		if !known || len(r.sample.Contexts) == 0 {
+			continue
+		}
+		cur = ri
+		res, err := rg.Evaluate(context.Background(), *r.sample)
+		if err != nil {
+			return fail(fmt.Errorf("pass-rule check: %w", err))
+		}
+		for k, rule := range guard.PassRules {
+			res.PassRule = rule
+			passed[k] = append(passed[k], guard.Diagnose(&res).Diagnosis == guard.PassDiagnosis)
+		}
+		id, ok := fileIDs[r.file]
+		if !ok {
+			id = len(fileIDs)
+			fileIDs[r.file] = id
+		}
+		good, fileOf = append(good, pass), append(fileOf, id)
+	}
+	rule, checks := lexical.SelectPassRule(passed, good, fileOf, *alpha, *confidence)
+	prof.Policy.PassRule = rule
+	rep.PassRule = rule.String()
+	for _, rc := range checks {
+		rep.PassRuleChecks = append(rep.PassRuleChecks, passRuleCheck{Rule: rc.Rule.String(), Tested: rc.Tested, Holds: rc.Holds,
+			AutoPassed: rc.PooledPassed, Errors: rc.PooledErrors})
 	}
 	if err := prof.Validate(); err != nil {
 		return fail(err)
@@ -341,7 +447,14 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // fitCalibration fits one decision: out-of-fold predictions, their quality,
 // the thresholds chosen on them, the held-out check, and the final model.
-func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence float64) (*lexical.DecisionModel, decisionFitReport, error) {
+// calFit is what the pass-rule check needs from fitCalibration.
+type calFit struct {
+	oof  []float64
+	hard []bool
+	sel  lexical.Selection
+}
+
+func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence float64) (*lexical.DecisionModel, decisionFitReport, calFit, error) {
 	// The features' declared directions hold in every fit (see
 	// lexical.Feature).
 	cfg := calibrate.LogisticConfig{L2: 1, MaxIter: 500, Signs: lexical.FeatureSigns(d)}
@@ -369,7 +482,7 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 			}
 		}
 		if tp == 0 || tn == 0 {
-			return nil, decisionFitReport{}, fmt.Errorf("the rows outside fold %d hold a single class; add labels of the other class", f)
+			return nil, decisionFitReport{}, calFit{}, fmt.Errorf("the rows outside fold %d hold a single class; add labels of the other class", f)
 		}
 	}
 	oof, err := calibrate.CrossValPredict(x, y, nil, folds, k, cfg)
@@ -377,14 +490,14 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		err = nil // a sign-constrained fit still moving within tolerance: its last iterate keeps the signs
 	}
 	if err != nil {
-		return nil, decisionFitReport{}, err
+		return nil, decisionFitReport{}, calFit{}, err
 	}
 	full, err := calibrate.FitStandardized(x, y, nil, cfg)
 	if errors.Is(err, calibrate.ErrNotConverged) {
 		err = nil
 	}
 	if err != nil {
-		return nil, decisionFitReport{}, err
+		return nil, decisionFitReport{}, calFit{}, err
 	}
 	dr := decisionFitReport{Decision: d.String(), N: len(es), Positives: pos}
 	dr.OOF = lexical.Quality{N: len(es), Brier: calibrate.Brier(oof, y, nil), ECE: calibrate.ECE(oof, y, nil, 10), AUROC: -1}
@@ -409,7 +522,7 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	fsCfg := calibrate.FixedSequenceConfig{Alpha: alpha, Confidence: confidence, Starts: selectionStarts}
 	sel, err := lexical.SelectPolicy(d, oof, y, src, hard, fsCfg)
 	if err != nil {
-		return nil, decisionFitReport{}, err
+		return nil, decisionFitReport{}, calFit{}, err
 	}
 	dr.Policy = sel.Thresholds
 	dr.AutoPass, dr.AutoFail = sel.Pass.AutoPass, sel.Fail.AutoFail
@@ -441,7 +554,7 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		}
 		s, err := lexical.SelectPolicy(d, p, yy, gg, hh, fsCfg)
 		if err != nil {
-			return nil, decisionFitReport{}, fmt.Errorf("held-out check, fold %d: %w", f, err)
+			return nil, decisionFitReport{}, calFit{}, fmt.Errorf("held-out check, fold %d: %w", f, err)
 		}
 		th := s.Thresholds
 		for i := range es {
@@ -507,7 +620,7 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		dm.CV[strings.TrimSuffix(f, ".jsonl")] = q
 		dm.Sources = append(dm.Sources, fmt.Sprintf("%s: %d labels (%d true)", f, len(idx), n))
 	}
-	return dm, dr, nil
+	return dm, dr, calFit{oof: oof, hard: hard, sel: sel}, nil
 }
 
 // rowGroups joins rows that share a question or a context set into one group
@@ -608,6 +721,18 @@ func printCalibration(w io.Writer, r *calibrationReport, out string) {
 			fmt.Fprintf(w, "note: %s never passes confidently (its pass side is undecided by policy)\n", d.Decision)
 		}
 	}
+	fmt.Fprintf(w, "pass rule: %s", r.PassRule)
+	for _, c := range r.PassRuleChecks {
+		switch {
+		case c.Tested && c.Holds:
+			fmt.Fprintf(w, "; %s holds (%d errors in %d auto-passed)", c.Rule, c.Errors, c.AutoPassed)
+		case c.Tested:
+			fmt.Fprintf(w, "; %s fails (%d errors in %d auto-passed)", c.Rule, c.Errors, c.AutoPassed)
+		case c.AutoPassed > 0:
+			fmt.Fprintf(w, "; %s not tested (%d auto-passed)", c.Rule, c.AutoPassed)
+		}
+	}
+	fmt.Fprintln(w)
 	if len(r.Kept) > 0 {
 		fmt.Fprintf(w, "kept from the base profile (not refitted): %s\n", strings.Join(r.Kept, ", "))
 	}

@@ -115,3 +115,80 @@ func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []b
 	out.Thresholds = th
 	return out, nil
 }
+
+// RuleCheck records how one pass rule fared in SelectPassRule.
+type RuleCheck struct {
+	Rule guard.PassRule
+	// Tested: the rule auto-passed enough rows to be tested and the
+	// sequence had not stopped before it; Holds: it kept the promise.
+	Tested, Holds bool
+	// Errors and Passed count the rule's auto-passed rows that should not
+	// have passed, and all it auto-passed, per group and pooled.
+	Errors, Passed map[int]int
+	PooledErrors   int
+	PooledPassed   int
+}
+
+// SelectPassRule picks the most lenient pass rule that keeps the promise, by
+// fixed-sequence testing over guard.PassRules from the strictest. For each
+// rule r, passed[r][i] says whether row i would be auto-passed (diagnosis
+// PASS) under it; good[i] whether row i should pass; group[i] its labelled
+// source. A rule holds when the auto-passed rows' error keeps the
+// Clopper–Pearson bound ≤ alpha at confidence, pooled and in every group with
+// at least MinRowsForBound rows among them, and the smaller groups hold no
+// error at all until they are that many together (then they are tested
+// pooled). A rule that auto-passes fewer rows than that is skipped (a
+// label-free fact); the first rule that is tested and fails ends the
+// sequence. PassAll is returned when no rule holds.
+func SelectPassRule(passed [][]bool, good []bool, group []int, alpha, confidence float64) (guard.PassRule, []RuleCheck) {
+	minRows := calibrate.MinRowsForBound(alpha, confidence)
+	ok := func(e, n int) bool { return calibrate.ClopperPearsonUpper(e, n, confidence) <= alpha }
+	rule := guard.PassAll
+	var checks []RuleCheck
+	stopped := false
+	for ri, r := range guard.PassRules {
+		rc := RuleCheck{Rule: r, Errors: map[int]int{}, Passed: map[int]int{}}
+		if ri < len(passed) {
+			for i, p := range passed[ri] {
+				if !p {
+					continue
+				}
+				rc.Passed[group[i]]++
+				rc.PooledPassed++
+				if !good[i] {
+					rc.Errors[group[i]]++
+					rc.PooledErrors++
+				}
+			}
+		}
+		if rc.PooledPassed < minRows {
+			checks = append(checks, rc)
+			continue
+		}
+		holds := ok(rc.PooledErrors, rc.PooledPassed)
+		smallN, smallE := 0, 0
+		for g, n := range rc.Passed {
+			if n >= minRows {
+				holds = holds && ok(rc.Errors[g], n)
+			} else {
+				smallN += n
+				smallE += rc.Errors[g]
+			}
+		}
+		if smallN >= minRows {
+			holds = holds && ok(smallE, smallN)
+		} else {
+			holds = holds && smallE == 0
+		}
+		if !stopped {
+			rc.Tested, rc.Holds = true, holds
+			if holds {
+				rule = r
+			} else {
+				stopped = true
+			}
+		}
+		checks = append(checks, rc)
+	}
+	return rule, checks
+}

@@ -88,37 +88,14 @@ func (c *corpus) source(name string) int {
 	return len(c.names) - 1
 }
 
-// goodness says whether a row's answer should pass: its diagnosis label when
-// it has one, else its generation and sufficiency labels.
+// goodness says whether a row's answer should pass (1), should not (0), or
+// its labels do not say (−1); see evalkit.Expected.ShouldPass.
 func goodness(e *evalkit.Expected) int8 {
-	if e == nil {
-		return -1
-	}
-	if e.Diagnosis != nil {
-		return b2i(*e.Diagnosis == guard.PassDiagnosis)
-	}
-	known := false
-	for _, d := range []guard.Decision{guard.Groundedness, guard.Correctness} {
-		if v, ok := e.Label(d); ok {
-			known = true
-			if !v {
-				return 0
-			}
-		}
-	}
-	if v, ok := e.Label(guard.Contradiction); ok && v {
-		return 0
-	}
-	if v, ok := e.Label(guard.AnswerRelevance); ok && !v {
-		return 0
-	}
-	if v, ok := e.Label(guard.ContextSufficiency); ok && !v && known {
-		return 0
-	}
+	pass, known := e.ShouldPass()
 	if !known {
 		return -1
 	}
-	return 1
+	return b2i(pass)
 }
 
 func b2i(b bool) int8 {

@@ -394,60 +394,28 @@ func (c *corpus) selectPassRule(ft *fitted, train []bool, salt string, st settin
 		rows = append(rows, i)
 	}
 	slices.Sort(rows)
-	ft.passRule = guard.PassAll
+	passed := make([][]bool, len(guard.PassRules))
+	good := make([]bool, len(rows))
+	group := make([]int, len(rows))
+	for ri := range guard.PassRules {
+		passed[ri] = make([]bool, len(rows))
+		for t, i := range rows {
+			passed[ri][t] = outs[i].diag[ri] == guard.PassDiagnosis
+		}
+	}
+	for t, i := range rows {
+		good[t], group[t] = c.rows[i].good == 1, c.rows[i].src
+	}
+	rule, checks := lexical.SelectPassRule(passed, good, group, st.alpha, st.confidence)
+	ft.passRule = rule
 	ft.ruleChecks = nil
-	stopped := false
-	minRows := calibrate.MinRowsForBound(st.alpha, st.confidence)
-	for ri, rule := range guard.PassRules {
-		rc := ruleCheck{Rule: rule.String(), PerSrc: map[string][2]int{}}
-		var errsBySrc = map[int][2]int{}
-		for _, i := range rows {
-			if outs[i].diag[ri] != guard.PassDiagnosis {
-				continue
-			}
-			r := &c.rows[i]
-			e := errsBySrc[r.src]
-			e[1]++
-			if r.good == 0 {
-				e[0]++
-			}
-			errsBySrc[r.src] = e
+	for _, rc := range checks {
+		out := ruleCheck{Rule: rc.Rule.String(), Tested: rc.Tested, Holds: rc.Holds, PerSrc: map[string][2]int{},
+			Pooled: [2]int{rc.PooledErrors, rc.PooledPassed}}
+		for g, n := range rc.Passed {
+			out.PerSrc[c.names[g]] = [2]int{rc.Errors[g], n}
 		}
-		holds := true
-		small := [2]int{}
-		for src, e := range errsBySrc {
-			rc.PerSrc[c.names[src]] = e
-			rc.Pooled[0] += e[0]
-			rc.Pooled[1] += e[1]
-			if e[1] >= minRows {
-				holds = holds && calibrate.ClopperPearsonUpper(e[0], e[1], st.confidence) <= st.alpha
-			} else {
-				small[0] += e[0]
-				small[1] += e[1]
-			}
-		}
-		if small[1] >= minRows {
-			holds = holds && calibrate.ClopperPearsonUpper(small[0], small[1], st.confidence) <= st.alpha
-		}
-		if rc.Pooled[1] > 0 {
-			holds = holds && calibrate.ClopperPearsonUpper(rc.Pooled[0], rc.Pooled[1], st.confidence) <= st.alpha
-		}
-		if rc.Pooled[1] < minRows {
-			// Too few auto-passed rows to test (a label-free fact): the rule
-			// is skipped, neither kept nor a reason to stop.
-			ft.ruleChecks = append(ft.ruleChecks, rc)
-			continue
-		}
-		rc.Tested = !stopped
-		if !stopped {
-			rc.Holds = holds
-			if holds {
-				ft.passRule = rule
-			} else {
-				stopped = true
-			}
-		}
-		ft.ruleChecks = append(ft.ruleChecks, rc)
+		ft.ruleChecks = append(ft.ruleChecks, out)
 	}
 	return nil
 }

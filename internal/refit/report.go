@@ -375,7 +375,7 @@ func (r *report) markdown() string {
 			if !rc.Holds {
 				state = "fails: the sequence stops"
 			}
-		} else if rc.Pooled[1] >= r.MinRows {
+		} else if rc.Pooled[1] >= calibrate.MinRowsForBound(r.Alpha, r.Confidence) {
 			state = "not tested (the sequence stopped)"
 		}
 		fmt.Fprintf(&b, "- `%s`: %s; pooled %d/%d", rc.Rule, state, rc.Pooled[0], rc.Pooled[1])
