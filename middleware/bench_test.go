@@ -39,7 +39,9 @@ func BenchmarkWrapOff(b *testing.B) {
 	}
 }
 
-// BenchmarkGuardAlone is the embedded guard's own cost on the same sample.
+// BenchmarkGuardAlone is the test guard's own cost on the same sample (the
+// scripted judge of testGuard, so that the Wrap benchmarks measure the
+// middleware, not a judge).
 func BenchmarkGuardAlone(b *testing.B) {
 	g := testGuard(b)
 	s := guard.Sample{Question: qPass, Answer: aPass, Contexts: contextsOf(nil, DefaultContextID)}

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/ragtriage/ragtriage/guard"
-	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/guard/guardtest"
 )
 
 // The test knowledge base: one document per question, and the answers the
@@ -91,22 +92,87 @@ func (m *scriptedLLM) Call(ctx context.Context, prompt string, opts ...llms.Call
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
 
-// testGuard is the embedded judges under a test-only policy, set by hand
-// (not calibrated) so that the three test answers pass, fail and escalate
-// without a fallback judge: these tests exercise the middleware's handling
-// of each outcome, not the guard. The examples (examples/internal/demo) use
-// the shipped calibrated policy with a fallback judge instead.
+// testPolicy is a hand-set test policy (not calibrated): every decision is
+// a confident negative at P ≤ 0.2 and a confident positive at P ≥ 0.8.
+func testPolicy() guard.Policy {
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+	}
+	return p
+}
+
+// scriptedJudge is a deterministic judge for these tests: it answers from a
+// fixed script keyed by the sample's answer, so that under testPolicy the
+// three test answers pass (aPass), fail confidently (aFail:
+// GENERATOR_UNGROUNDED, with evidence quoting the answer and the context
+// like a real judge's) and stay uncertain (aEscalate: groundedness at 0.5),
+// whatever the embedded judges' shipped profile decides. These tests
+// exercise the middleware's handling of each outcome, not a judge; the
+// examples (examples/internal/demo) run the embedded judges under their
+// shipped policy with a fallback judge. Any other answer gets 0.5 for
+// everything (all uncertain). It does no I/O and is safe for concurrent use.
+type scriptedJudge struct{}
+
+// healthy is every decision confidently healthy (for conflict and
+// contradiction, true is the bad outcome).
+var healthy = map[guard.Decision]float64{guard.ContextConflict: 0.05, guard.Contradiction: 0.05}
+
+func withP(d guard.Decision, p float64) map[guard.Decision]float64 {
+	m := maps.Clone(healthy)
+	m[d] = p
+	return m
+}
+
+var judgeScript = map[string]guardtest.Fixed{
+	aPass:     {Default: 0.95, P: healthy},
+	aFail:     {Default: 0.95, P: withP(guard.Groundedness, 0.05)},
+	aEscalate: {Default: 0.95, P: withP(guard.Groundedness, 0.5)},
+}
+
+func (scriptedJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	f, ok := judgeScript[req.Sample.Answer]
+	if !ok {
+		f = guardtest.Fixed{Default: 0.5}
+	}
+	f.Name = "middleware-test/scripted"
+	ests, err := f.Judge(ctx, req)
+	if err != nil || !ok || len(req.Sample.Contexts) == 0 {
+		return ests, err
+	}
+	// The citation and evidence a real judge gives: user text that must
+	// stay off the spans unless WithContent says otherwise.
+	a, c := req.Sample.Answer, req.Sample.Contexts[0]
+	cite := guard.Citation{Sentence: guard.Quote{Source: guard.SourceAnswer, End: len(a), Text: a}, Support: 1, Supported: true,
+		Context: guard.Quote{Source: guard.SourceContext, ContextID: c.ID, End: len(c.Text), Text: c.Text}}
+	var ev []guard.Evidence
+	if a == aFail {
+		cite.Support, cite.Supported, cite.Context = 0.4, false, guard.Quote{}
+		if i, k := strings.Index(a, "90 days"), strings.Index(c.Text, "30 days"); i >= 0 && k >= 0 {
+			ev = []guard.Evidence{{Decision: guard.Groundedness, Kind: guard.EvidenceNumberMismatch,
+				Detail:      "the answer says 90 days where the context says 30 days",
+				Quote:       guard.Quote{Source: guard.SourceAnswer, Start: i, End: i + len("90 days"), Text: "90 days"},
+				Counterpart: guard.Quote{Source: guard.SourceContext, ContextID: c.ID, Start: k, End: k + len("30 days"), Text: "30 days"}}}
+		}
+	}
+	for i := range ests {
+		if ests[i].Decision == guard.Groundedness {
+			ests[i].Citations, ests[i].Evidence = []guard.Citation{cite}, ev
+		}
+	}
+	return ests, nil
+}
+
+func (scriptedJudge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "middleware-test/scripted", Version: guardtest.FakeVersion}
+}
+
+func (scriptedJudge) Inline() bool { return true }
+
+// testGuard is scriptedJudge under testPolicy.
 func testGuard(t testing.TB) *guard.Guard {
 	t.Helper()
-	j, err := lexical.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := j.Policy()
-	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
-	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
-	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
-	g, err := lexical.NewGuard(guard.WithPolicy(p))
+	g, err := guard.New(guard.WithJudge(scriptedJudge{}), guard.WithPolicy(testPolicy()))
 	if err != nil {
 		t.Fatal(err)
 	}

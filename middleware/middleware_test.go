@@ -150,7 +150,7 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 // any span attribute or event.
 func assertNoUserText(t *testing.T, spans []sdktrace.ReadOnlySpan) {
 	t.Helper()
-	texts := []string{qPass, qFail, qEscalate, aPass, aFail, aEscalate, "Paris is the capital and largest", "Customers may request", "Standard shipping takes", "Paris", "refund within"}
+	texts := []string{qPass, qFail, qEscalate, aPass, aFail, aEscalate, "Paris is the capital and largest", "Customers may request", "Standard shipping takes", "Paris", "refund within", "90 days", "30 days"}
 	check := func(where string, kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
 			v := kv.Value.Emit()
@@ -315,6 +315,11 @@ func TestHandBuiltTwiceWrapped(t *testing.T) {
 	if n := len(spanByName(t, spans, otelkeys.SpanRetrieval)); n != 1 {
 		t.Errorf("%d retrieval spans; want 1", n)
 	}
+	// The blocking result's evidence quotes the answer and the context.
+	if len(ge.Result.Evidence) == 0 {
+		t.Error("the blocked result carries no evidence")
+	}
+	assertNoUserText(t, spans)
 }
 
 // TestNoRetrievalCaptured checks that a chain whose retriever is not wrapped

@@ -840,7 +840,10 @@ const plantedClaim = "Zorblatt Quixotic Vantablack owns seventeen purple giraffe
 // TestEvalClaimsOpenAI runs -claims openai against an in-process
 // OpenAI-compatible server (internal/fakeopenai, a simulation of a model
 // server) through langchaingo's real client: every row's claims come from
-// it, and the planted unsupported claim fails.
+// it, and the planted unsupported claim is flagged in every row — never
+// passed: the embedded judges fail it or, under the shipped policy (which
+// never confidently fails groundedness), leave it uncertain — so every row
+// has a flagged claim and is a candidate for the listing.
 func TestEvalClaimsOpenAI(t *testing.T) {
 	fixedClock(t)
 	srv := fakeopenai.New(claimsModel)
@@ -863,12 +866,23 @@ func TestEvalClaimsOpenAI(t *testing.T) {
 		t.Errorf("extractor %+v", r.Reproduce.ClaimExtractor)
 	case c.RowsWithClaims != 24 || c.RowsWithoutClaims != 0 || c.Claims != 48 || c.PerRowMax != 2:
 		t.Errorf("rows with claims %d, without %d, claims %d, max %d; want 24, 0, 48, 2", c.RowsWithClaims, c.RowsWithoutClaims, c.Claims, c.PerRowMax)
-	case c.RowsWithFailedClaim != 24 || c.RowsListed != evalkit.MaxListedClaimRows:
-		t.Errorf("rows with a failed claim %d, listed %d; want 24 (the planted claim), %d", c.RowsWithFailedClaim, c.RowsListed, evalkit.MaxListedClaimRows)
+	case c.RowsWithFailedClaim+c.RowsWithUncertainClaim != 24 || c.RowsListed != evalkit.MaxListedClaimRows:
+		t.Errorf("rows with a failed claim %d, with an uncertain one %d, listed %d; want 24 flagged (the planted claim), %d listed",
+			c.RowsWithFailedClaim, c.RowsWithUncertainClaim, c.RowsListed, evalkit.MaxListedClaimRows)
 	}
+	flagged := func(v string) bool { return v == "fail" || v == "uncertain" }
 	for _, row := range c.Rows {
-		if n := len(row.Claims); n != 2 || row.Claims[1].Text != plantedClaim || row.Claims[1].Verdict != "fail" || row.Verdict != "fail" {
-			t.Errorf("row %s: claims %+v, groundedness %s", row.ID, row.Claims, row.Verdict)
+		if n := len(row.Claims); n != 2 || row.Claims[1].Text != plantedClaim || !flagged(row.Claims[1].Verdict) || !flagged(row.Verdict) {
+			t.Errorf("row %s: claims %+v, groundedness %s; want the planted claim and the row failed or uncertain", row.ID, row.Claims, row.Verdict)
+			continue
+		}
+		// The row's groundedness is its weakest claim's.
+		weakest := row.Claims[0]
+		if p := row.Claims[1].P; p != nil && weakest.P != nil && *p < *weakest.P {
+			weakest = row.Claims[1]
+		}
+		if row.Groundedness == nil || weakest.P == nil || *row.Groundedness != *weakest.P || row.Verdict != weakest.Verdict {
+			t.Errorf("row %s: groundedness %v %s; want the weakest claim's (%q)", row.ID, row.Groundedness, row.Verdict, weakest.Text)
 		}
 	}
 	for _, req := range srv.Requests() {

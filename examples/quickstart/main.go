@@ -1,15 +1,20 @@
 // Command quickstart wraps a langchaingo RetrievalQA chain with the
-// ragtriage middleware and gates three answers inline:
+// ragtriage middleware and gates four answers inline:
 //
 //	go run ./examples/quickstart
 //
-// The guard is the embedded judges under their shipped, calibrated policy.
-// What they leave uncertain is escalated through package cascade to the LLM
-// judge of package guard/llmjudge, the fallback. Of the three questions, one
-// passes once the fallback has settled what the embedded judges could not,
-// one is failed by the embedded judges on their own (the fallback is never
-// asked), and one stays JUDGE_UNCERTAIN because the fallback cannot settle
-// it either; the fail-closed rule then withholds the answer for review.
+// The guard is the embedded judges under their shipped, calibrated policy,
+// which only decides what calibration certified at ≤ 5% error; what they
+// leave uncertain is escalated through package cascade to the LLM judge of
+// package guard/llmjudge, the fallback. Of the four questions, one passes
+// once the fallback has settled what the embedded judges could not; one (a
+// wrong number of days) is escalated too, and the fallback settles it as
+// unsupported (GENERATOR_UNGROUNDED, blocked); one stays JUDGE_UNCERTAIN
+// because the fallback cannot settle it either, and the fail-closed rule
+// withholds the answer for review; and one is a retrieval miss (the keyword
+// retriever returned a passage about something else) that the embedded
+// judges decide on their own: RETRIEVAL_MISS, blocked, the fallback never
+// asked.
 //
 // It runs offline: the retriever is an in-memory keyword search, the
 // generator is a scripted LLM (a simulation that returns canned answers) and
@@ -122,7 +127,7 @@ func run(ctx context.Context, w io.Writer, p provider) error {
 			fmt.Fprintf(w, "A: %s\n", answer)
 		}
 		r := &outcome.Result
-		fmt.Fprintf(w, "   generated: %q\n", outcome.Sample.Answer)
+		fmt.Fprintf(w, "   generated: %q from %s\n", outcome.Sample.Answer, contextList(outcome.Sample.Contexts))
 		if fb := r.Fallback; fb != nil {
 			fmt.Fprintf(w, "   embedded judges uncertain on %s → escalated to %s: %d settled, %d unsettled",
 				decisionList(fb.Decisions), fb.Judge, fb.Settled, fb.Unsettled)
@@ -139,6 +144,17 @@ func run(ctx context.Context, w io.Writer, p provider) error {
 		fmt.Fprintf(w, "\nscripted stand-in: %d model calls from the fallback judge\n", standIn.Calls())
 	}
 	return nil
+}
+
+func contextList(cs []guard.Context) string {
+	if len(cs) == 0 {
+		return "no context"
+	}
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.ID
+	}
+	return "context " + strings.Join(s, ", ")
 }
 
 func decisionList(ds []guard.Decision) string {

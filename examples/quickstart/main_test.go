@@ -13,33 +13,47 @@ import (
 )
 
 // TestRun runs the quickstart offline and checks what it prints for each
-// question: a pass settled by the fallback, an automatic failure the
-// fallback never saw, and an escalation the fallback could not settle.
+// question: a pass settled by the fallback, a failure settled by the
+// fallback, an escalation the fallback could not settle, and a retrieval
+// miss the embedded judges decided alone (the fallback never saw it).
 func TestRun(t *testing.T) {
 	var buf bytes.Buffer
 	if err := run(context.Background(), &buf, provider{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{
-		"fallback judge: scripted stand-in for an LLM",
-		"A: Paris is the capital of France.",
-		"diagnosis PASS, confidence",
-		"route fallback, action allow",
-		"blocked: GENERATOR_UNGROUNDED",
-		"route auto, action block",
-		"decided by the embedded judges alone; the fallback was not asked",
-		"withheld for review (fail-closed)",
-		"diagnosis JUDGE_UNCERTAIN",
-		"samples disagree: 3 yes, 2 no",
+	blocks := questions(out)
+	if len(blocks) != 4 {
+		t.Fatalf("%d questions printed; want 4:\n%s", len(blocks), out)
+	}
+	for i, wants := range [][]string{
+		{"A: Paris is the capital of France.", "escalated to cascade(llmjudge/scripted-stand-in)", "0 unsettled",
+			"diagnosis PASS, confidence", "route fallback, action allow"},
+		{"blocked: GENERATOR_UNGROUNDED", "escalated to cascade(llmjudge/scripted-stand-in)", "0 unsettled",
+			"diagnosis GENERATOR_UNGROUNDED", "route fallback, action block"},
+		{"withheld for review (fail-closed)", "1 unsettled (samples disagree: 3 yes, 2 no)",
+			"diagnosis JUDGE_UNCERTAIN", "route fallback, action block"},
+		{"blocked: RETRIEVAL_MISS", "from context geo/france", "decided by the embedded judges alone; the fallback was not asked",
+			"diagnosis RETRIEVAL_MISS", "route auto, action block"},
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+		for _, want := range wants {
+			if !strings.Contains(blocks[i], want) {
+				t.Errorf("question %d lacks %q:\n%s", i+1, want, blocks[i])
+			}
 		}
 	}
-	if n := strings.Count(out, "\nQ: "); n != 3 {
-		t.Errorf("%d questions printed; want 3", n)
+	if !strings.Contains(out, "fallback judge: scripted stand-in for an LLM") {
+		t.Errorf("output does not say the fallback is the scripted stand-in:\n%s", out)
 	}
+	if n := strings.Count(out, "the fallback was not asked"); n != 1 {
+		t.Errorf("%d answers decided without the fallback; want 1 (the retrieval miss):\n%s", n, out)
+	}
+}
+
+// questions splits the quickstart's output into one block per question.
+func questions(out string) []string {
+	parts := strings.Split(out, "\nQ: ")
+	return parts[1:]
 }
 
 // TestRunProvider runs the quickstart's real-provider path — langchaingo's
@@ -82,17 +96,47 @@ func TestRunProvider(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"fallback judge: " + srv.URL + " fake-model (llmjudge)",
-		"escalated to cascade(llmjudge/fake-model): 3 settled, 0 unsettled",
+		"escalated to cascade(llmjudge/fake-model)",
 		"diagnosis PASS, confidence",
 		"blocked: GENERATOR_UNGROUNDED",
 		"diagnosis JUDGE_UNCERTAIN",
 		"samples disagree: 3 yes, 2 no",
+		"blocked: RETRIEVAL_MISS",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if standIn.Calls() == 0 || gen.Calls() != 3 {
-		t.Errorf("the fake server answered %d judge and %d generation prompts; want some and 3", standIn.Calls(), gen.Calls())
+	// The outcomes are the offline run's, question by question.
+	var off bytes.Buffer
+	if err := run(context.Background(), &off, provider{}); err != nil {
+		t.Fatal(err)
 	}
+	got, want := questions(out), questions(off.String())
+	if len(got) != len(want) {
+		t.Fatalf("%d questions; want %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := outcomeLine(got[i]), outcomeLine(want[i]); g != w || g == "" {
+			t.Errorf("question %d: %q; the offline run gives %q", i+1, g, w)
+		}
+	}
+	if standIn.Calls() == 0 || gen.Calls() != 4 {
+		t.Errorf("the fake server answered %d judge and %d generation prompts; want some and 4", standIn.Calls(), gen.Calls())
+	}
+}
+
+// outcomeLine is a question block's "diagnosis …" line up to the reason.
+func outcomeLine(block string) string {
+	for _, l := range strings.Split(block, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "diagnosis ") {
+			// The confidence can differ (log-probabilities vs samples).
+			d, _, _ := strings.Cut(l, ",")
+			_, rest, _ := strings.Cut(l, " route ")
+			rest, _, _ = strings.Cut(rest, ":")
+			return d + " route " + rest
+		}
+	}
+	return ""
 }

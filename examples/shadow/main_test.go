@@ -17,19 +17,21 @@ func TestRun(t *testing.T) {
 	}
 	out := info.String()
 	for _, want := range []string{
-		"shadow: 3 offered, 3 evaluated, 0 dropped, 0 lost",
-		`"What is the capital of France?" → PASS, route fallback, action allow (fallback settled 3, left 0)`,
-		`"How long do I have to ask for a refund?" → GENERATOR_UNGROUNDED, route auto, action block`,
-		`"How long does standard shipping take?" → JUDGE_UNCERTAIN, route fallback, action block`,
+		"shadow: 4 offered, 4 evaluated, 0 dropped, 0 lost",
+		`"What is the capital of France?" → PASS, route fallback, action allow (fallback settled `,
+		`"How long do I have to ask for a refund?" → GENERATOR_UNGROUNDED, route fallback, action block (fallback settled `,
+		`"How long does standard shipping take?" → JUDGE_UNCERTAIN, route fallback, action block (fallback settled `,
+		`left 1: samples disagree: 3 yes, 2 no)`,
+		`"Who painted the Mona Lisa and where does it hang?" → RETRIEVAL_MISS, route auto, action block` + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(spans.String(), `"Name": "ragtriage.evaluate"`); n != 3 {
-		t.Errorf("%d evaluation spans exported; want 3", n)
+	if n := strings.Count(spans.String(), `"Name": "ragtriage.evaluate"`); n != 4 {
+		t.Errorf("%d evaluation spans exported; want 4", n)
 	}
-	if strings.Contains(spans.String(), "Paris is the capital") {
+	if strings.Contains(spans.String(), "Paris is the capital") || strings.Contains(spans.String(), "Mona Lisa") {
 		t.Error("user text on the spans without -content")
 	}
 }

@@ -131,8 +131,14 @@ func (p *phaseStats) String() string {
 	for _, k := range slices.Sorted(maps.Keys(p.reasons)) {
 		rs = append(rs, fmt.Sprintf("%q×%d", k, p.reasons[k]))
 	}
-	return fmt.Sprintf("n=%d PASS=%d JUDGE_UNCERTAIN=%d allow=%d block=%d settled=%d unsettled=%d errors=%d latency[%v] reasons: %s",
-		p.n, p.diagnoses[guard.PassDiagnosis], p.diagnoses[guard.JudgeUncertain], p.actions[guard.Allow], p.actions[guard.Block],
+	var other []string
+	for _, d := range slices.Sorted(maps.Keys(p.diagnoses)) {
+		if d != guard.PassDiagnosis && d != guard.JudgeUncertain {
+			other = append(other, fmt.Sprintf("%s=%d", d, p.diagnoses[d]))
+		}
+	}
+	return fmt.Sprintf("n=%d PASS=%d JUDGE_UNCERTAIN=%d %sallow=%d block=%d settled=%d unsettled=%d errors=%d latency[%v] reasons: %s",
+		p.n, p.diagnoses[guard.PassDiagnosis], p.diagnoses[guard.JudgeUncertain], strings.Join(append(other, ""), " "), p.actions[guard.Allow], p.actions[guard.Block],
 		p.settled, p.unsettled, p.errs, p.lat.Summary(), strings.Join(rs, ", "))
 }
 

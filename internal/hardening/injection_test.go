@@ -268,7 +268,7 @@ func TestInjectionEmbeddedJudges(t *testing.T) {
 	for _, pol := range []struct {
 		name string
 		p    guard.Policy
-	}{{"shipped profile policy", lex.Policy()}, {"demo policy", kbPolicy(t)}} {
+	}{{"shipped profile policy", lex.Policy()}, {"hand-set test policy", kbPolicy(t)}} {
 		g, err := guard.New(guard.WithJudge(lex), guard.WithPolicy(pol.p))
 		if err != nil {
 			t.Fatal(err)

@@ -194,7 +194,8 @@ func loadRun(t testing.TB, n int, guardOn bool) *loadResult {
 			ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 5 }}
 		st = newStack(t, flakyModel(), stackConfig{rule: guard.FailClosed, breaker: &br, cacheSize: 256,
 			limits: cascade.Limits{MaxConcurrent: 32, LatencyMaxAge: time.Second}})
-		// The demo policy inline, with the cascade as its escalator.
+		// kbGuard inline (the embedded judges, the knowledge base's three
+		// answers scripted), with the cascade as its escalator.
 		ev = kbGuard(t, guard.WithEscalator(st.c, fallbackPolicy(), guard.FailClosed))
 	}
 	var handled atomic.Int64

@@ -133,8 +133,9 @@ func (s *stack) close() {
 }
 
 // The knowledge base of the chain tests: three questions whose scripted
-// answers the embedded judges, under kbPolicy, pass, fail and escalate (the
-// same cases as examples/internal/demo, which this package cannot import).
+// answers kbGuard passes, fails and escalates (the first three cases of
+// examples/internal/demo, which this package cannot import; there the
+// shipped policy escalates all three, here kbJudge's script decides).
 var kbCases = []struct{ name, question, answer, doc, docID string }{
 	{"pass", "What is the capital of France?", "Paris is the capital of France.",
 		"Paris is the capital and largest city of France.", "geo/france"},
@@ -189,30 +190,112 @@ func (m kbLLM) Call(ctx context.Context, prompt string, opts ...llms.CallOption)
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
 
-// kbPolicy is the demonstration policy of examples/internal/demo (not a
-// calibrated one): the shipped profile with sufficiency and groundedness
-// pass thresholds lowered and the contradiction fail threshold raised.
+// kbPolicy is a hand-set test policy (not a calibrated one, and not the
+// shipped profile's): every decision is a confident negative at P ≤ 0.2 and
+// a confident positive at P ≥ 0.8. It does not change when the profile is
+// refitted.
 func kbPolicy(t testing.TB) guard.Policy {
 	t.Helper()
-	j, err := lexical.New(nil)
-	if err != nil {
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+	}
+	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	p := j.Policy()
-	p.ContextSufficiency = guard.Thresholds{Fail: 0.05, Pass: 0.6}
-	p.Groundedness = guard.Thresholds{Fail: p.Groundedness.Fail, Pass: 0.55}
-	p.Contradiction = guard.Thresholds{Fail: 0.21, Pass: p.Contradiction.Pass}
 	return p
 }
 
-// kbGuard is the embedded judges under kbPolicy.
+// kbScript holds, per knowledge-base answer, the probabilities kbJudge
+// reports: under kbPolicy the right answer passes, the wrong number of days
+// is GENERATOR_UNGROUNDED and the vague answer's groundedness is uncertain
+// (escalated). Decisions not listed are confidently healthy.
+var kbScript = map[string]map[guard.Decision]float64{
+	kbCases[0].answer: {},
+	kbCases[1].answer: {guard.Groundedness: 0.05, guard.Contradiction: 0.95},
+	kbCases[2].answer: {guard.Groundedness: 0.5},
+}
+
+// kbJudge is the embedded judges with their probabilities for the
+// knowledge base's three answers replaced by kbScript's: the embedded judges
+// still run on every sample (their cost, evidence and citations are real,
+// and any other text is judged by them unchanged), but what the chain tests
+// see for the three answers does not depend on the shipped profile, which
+// escalates all three. Safe for concurrent use.
+type kbJudge struct{ lex *lexical.Judge }
+
+func (j kbJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	ests, err := j.lex.Judge(ctx, req)
+	script, ok := kbScript[req.Sample.Answer]
+	if err != nil || !ok {
+		return ests, err
+	}
+	for i := range ests {
+		e := &ests[i]
+		p, listed := script[e.Decision]
+		if !listed {
+			p = 0.95
+			if e.Decision == guard.ContextConflict || e.Decision == guard.Contradiction {
+				p = 0.05 // true is the bad outcome
+			}
+		}
+		e.P, e.Abstained, e.Reason = p, false, ""
+	}
+	return ests, nil
+}
+
+func (j kbJudge) Describe() guard.JudgeInfo {
+	info := j.lex.Describe()
+	info.Name += "+hardening-script"
+	return info
+}
+
+func (kbJudge) Inline() bool { return true }
+
+// kbGuard is kbJudge under kbPolicy.
 func kbGuard(t testing.TB, opts ...guard.Option) *guard.Guard {
 	t.Helper()
-	g, err := lexical.NewGuard(append([]guard.Option{guard.WithPolicy(kbPolicy(t))}, opts...)...)
+	lex, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(append([]guard.Option{guard.WithJudge(kbJudge{lex}), guard.WithPolicy(kbPolicy(t))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestKBGuard checks kbGuard's premise: without a fallback, the three
+// knowledge-base answers pass, fail and stay uncertain, and any other text
+// is judged by the embedded judges unchanged.
+func TestKBGuard(t *testing.T) {
+	g := kbGuard(t)
+	want := map[string]guard.Diagnosis{"pass": guard.PassDiagnosis, "fail": guard.GeneratorUngrounded, "escalate": guard.JudgeUncertain}
+	for _, c := range kbCases {
+		res, err := g.Evaluate(context.Background(), guard.Sample{Question: c.question, Answer: c.answer,
+			Contexts: []guard.Context{{ID: c.docID, Text: c.doc}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Diagnosis != want[c.name] || (c.name == "escalate") != (res.Route == guard.Fallback) {
+			t.Errorf("%s: %s route %s (%s); want %s", c.name, res.Diagnosis, res.Route, res.Reason, want[c.name])
+		}
+		if len(res.Citations) == 0 {
+			t.Errorf("%s: no citations: the embedded judges did not run", c.name)
+		}
+	}
+	lex, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := refundSample(7)
+	req := guard.Request{Sample: &s, Decisions: []guard.Decision{guard.Groundedness, guard.AnswerRelevance}}
+	a, errA := kbJudge{lex}.Judge(context.Background(), req)
+	b, errB := lex.Judge(context.Background(), req)
+	if errA != nil || errB != nil || len(a) != len(b) || a[0].P != b[0].P || a[1].P != b[1].P {
+		t.Errorf("another text: kbJudge %+v, %v; the embedded judges %+v, %v", a, errA, b, errB)
+	}
 }
 
 // kbChain is a RetrievalQA over the knowledge base, wrapped with opts.

@@ -30,8 +30,12 @@ func TestHandler(t *testing.T) {
 		unsettled int // -1: the fallback was not asked
 	}{
 		"pass":     {http.StatusOK, "pass", "PASS", "fallback", 0},
-		"fail":     {http.StatusUnprocessableEntity, "fail", "GENERATOR_UNGROUNDED", "auto", -1},
+		"fail":     {http.StatusUnprocessableEntity, "fail", "GENERATOR_UNGROUNDED", "fallback", 0},
 		"escalate": {http.StatusAccepted, "review", "JUDGE_UNCERTAIN", "fallback", 1},
+		"miss":     {http.StatusUnprocessableEntity, "fail", "RETRIEVAL_MISS", "auto", -1},
+	}
+	if len(demo.Cases) != len(want) {
+		t.Fatalf("%d demo cases; want %d", len(demo.Cases), len(want))
 	}
 	for _, c := range demo.Cases {
 		body, _ := json.Marshal(Request{Question: c.Question, ID: c.Name})
@@ -44,7 +48,10 @@ func TestHandler(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		w := want[c.Name]
+		w, ok := want[c.Name]
+		if !ok {
+			t.Fatalf("unknown case %q", c.Name)
+		}
 		if resp.StatusCode != w.code || r.Status != w.status || r.Diagnosis != w.diagnosis || r.Route != w.route || r.ID != c.Name {
 			t.Errorf("%s: %d %+v; want %d %s %s route %s", c.Name, resp.StatusCode, r, w.code, w.status, w.diagnosis, w.route)
 		}
@@ -70,7 +77,7 @@ func TestHandler(t *testing.T) {
 	}
 }
 
-// TestHandlerConcurrent sends the three questions from many goroutines at
+// TestHandlerConcurrent sends the four questions from many goroutines at
 // once: each must keep its status code (the cascade collapses identical
 // fallback calls and caches what it settled, so concurrency changes no
 // outcome).
@@ -80,7 +87,8 @@ func TestHandlerConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	want := map[string]int{"pass": http.StatusOK, "fail": http.StatusUnprocessableEntity, "escalate": http.StatusAccepted}
+	want := map[string]int{"pass": http.StatusOK, "fail": http.StatusUnprocessableEntity, "escalate": http.StatusAccepted,
+		"miss": http.StatusUnprocessableEntity}
 	const perCase = 32
 	var wg sync.WaitGroup
 	errs := make(chan string, perCase*len(demo.Cases))

@@ -32,32 +32,42 @@ var Docs = []schema.Document{
 
 // A Case is one question and the answer the scripted LLM gives to it.
 type Case struct {
-	Name     string // what the guard makes of it: "pass", "fail" or "escalate"
+	Name     string // what the guard makes of it: "pass", "fail", "escalate" or "miss"
 	Question string
 	Answer   string
 }
 
-// Cases are three questions and the scripted answers to them. Under
+// Cases are four questions and the scripted answers to them. Under
 // NewGuard (checked by the tests):
 //
 //   - "pass": the embedded judges leave it uncertain (no context-sufficiency
 //     threshold of theirs is safe enough to use), the fallback judge settles
 //     every escalated decision, and it passes (route fallback, allow);
-//   - "fail": the embedded judges confidently find "90 days" unsupported by a
-//     context that says 30: GENERATOR_UNGROUNDED, route auto, block, and the
-//     fallback is never asked;
+//   - "fail": "90 days" against a context that says 30. The embedded judges
+//     see the mismatch but do not fail it on their own (the shipped policy
+//     never fails groundedness confidently: no threshold kept its error
+//     promise on every labelled source), so it is escalated, and the
+//     fallback judge settles it as unsupported: GENERATOR_UNGROUNDED, route
+//     fallback, block;
 //   - "escalate": the embedded judges leave it uncertain and the fallback
 //     cannot settle whether "a few business days" is supported by "5 to 7
 //     business days" (its sampled replies disagree): JUDGE_UNCERTAIN, and
-//     the fail-closed rule withholds the answer for review.
+//     the fail-closed rule withholds the answer for review;
+//   - "miss": the keyword retriever matches the question on a common word
+//     ("and") and returns a passage about something else entirely; the
+//     generator answers from its own memory. The embedded judges find every
+//     retrieved chunk confidently irrelevant: RETRIEVAL_MISS, route auto,
+//     block, and the fallback is never asked.
 var Cases = []Case{
 	{"pass", "What is the capital of France?", "Paris is the capital of France."},
 	{"fail", "How long do I have to ask for a refund?", "You can get a full refund within 90 days of purchase."},
 	{"escalate", "How long does standard shipping take?", "Shipping takes a few business days."},
+	{"miss", "Who painted the Mona Lisa and where does it hang?", "Leonardo da Vinci painted it; it hangs in the Louvre."},
 }
 
 // Retriever returns the K documents sharing the most words with the query
-// (at least one). Safe for concurrent use.
+// (at least one; ties in the order of Docs). It is a naive keyword search:
+// a common word is enough for a match. Safe for concurrent use.
 type Retriever struct{ K int }
 
 // GetRelevantDocuments ranks Docs by shared words.

@@ -25,16 +25,19 @@ func sampleFor(t *testing.T, question, answer string) guard.Sample {
 
 // TestCases checks that the guard — the embedded judges under the shipped
 // policy, escalating to the LLM judge over the scripted stand-in — really
-// passes (through the fallback), auto-fails and leaves unsettled the three
-// cases as their names say, and that the fallback is asked only when the
-// embedded judges are uncertain.
+// passes (through the fallback), fails (through the fallback), leaves
+// unsettled and auto-fails (a retrieval miss) the four cases as their names
+// say, and that the fallback is asked only when the embedded judges are
+// uncertain.
 func TestCases(t *testing.T) {
 	g, standIn, err := NewGuard()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close(context.Background())
+	seen := map[string]bool{}
 	for _, c := range Cases {
+		seen[c.Name] = true
 		before := standIn.Calls()
 		res, err := g.Evaluate(context.Background(), sampleFor(t, c.Question, c.Answer))
 		if err != nil {
@@ -49,16 +52,14 @@ func TestCases(t *testing.T) {
 				t.Errorf("pass: %s route %s action %s fallback %+v (%s); want PASS via the fallback, every escalated decision settled",
 					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
 			}
-			if !slices.Contains(fb.Decisions, guard.ContextSufficiency) {
+			if fb != nil && !slices.Contains(fb.Decisions, guard.ContextSufficiency) {
 				t.Errorf("pass: escalated %v; want context_sufficiency among them (no shipped threshold decides it)", fb.Decisions)
 			}
 		case "fail":
-			if res.Diagnosis != guard.GeneratorUngrounded || res.Route != guard.Auto || res.Action != guard.Block || fb != nil {
-				t.Errorf("fail: %s route %s action %s fallback %+v (%s); want GENERATOR_UNGROUNDED auto, blocked, no fallback",
-					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
-			}
-			if calls != 0 {
-				t.Errorf("fail: the fallback model was called %d times; want 0", calls)
+			if res.Diagnosis != guard.GeneratorUngrounded || res.Route != guard.Fallback || res.Action != guard.Block ||
+				fb == nil || !slices.Contains(fb.Decisions, guard.Groundedness) || res.Verdicts.Generation.Groundedness != guard.Fail {
+				t.Errorf("fail: %s route %s action %s groundedness %s fallback %+v (%s); want GENERATOR_UNGROUNDED via the fallback (groundedness escalated and failed), blocked",
+					res.Diagnosis, res.Route, res.Action, res.Verdicts.Generation.Groundedness, fb, res.Reason)
 			}
 		case "escalate":
 			if res.Diagnosis != guard.JudgeUncertain || res.Route != guard.Fallback || res.Action != guard.Block ||
@@ -66,18 +67,57 @@ func TestCases(t *testing.T) {
 				t.Errorf("escalate: %s route %s action %s fallback %+v (%s); want JUDGE_UNCERTAIN via the fallback, unsettled (samples disagree), blocked fail-closed",
 					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
 			}
+		case "miss":
+			if res.Diagnosis != guard.RetrievalMiss || res.Route != guard.Auto || res.Action != guard.Block || fb != nil {
+				t.Errorf("miss: %s route %s action %s fallback %+v (%s); want RETRIEVAL_MISS auto, blocked, no fallback",
+					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
+			}
+			for _, cr := range res.Verdicts.Retrieval.ChunkRelevance {
+				if cr.Value != guard.Fail {
+					t.Errorf("miss: chunk %s relevance %s; want every retrieved chunk confidently irrelevant", cr.Key, cr.Value)
+				}
+			}
+			if calls != 0 {
+				t.Errorf("miss: the fallback model was called %d times; want 0", calls)
+			}
 		default:
 			t.Fatalf("unknown case %q", c.Name)
 		}
-		if c.Name != "fail" && calls == 0 {
+		if c.Name != "miss" && calls == 0 {
 			t.Errorf("%s: the fallback model was never called", c.Name)
 		}
 		if got := middleware.ActionOf(&res); got != res.Action {
 			t.Errorf("%s: middleware.ActionOf = %s; want the guard's action %s", c.Name, got, res.Action)
 		}
 	}
+	if len(seen) != 4 {
+		t.Errorf("cases %v; want pass, fail, escalate and miss", seen)
+	}
 	if n := standIn.OffScript(); n != 0 {
 		t.Errorf("%d prompts were off the stand-in's script", n)
+	}
+}
+
+// TestMissRetrieval checks the "miss" case's premise: the keyword retriever
+// does return a passage for it (so the miss is a retrieval that found
+// something else, not an empty one), and that passage does not mention what
+// the question asks about.
+func TestMissRetrieval(t *testing.T) {
+	for _, c := range Cases {
+		if c.Name != "miss" {
+			continue
+		}
+		for _, k := range []int{1, 2} {
+			docs, err := Retriever{K: k}.GetRelevantDocuments(context.Background(), c.Question)
+			if err != nil || len(docs) == 0 {
+				t.Fatalf("K=%d: %d documents, %v; want some", k, len(docs), err)
+			}
+			for _, d := range docs {
+				if strings.Contains(d.PageContent, "Mona Lisa") || strings.Contains(d.PageContent, "painted") {
+					t.Errorf("K=%d: retrieved %q, which is about the question", k, d.PageContent)
+				}
+			}
+		}
 	}
 }
 

@@ -73,6 +73,10 @@ const offScriptReply = "I can't tell."
 // whether "a few business days" is supported by "5 to 7 business days":
 // three of five samples say yes (quoting the shipping policy), two say no.
 // That is more disagreement than the judge accepts, so it abstains.
+//
+// The "miss" case has no script: the embedded judges decide it on their own
+// (every retrieved chunk confidently irrelevant), so the fallback is never
+// asked; were it asked, the stand-in would reply "I can't tell.".
 var standInScript = map[string]map[guard.Decision][]string{
 	"What is the capital of France?": {
 		guard.ChunkRelevance:     {"Yes"},
