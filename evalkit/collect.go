@@ -616,6 +616,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 	if pol != nil {
 		th := pol.For(d)
 		dr.Policy.Fail, dr.Policy.Pass = th.Fail, th.Pass
+		dr.Policy.NoFail, dr.Policy.NoPass = th.NoFail, th.NoPass
 	}
 	var ap, af RegionStats
 	for i, v := range acc.v {

@@ -81,8 +81,8 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 		if dr.AUROC != nil {
 			auc = fmt.Sprintf("%.3f", *dr.AUROC)
 		}
-		p("<tr><td>%s</td><td>%s</td><td>%d</td><td>%.3f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.2f / %.2f</td><td>%.1f%%</td></tr>\n",
-			esc(dr.Decision), dr.Stage, dr.N, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC, dr.Policy.Fail, dr.Policy.Pass, 100*dr.Policy.Coverage)
+		p("<tr><td>%s</td><td>%s</td><td>%d</td><td>%.3f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%s</td><td>%.1f%%</td></tr>\n",
+			esc(dr.Decision), dr.Stage, dr.N, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC, esc(dr.Policy.thresholdsText()), 100*dr.Policy.Coverage)
 	}
 	p("</table>\n")
 

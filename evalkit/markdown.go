@@ -99,12 +99,12 @@ func Markdown(r *Report) string {
 				auc = fmt.Sprintf("%.3f", *dr.AUROC)
 			}
 			if dr.N == 0 {
-				p("| %s | %d | 0 | %d | – | – | – | – | – | %.3f / %.3f | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, dr.Policy.Fail, dr.Policy.Pass)
+				p("| %s | %d | 0 | %d | – | – | – | – | – | %s | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, dr.Policy.thresholdsText())
 				continue
 			}
-			p("| %s | %d | %d | %d | %.3f | %s | %.3f | %.3f | %.3f | %.3f / %.3f | %.1f%% | %d/%d | %d/%d |\n",
+			p("| %s | %d | %d | %d | %.3f | %s | %.3f | %.3f | %.3f | %s | %.1f%% | %d/%d | %d/%d |\n",
 				dr.Decision, dr.Labeled, dr.N, dr.Abstained, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC,
-				dr.Policy.Fail, dr.Policy.Pass, 100*dr.Policy.Coverage,
+				dr.Policy.thresholdsText(), 100*dr.Policy.Coverage,
 				dr.Policy.AutoPass.Errors, dr.Policy.AutoPass.Count, dr.Policy.AutoFail.Errors, dr.Policy.AutoFail.Count)
 		}
 		for _, dr := range stage.ds {

@@ -254,8 +254,12 @@ type ReliabilityBin struct {
 // PolicyOutcome is what the policy the results were judged with did on the
 // labeled items: the verdicts as they are in the results.
 type PolicyOutcome struct {
-	Fail      float64     `json:"fail"`
-	Pass      float64     `json:"pass"`
+	Fail float64 `json:"fail"`
+	Pass float64 `json:"pass"`
+	// NoFail and NoPass: that side is undecided by policy (its threshold
+	// is not read; see guard.Thresholds).
+	NoFail    bool        `json:"noFail,omitempty"`
+	NoPass    bool        `json:"noPass,omitempty"`
 	AutoPass  RegionStats `json:"autoPass"`
 	AutoFail  RegionStats `json:"autoFail"`
 	Escalated int         `json:"escalated"`
@@ -593,4 +597,17 @@ func ReadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("evalkit: report %s: schema %q, want %q", path, r.Schema, ReportSchema)
 	}
 	return &r, nil
+}
+
+// thresholdsText writes a policy's two thresholds, "undecided" for a side
+// that is undecided by policy.
+func (po PolicyOutcome) thresholdsText() string {
+	f, p := fmt.Sprintf("%.3f", po.Fail), fmt.Sprintf("%.3f", po.Pass)
+	if po.NoFail {
+		f = "undecided"
+	}
+	if po.NoPass {
+		p = "undecided"
+	}
+	return f + " / " + p
 }
