@@ -342,7 +342,7 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 		// refundable"). Negation is read in scope, a few words before the
 		// word within its clause, so that a "not" elsewhere in the window
 		// ("Do not take more than …") does not count.
-		if win.ctx >= 0 && si.support >= 0.3 && n >= 3 {
+		if win.ctx >= 0 && si.support >= 0.3 && n >= 3 && (hasNeg(run) || a.windowHasNeg(win)) {
 			if ti, ok := a.negationFlip(k, win, v); ok {
 				negAny = true
 				if si.support >= 0.5 {

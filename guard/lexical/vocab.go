@@ -120,10 +120,10 @@ type lexTable struct {
 	slots []lexSlot
 	idfs  []float64
 	shift uint
-	// bloom has bit h>>51 set for every key h: a clear bit proves a word
+	// bloom has bit h>>46 set for every key h: a clear bit proves a word
 	// absent without touching the slots (most context words are absent
 	// from the flags-only table).
-	bloom [1 << 13 / 64]uint64
+	bloom [1 << 18 / 64]uint64
 }
 
 type lexSlot struct {
@@ -153,7 +153,7 @@ func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64, canon map[uin
 		}
 		t.slots[j].key = h
 		t.slots[j].val |= val | lexUsed
-		t.bloom[h>>57] |= 1 << (h >> 51 & 63)
+		t.bloom[h>>52] |= 1 << (h >> 46 & 63)
 	}
 	for h, f := range flags {
 		set(h, uint32(f))
@@ -205,7 +205,7 @@ func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon u
 	if len(t.slots) == 0 {
 		return wordFlagMap[h], 0, false, canonOf[h]
 	}
-	if t.bloom[h>>57]&(1<<(h>>51&63)) == 0 {
+	if t.bloom[h>>52]&(1<<(h>>46&63)) == 0 {
 		return 0, 0, false, 0
 	}
 	mask := len(t.slots) - 1
