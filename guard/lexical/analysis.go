@@ -44,6 +44,8 @@ type analysis struct {
 	setAt     []int32
 	setSig    [][4]uint64
 	sentNeg   []bool
+	sentW     []float64 // weighted size of each context sentence, as similarity counts it
+	sentRel   []bool    // the sentence shares a content word with the question or the answer
 
 	// scratch
 	pairs    []uint64 // adjacent word pairs of the contexts (see buildPairs)

@@ -98,7 +98,27 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		f.conflict = append(f.conflict, numC, negC, antC, qrel)
 		return
 	}
-	a.buildSentSets()
+	a.buildSentSets(v)
+	// Negation and antonym conflicts are looked for only between sentences
+	// that share a content word with the question or the answer: a conflict
+	// matters when the answer depends on it, and the pairs of unrelated
+	// sentences in long contexts are most of the cost.
+	a.sentRel = a.sentRel[:0]
+	for g := 0; g < len(a.setSig); g++ {
+		rel := false
+		for _, d := range [2]*doc{&a.q, &a.a} {
+			for i := range d.toks {
+				if t := &d.toks[i]; t.content() && a.sentHas(g, t.hash) {
+					rel = true
+					break
+				}
+			}
+			if rel {
+				break
+			}
+		}
+		a.sentRel = append(a.sentRel, rel)
+	}
 	consider := func(p conflictPair) {
 		f.conflicts = append(f.conflicts, p)
 		g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
@@ -122,6 +142,9 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 					if si < 0 || sj < 0 {
 						continue
 					}
+					if g1, g2 := a.global(ci, si), a.global(cj, sj); !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+						continue
+					}
 					sim := a.similarity(ci, si, cj, sj, v)
 					if sim >= 0.3 {
 						numC = math.Max(numC, sim)
@@ -136,7 +159,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 	for ci := 0; ci < n && pairs < maxPairs; ci++ {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
-			if !a.sentNeg[a.global(ci, si)] {
+			if g := a.global(ci, si); !a.sentNeg[g] || !a.sentRel[g] {
 				continue
 			}
 			for cj := 0; cj < n && pairs < maxPairs; cj++ {
@@ -146,7 +169,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 				dj := &a.ctxs[cj]
 				for sj := range dj.sents {
 					pairs++
-					if !a.sentNeg[a.global(cj, sj)] {
+					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
 						if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.6 {
 							negC = math.Max(negC, sim)
 							consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
@@ -171,6 +194,9 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 			}
 			si := int(t.sent)
 			g1 := int32(a.global(ci, si))
+			if !a.sentRel[g1] {
+				continue
+			}
 			for _, ant := range antonymOf[t.hash] {
 				for o := a.head(ant); o != 0 && pairs < maxPairs; o = a.occ[o-1].next {
 					oc := &a.occ[o-1]
@@ -178,7 +204,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 					if cj == ci {
 						continue
 					}
-					if a.winSeen[oc.sent] == g1 {
+					if a.winSeen[oc.sent] == g1 || !a.sentRel[oc.sent] {
 						continue
 					}
 					pairs++
@@ -187,6 +213,9 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 						continue
 					}
 					a.winSeen[oc.sent] = g1
+					if !a.canReach(int(g1), int(oc.sent), 0.5) {
+						continue
+					}
 					if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.5 {
 						antC = math.Max(antC, sim)
 						consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
@@ -205,7 +234,8 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 // hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
 // hash function: most lookups of absent words stop there), and whether it
 // holds a negation.
-func (a *analysis) buildSentSets() {
+func (a *analysis) buildSentSets(v *vocabulary) {
+	a.sentW = a.sentW[:0]
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
 	a.setSig = a.setSig[:0]
@@ -227,6 +257,13 @@ func (a *analysis) buildSentSets() {
 			slices.Sort(set)
 			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
 			a.sentNeg = append(a.sentNeg, hasNeg(run))
+			w := 0.0
+			for i := range run {
+				if t := &run[i]; t.content() && t.flags&fNum == 0 {
+					w += v.weight(t)
+				}
+			}
+			a.sentW = append(a.sentW, w)
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
@@ -282,4 +319,14 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 		return 0
 	}
 	return inter / union
+}
+
+// canReach reports whether sentences g1 and g2 (global indices) are close
+// enough in weighted size for their similarity to reach thr: a weighted
+// Jaccard index J needs the smaller weight to be at least J/(1+J) of the two
+// together, since the intersection is at most the smaller one. A cheap test
+// that spares most similarity computations between long contexts.
+func (a *analysis) canReach(g1, g2 int, thr float64) bool {
+	w1, w2 := a.sentW[g1], a.sentW[g2]
+	return min(w1, w2) >= thr/(1+thr)*(w1+w2)
 }

@@ -71,7 +71,16 @@ func parseVocab(text string) (*vocabulary, error) {
 	}
 	v.unknown = idf(0, v.docs)
 	v.tab = newLexTable(wordFlagMap, idfs, canonOf)
-	v.flags = newLexTable(wordFlagMap, nil, canonOf)
+	// Context tokens need no synonym flag (synonyms are looked up for the
+	// question's and the answer's words only): the table they read is kept
+	// small.
+	ctxFlags := make(map[uint64]uint16, len(wordFlagMap))
+	for h, f := range wordFlagMap {
+		if f &^= fSynSet; f != 0 {
+			ctxFlags[h] = f
+		}
+	}
+	v.flags = newLexTable(ctxFlags, nil, canonOf)
 	return v, nil
 }
 
