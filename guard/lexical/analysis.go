@@ -203,16 +203,6 @@ func (a *analysis) head(h uint64) int32 {
 
 func (a *analysis) inContexts(h uint64) bool { return a.head(h) != 0 }
 
-// inContext reports whether h occurs in context ci.
-func (a *analysis) inContext(h uint64, ci int) bool {
-	for o := a.head(h); o != 0; o = a.occ[o-1].next {
-		if int(a.occ[o-1].ctx) == ci {
-			return true
-		}
-	}
-	return false
-}
-
 func inDoc(d *doc, h uint64) bool {
 	for i := range d.toks {
 		if d.toks[i].hash == h {

@@ -621,17 +621,6 @@ func (a *analysis) windowHasNeg(win window) bool {
 	return false
 }
 
-// containsRun reports whether the token sequence run (by hash, punctuation
-// ignored) occurs contiguously in some context.
-func (a *analysis) containsRun(run []token) bool {
-	for ci := range a.ctxs {
-		if containsSeq(a.ctxs[ci].toks, run) {
-			return true
-		}
-	}
-	return false
-}
-
 func containsSeq(hay, needle []token) bool {
 	if len(needle) == 0 || len(needle) > len(hay) {
 		return false

@@ -441,13 +441,3 @@ func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profil
 	}
 	return p
 }
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
