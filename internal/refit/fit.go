@@ -136,17 +136,16 @@ type fitted struct {
 }
 
 type fittedDecision struct {
-	model    calibrate.Logistic
-	train    []int     // example indices used
-	oof      []float64 // raw out-of-fold P per train example
-	foldOf   []int     // inner fold of each train example
-	models   []calibrate.Logistic
-	th       guard.Thresholds
-	floor    float64
-	ceiling  float64
-	failSel  calibrate.FixedSelection
-	passSel  calibrate.FixedSelection
-	selected bool
+	model   calibrate.Logistic
+	train   []int     // example indices used
+	oof     []float64 // raw out-of-fold P per train example
+	foldOf  []int     // inner fold of each train example
+	models  []calibrate.Logistic
+	th      guard.Thresholds
+	floor   float64
+	ceiling float64
+	failSel calibrate.FixedSelection
+	passSel calibrate.FixedSelection
 }
 
 // gated applies a decision's soft floor and ceiling to a raw P.
@@ -290,7 +289,6 @@ func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st sett
 	fd.floor, fd.ceiling = sel.SoftFloor, sel.SoftCeiling
 	fd.failSel, fd.passSel = sel.Fail, sel.Pass
 	fd.th = th
-	fd.selected = true
 	if verbose && dumpDir != "" {
 		var b strings.Builder
 		for t := range p {
@@ -434,10 +432,8 @@ func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profil
 	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts)
 	sum := h.Sum(nil)
 	p.Version = "dev-" + hex.EncodeToString(sum[:6])
-	for d, fd := range ft.dec {
-		m := p.Decisions[d.String()]
-		m.Sources = sources[d]
-		_ = fd
+	for d := range ft.dec {
+		p.Decisions[d.String()].Sources = sources[d]
 	}
 	return p
 }
