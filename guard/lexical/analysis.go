@@ -226,6 +226,13 @@ type window struct {
 // up; their weight is returned as given. dst must have a.nsent entries and is
 // cleared first.
 func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bool, dst []float64) (total, given float64) {
+	return a.score(run, v, skip, dst, 2)
+}
+
+// score is scoreWindows for windows of width sentences (1 or 2): an
+// occurrence in sentence s counts for the windows that start at s and, with
+// width 2, at s-1 in the same context.
+func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst []float64, width int32) (total, given float64) {
 	clear(dst)
 	for i := range a.winSeen {
 		a.winSeen[i] = -1
@@ -243,8 +250,8 @@ func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bo
 		}
 		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
 			oc := &a.occ[o-1]
-			// Occurrence in sentence s counts for windows s and s-1 (same context).
-			for _, s := range [2]int32{oc.sent, oc.sent - 1} {
+			for k := int32(0); k < width; k++ {
+				s := oc.sent - k
 				if s < a.sentBase[oc.ctx] || s < 0 {
 					continue
 				}
@@ -452,37 +459,12 @@ func (a *analysis) bestSentence(run []token, v *vocabulary, given func(*token) b
 	if a.nsent == 0 {
 		return 0
 	}
-	dst := a.winScore
-	clear(dst)
-	for i := range a.winSeen {
-		a.winSeen[i] = -1
-	}
-	total, got := 0.0, 0.0
-	for i := range run {
-		t := &run[i]
-		if !t.content() {
-			continue
-		}
-		w := v.weight(t)
-		total += w
-		if given != nil && given(t) {
-			got += w
-			continue
-		}
-		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
-			s := a.occ[o-1].sent
-			if a.winSeen[s] == int32(i) {
-				continue
-			}
-			a.winSeen[s] = int32(i)
-			dst[s] += w
-		}
-	}
+	total, got := a.score(run, v, given, a.winScore, 1)
 	if total == 0 {
 		return 1
 	}
 	best := 0.0
-	for _, x := range dst {
+	for _, x := range a.winScore {
 		best = max(best, x)
 	}
 	return min(1, (best+got)/total)
