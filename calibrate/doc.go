@@ -12,10 +12,16 @@
 //   - Metrics: [AUROC], [Brier], [Reliability] and [ECE].
 //   - Bounds: [ClopperPearsonUpper] and [ClopperPearsonLower], exact binomial
 //     confidence bounds computed with a built-in regularized incomplete beta.
-//   - Thresholds: [SelectThresholds] chooses a two-sided [Selection] whose
-//     auto-pass and auto-fail regions each have a Clopper–Pearson upper
-//     bound on their error rate of at most alpha; [Selection.Route] applies
-//     it; [SweepTwoSided] tabulates coverage and errors for given pairs.
+//   - Thresholds: [SelectFixedSequence] chooses a two-sided
+//     [FixedSelection] by fixed-sequence testing from the most conservative
+//     threshold, so that the Clopper–Pearson bound on each region's error
+//     holds after the selection, pooled and in every labelled group (the
+//     judges' profiles are chosen with it). [SelectThresholds] keeps the
+//     widest region whose own bound holds — a bound for a fixed threshold,
+//     not for the one selected. [SweepTwoSided] tabulates coverage and
+//     errors for given pairs.
+//   - Fits with a known direction: [LogisticConfig.Signs] constrains the
+//     sign of each weight.
 //   - Cross-validation: [StratifiedFolds].
 //
 // # Conventions
