@@ -33,12 +33,14 @@ const calibrateUsage = `Usage: ragtriage calibrate -dataset FILE [-dataset FILE 
                            -out profile.json [flags]
 
 Calibrate fits, for each decision with labels in the datasets, the logistic
-model that turns the lexical judges' raw features into a probability, and
-chooses the decision's thresholds (fail, pass) so that the automatically
-decided share is as large as possible while, in each accepted region
-(P ≤ fail, P ≥ pass), the Clopper–Pearson upper bound on the error rate at
--confidence stays ≤ -alpha. The bound, not the point estimate, is what must
-stay under alpha, so the thresholds keep their promise on new data.
+model that turns the lexical judges' raw features into a probability (each
+feature keeps its declared direction), and chooses the decision's thresholds
+(fail, pass) by fixed-sequence testing from the most conservative one: a
+region is kept only while the Clopper–Pearson upper bound on its error rate
+at -confidence stays ≤ -alpha, pooled and on every input file (each file is a
+source), so the bound holds after the selection. A side no region certifies
+is undecided by policy. The pass rule (which uncertain decisions may stand
+beside a PASS) is then chosen the same way.
 
 The thresholds are chosen on out-of-fold predictions: rows are split into
 -folds folds, grouped so that rows sharing a question or a context set never
@@ -69,10 +71,18 @@ Flags:
   -base FILE        profile whose other decisions are kept (default: embedded)
   -version NAME     profile version (default calibrated-DATE-HASH)
   -report FILE      also write the calibration report as JSON
+  -allow-undecided  exit 0 although a refitted decision decides nothing
 
 A line that is not a valid row is listed on standard error and skipped.
-Exit status: 0 when the profile was written, 1 when calibration refused or
-failed, 2 on a usage error.
+Every decision or side left undecided by policy is named on standard
+output. The default profile version hashes the data and every setting that
+shapes the profile (alpha, confidence, folds, label minimums, decisions,
+base profile, features version).
+
+Exit status: 0 when the profile was written and every refitted decision
+decides something; 1 when calibration refused or failed, or when a refitted
+decision decides nothing (the profile is still written; -allow-undecided
+accepts it); 2 on a usage error.
 `
 
 // calibrationReport is what -report writes and the summary prints.
@@ -166,6 +176,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	basePath := fs.String("base", "", "base profile `FILE`")
 	version := fs.String("version", "", "profile version")
 	reportPath := fs.String("report", "", "calibration report `FILE`")
+	allowUndecided := fs.Bool("allow-undecided", false, "exit 0 although a refitted decision decides nothing")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -321,11 +332,21 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		Data:         data, Decisions: map[string]*lexical.DecisionModel{}, Policy: base.Policy,
 	}
 	if prof.Version == "" {
+		// The version names everything that shapes the profile: the data,
+		// the settings, the decisions refitted, the base profile and the
+		// features, so two different policies never share a version.
 		h := sha256.New()
 		for _, d := range data {
-			h.Write([]byte(d.SHA256))
+			fmt.Fprintf(h, "data %s %s %d\n", d.Path, d.SHA256, d.Rows)
 		}
-		prof.Version = "calibrated-" + now.Format("20060102") + "-" + hex.EncodeToString(h.Sum(nil))[:8]
+		names := make([]string, len(want))
+		for i, d := range want {
+			names[i] = d.String()
+		}
+		slices.Sort(names)
+		fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
+			*alpha, *confidence, *folds, *minLabels, *minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, selectionStarts)
+		prof.Version = "calibrated-" + now.Format("20060102") + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 	}
 	rep := calibrationReport{Profile: prof.Version, Alpha: *alpha, Confidence: *confidence, Folds: *folds, Data: data, BadLines: bad}
 	for _, d := range guard.Decisions {
@@ -442,6 +463,21 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	printCalibration(stdout, &rep, *out)
+	var idle []string
+	for _, d := range rep.Decisions {
+		if d.Coverage == 0 {
+			idle = append(idle, d.Decision)
+		}
+	}
+	if len(idle) > 0 && !*allowUndecided {
+		verb := "decides"
+		if len(idle) > 1 {
+			verb = "decide"
+		}
+		fmt.Fprintf(stderr, "ragtriage calibrate: %s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review; add labels, leave them out with -decisions, or accept it with -allow-undecided\n",
+			strings.Join(idle, ", "), verb, *out)
+		return 1
+	}
 	return 0
 }
 

@@ -308,7 +308,7 @@ func TestHardeningCalibrateBadLines(t *testing.T) {
 	path := hardWrite(t, "cal.jsonl", data)
 	lines := bytes.Count(data, []byte("\n")) + 1
 	out := filepath.Join(t.TempDir(), "p.json")
-	code, stdout, stderr := hardRun(t, "", "calibrate", "-dataset", path, "-out", out, "-decisions", "groundedness", "-min-labels", "5", "-min-class", "1")
+	code, stdout, stderr := hardRun(t, "", "calibrate", "-dataset", path, "-out", out, "-decisions", "groundedness", "-min-labels", "5", "-min-class", "1", "-allow-undecided")
 	t.Logf("calibrate: exit %d\n%s\n%s", code, firstLines(stderr, 2), firstLines(stdout, 1))
 	if code != 0 || !strings.Contains(stderr, fmt.Sprintf("cal.jsonl:%d: skipped: malformed JSON", lines)) || !strings.Contains(stdout+stderr, "1 bad lines skipped") {
 		t.Errorf("exit %d; want 0 with the truncated line cal.jsonl:%d named and counted:\n%s", code, lines, stderr)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+// A refitted decision that decides nothing makes calibrate exit 1 and say
+// so (the profile is still written); -allow-undecided accepts it.
+func TestCalibrateUndecidedExits1(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	args := []string{"-dataset", "../../testdata/eval/fixture.jsonl", "-out", out,
+		"-decisions", "chunk_relevance,context_sufficiency,groundedness,correctness"}
+	var stdout, stderr bytes.Buffer
+	code := runCalibrate(args, nil, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "nothing on this data") || !strings.Contains(stderr.String(), "-allow-undecided") {
+		t.Fatalf("exit %d; want 1 naming the idle decisions and -allow-undecided:\n%s", code, stderr.String())
+	}
+	if _, err := lexical.LoadProfile(out); err != nil {
+		t.Fatalf("the profile was not written: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "undecided") {
+		t.Errorf("stdout does not name the undecided sides:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runCalibrate(append(args, "-allow-undecided"), nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("-allow-undecided: exit %d; want 0:\n%s", code, stderr.String())
+	}
+}
+
+// The default profile version changes with every setting that shapes the
+// profile, not only with the data.
+func TestCalibrateVersionHashesSettings(t *testing.T) {
+	version := func(extra ...string) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "p.json")
+		args := append([]string{"-dataset", "../../testdata/eval/fixture.jsonl", "-out", out, "-allow-undecided",
+			"-decisions", "groundedness,correctness"}, extra...)
+		var stdout, stderr bytes.Buffer
+		if code := runCalibrate(args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d:\n%s", extra, code, stderr.String())
+		}
+		p, err := lexical.LoadProfile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Version
+	}
+	base := version()
+	seen := map[string]string{base: "defaults"}
+	for _, extra := range [][]string{{"-alpha", "0.1"}, {"-confidence", "0.9"}, {"-folds", "4"}, {"-decisions", "groundedness"}} {
+		v := version(extra...)
+		if prev, dup := seen[v]; dup {
+			t.Errorf("%v gives version %s, the same as %s", extra, v, prev)
+		}
+		seen[v] = strings.Join(extra, " ")
+	}
+	if again := version(); again != base {
+		t.Errorf("same settings, versions %s and %s", base, again)
+	}
+}
