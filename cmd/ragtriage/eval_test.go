@@ -482,7 +482,7 @@ func TestCalibrateCommand(t *testing.T) {
 	}
 	// The decisions with enough labels.
 	rep := filepath.Join(dir, "cal.json")
-	st, out, e := runCmd(t, "calibrate", "-dataset", fixtureFile, "-decisions", "groundedness,correctness,chunk_relevance", "-out", prof, "-report", rep)
+	st, out, e := runCmd(t, "calibrate", "-dataset", fixtureFile, "-decisions", "groundedness,correctness,chunk_relevance", "-out", prof, "-report", rep, "-allow-undecided")
 	if st != 0 {
 		t.Fatalf("exit %d:\n%s", st, e)
 	}
