@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
 	"math"
 	"slices"
@@ -98,6 +99,10 @@ type accumulator struct {
 	selHash                                      hash.Hash
 
 	claims claimsAcc
+
+	// The fallback judge's calls (legs[LegFallback]).
+	fbCalls, fbFailed, fbTransport, fbEstimates int
+	fbErrs                                      []string
 
 	sets       map[DecisionSetUse]int
 	diagVers   map[string]bool
@@ -232,6 +237,17 @@ func (a *accumulator) add(o *outcome) {
 		}
 		if s.failed {
 			a.legFail[l]++
+		}
+	}
+	if s := &o.legs[LegFallback]; s.calls > 0 {
+		a.fbCalls += s.calls
+		a.fbFailed += s.callErrors
+		a.fbTransport += s.transportErrors
+		a.fbEstimates += s.estimates
+		for _, e := range s.errs {
+			if len(a.fbErrs) < MaxListedFallbackErrors && !slices.Contains(a.fbErrs, e) {
+				a.fbErrs = append(a.fbErrs, e)
+			}
 		}
 	}
 	a.latAll = append(a.latAll, max(total, o.totalMs))
@@ -396,6 +412,16 @@ func failReason(err error) string {
 	return err.Error()
 }
 
+// ratioOrNull is a/b, or nil when b is 0: an accuracy over nothing is not
+// a number.
+func ratioOrNull(a, b int) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := float64(a) / float64(b)
+	return &r
+}
+
 func ratio(a, b int) float64 {
 	if b == 0 {
 		return 0
@@ -443,7 +469,7 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	}
 	in.FailuresListed = len(in.Failures)
 	for _, f := range a.files {
-		in.PerFile = append(in.PerFile, FileQuality{File: f.name, Rows: f.rows, Labeled: f.labeled, Correct: f.correct, Accuracy: ratio(f.correct, f.labeled)})
+		in.PerFile = append(in.PerFile, FileQuality{File: f.name, Rows: f.rows, Labeled: f.labeled, Correct: f.correct, Accuracy: ratioOrNull(f.correct, f.labeled)})
 	}
 	if in.PerFile == nil {
 		in.PerFile = []FileQuality{}
@@ -462,6 +488,10 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	}
 	if a.cfg.ClaimExtractor != nil || a.claims.rows > 0 {
 		r.Claims = a.claimsReport()
+	}
+	if cfg.Mode == ModeFallback || cfg.Mode == ModeCascade {
+		r.FallbackErrors = &FallbackErrorsReport{Calls: a.fbCalls, Failed: a.fbFailed, Transport: a.fbTransport,
+			FailedRate: ratioOrNull(a.fbFailed, a.fbCalls), Estimates: a.fbEstimates, Errors: nonNil(a.fbErrs)}
 	}
 	a.latencyUsage(r)
 	r.Cost = priceUsage(cfg.Pricing, &r.Usage, a.evaluated)
@@ -498,10 +528,10 @@ func (a *accumulator) diagnosisReport() DiagnosisReport {
 		}
 	}
 	d.Failures = d.Attempted - d.Successful
-	d.Accuracy = ratio(allCorrect, len(a.diag))
-	d.SuccessfulAccuracy = ratio(d.Correct, d.Successful)
-	d.OverallAccuracy = ratio(d.Correct, d.Attempted)
-	d.SuccessRate = ratio(d.Successful, d.Attempted)
+	d.Accuracy = ratioOrNull(allCorrect, len(a.diag))
+	d.SuccessfulAccuracy = ratioOrNull(d.Correct, d.Successful)
+	d.OverallAccuracy = ratioOrNull(d.Correct, d.Attempted)
+	d.SuccessRate = ratioOrNull(d.Successful, d.Attempted)
 	m := calibrate.Confusion(truth, pred, k)
 	for _, g := range guard.Diagnoses {
 		d.Labels = append(d.Labels, string(g))
@@ -531,7 +561,10 @@ func (a *accumulator) diagnosisReport() DiagnosisReport {
 		}
 	}
 	sel.Curve = nonNil(calibrate.ThinCurve(curve, curvePoints))
-	sel.AURC = calibrate.AURC(conf, wrong)
+	if sel.N > 0 {
+		aurc := calibrate.AURC(conf, wrong)
+		sel.AURC = &aurc
+	}
 	d.Selective = sel
 	return d
 }
@@ -594,7 +627,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 		}
 		conf[i] = max(pi, 1-pi)
 	}
-	dr.Accuracy = ratio(right, n)
+	dr.Accuracy = ratioOrNull(right, n)
 	switch {
 	case n == 0:
 		dr.AUROCNote = "no labeled items"
@@ -607,8 +640,10 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 			dr.AUROCNote = err.Error()
 		}
 	}
-	dr.Brier = calibrate.Brier(p, y, nil)
-	dr.ECE = calibrate.ECE(p, y, nil, a.cfg.Bins)
+	if n > 0 {
+		brier, ece := calibrate.Brier(p, y, nil), calibrate.ECE(p, y, nil, a.cfg.Bins)
+		dr.Brier, dr.ECE = &brier, &ece
+	}
 	for _, b := range calibrate.Reliability(p, y, nil, a.cfg.Bins) {
 		dr.Reliability = append(dr.Reliability, ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
 	}
@@ -658,7 +693,10 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 		}
 	}
 	dr.Curve = nonNil(calibrate.ThinCurve(calibrate.RiskCoverage(conf, wrong), curvePoints))
-	dr.AURC = calibrate.AURC(conf, wrong)
+	if n > 0 {
+		aurc := calibrate.AURC(conf, wrong)
+		dr.AURC = &aurc
+	}
 	return dr
 }
 
@@ -673,7 +711,8 @@ func (a *accumulator) cascadeReport() *CascadeReport {
 	c.EscalatedRows = a.region(a.escalatedLab)
 	c.EndToEnd = a.region(a.endToEnd)
 	if c.EndToEnd.Count > 0 {
-		c.EndToEndAccuracy = 1 - c.EndToEnd.ErrorRate
+		acc := 1 - c.EndToEnd.ErrorRate
+		c.EndToEndAccuracy = &acc
 	}
 	return c
 }
@@ -763,6 +802,9 @@ func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproduc
 	if cfg.Mode == ModeCascade {
 		rp.SelectionHash = hex.EncodeToString(a.selHash.Sum(nil))
 		rp.Degrade = cfg.Degrade.String()
+		if cfg.Workers > 1 {
+			rp.Nondeterminism = nondeterminismNote(cfg)
+		}
 	}
 	if cfg.Mode != ModeFallback {
 		rp.PrimaryPolicy = cfg.PrimaryPolicy
@@ -779,4 +821,16 @@ func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproduc
 	}
 	rp.GoVersion, rp.Modules = buildModules()
 	return rp
+}
+
+// nondeterminismNote says why a cascade replay with more than one worker
+// may not repeat itself.
+func nondeterminismNote(cfg *Config) string {
+	note := fmt.Sprintf("cascade mode with %d workers: the cascade's cache and shared calls key on a row's content, not its id, so "+
+		"when rows repeat a sample, which of them reaches the fallback first varies between runs; the cache-hit and "+
+		"shared-call counts can then vary", cfg.Workers)
+	if cfg.Simulation != nil {
+		note += ", and so can every fallback figure, since the simulated fallback answers with the labels of the row that reached it"
+	}
+	return note + " (-workers 1 fixes the order)"
 }

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -25,6 +28,12 @@ type Row struct {
 	Expected *Expected
 	// Source is the row's provenance, when the dataset gives one.
 	Source string
+	// UnknownKeys lists the top-level keys of the line that are not part of
+	// the dataset shape, in line order, each once: ParseRow ignores them
+	// ("reference_answer" is not "referenceAnswer"). Keys that match a known
+	// one but for case, as encoding/json matches them, are read, and "meta"
+	// (provenance that nothing reads) is known. nil when there are none.
+	UnknownKeys []string
 }
 
 // Expected holds a row's labels. Every field is optional.
@@ -108,13 +117,14 @@ type rawRow struct {
 	Expected  json.RawMessage `json:"expected"`
 	Source    json.RawMessage `json:"source"`
 	Metadata  json.RawMessage `json:"metadata"`
+	Meta      json.RawMessage `json:"meta"` // provenance: known, not read
 }
 
 type rawContext struct {
 	ID       json.RawMessage `json:"id"`
 	Text     json.RawMessage `json:"text"`
-	Score    *float64        `json:"score"`
-	Metadata map[string]any  `json:"metadata"`
+	Score    json.RawMessage `json:"score"`
+	Metadata json.RawMessage `json:"metadata"`
 }
 
 // RowError says what is wrong with a dataset line. ID is the row's id when
@@ -130,11 +140,16 @@ func (e *RowError) Error() string { return e.Reason }
 func (e *RowError) Unwrap() error { return ErrBadRow }
 
 // ParseRow decodes one dataset line. It rejects, with a *RowError naming the
-// field: invalid UTF-8, malformed JSON, a missing or non-string question or
-// answer, contexts that are missing or not a list, a context without a string
-// id or text, and duplicate context ids. Samples are further checked by
+// field in JSON terms: invalid UTF-8, malformed JSON, a line that is not a
+// JSON object (a JSON array, a piece of JSON spread over several lines), a
+// missing or non-string question or answer, contexts that are missing or not
+// a list, a context without an id or a string text, duplicate context ids,
+// and mistyped labels. A missing field's error names the unknown key that
+// was likely meant ("query" for "question"). Samples are further checked by
 // guard's Validate (size limits, NUL bytes) when evaluated. The id is
-// optional; a numeric id is kept as its decimal text.
+// optional; a numeric id, of the row or of a context, is kept as its decimal
+// text. Unknown top-level keys are listed in Row.UnknownKeys; a
+// DatasetChecker turns them into warnings.
 //
 // Strings of the row that hold no escape sequence share the memory of one
 // copy of the line. A well-formed row is decoded in a single pass; anything
@@ -159,6 +174,9 @@ func ParseRow(line []byte) (Row, error) {
 func parseRowJSON(line []byte) (Row, error) {
 	var row Row
 	var raw rawRow
+	if msg := notAnObject(line); msg != "" {
+		return row, &RowError{Reason: msg}
+	}
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return row, &RowError{Reason: "malformed JSON: " + err.Error()}
 	}
@@ -175,16 +193,24 @@ func parseRowJSON(line []byte) (Row, error) {
 	bad := func(format string, args ...any) (Row, error) {
 		return Row{}, &RowError{ID: id, Reason: fmt.Sprintf(format, args...)}
 	}
+	// missing words the error of a required field that is absent, naming
+	// the unknown key of the line that was likely meant.
+	missing := func(field, otherwise string) (Row, error) {
+		if k := keyMeant(objectKeys(line), rowKeys[:], rowSuggestions, field); k != "" {
+			return bad("%s: missing (the row has %q; the key must be %q)", field, k, field)
+		}
+		return bad("%s: missing%s", field, otherwise)
+	}
 	q, ok, err := reqString(raw.Question)
 	if !ok {
-		return bad("question: missing")
+		return missing("question", "")
 	}
 	if err != nil {
 		return bad("question: want a string")
 	}
 	a, ok, err := reqString(raw.Answer)
 	if !ok {
-		return bad("answer: missing")
+		return missing("answer", "")
 	}
 	if err != nil {
 		return bad("answer: want a string")
@@ -198,31 +224,70 @@ func parseRowJSON(line []byte) (Row, error) {
 		row.Sample.Reference = &ref
 	}
 	if len(raw.Contexts) == 0 || isNull(raw.Contexts) {
-		return bad("contexts: missing (use [] for none)")
+		return missing("contexts", " (use [] for none)")
 	}
-	var ctxs []rawContext
+	var ctxs []json.RawMessage
 	if err := json.Unmarshal(raw.Contexts, &ctxs); err != nil {
-		if bytes.HasPrefix(bytes.TrimSpace(raw.Contexts), []byte("[")) {
-			return bad("contexts: want a list of {\"id\",\"text\"} objects")
-		}
-		return bad("contexts: want a list")
+		return bad("contexts: want a list, got %s", jsonKind(raw.Contexts))
 	}
 	row.Sample.Contexts = make([]guard.Context, len(ctxs))
 	seen := make(map[string]int, len(ctxs))
-	for i, c := range ctxs {
+	for i, b := range ctxs {
+		var c rawContext
+		if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &c) != nil {
+			return bad("contexts[%d]: want an object {\"id\":…,\"text\":…}, got %s", i, jsonKind(b))
+		}
+		// meant names the unknown key of the context that was likely meant
+		// for field.
+		meant := func(field string) string {
+			if k := keyMeant(objectKeys(b), contextKeys[:], contextSuggestions, field); k != "" {
+				return fmt.Sprintf(" (the context has %q; the key must be %q)", k, field)
+			}
+			return ""
+		}
 		cid, ok, err := reqString(c.ID)
+		if ok && err != nil {
+			// Accept a numeric id as its text, like the row's.
+			var n json.Number
+			if json.Unmarshal(c.ID, &n) == nil {
+				cid, err = n.String(), nil
+			}
+		}
 		if !ok || err != nil || cid == "" {
-			return bad("contexts[%d].id: want a non-empty string", i)
+			hint := ""
+			if !ok {
+				hint = meant("id")
+			}
+			return bad("contexts[%d].id: want a non-empty string or a number%s", i, hint)
 		}
 		if j, dup := seen[cid]; dup {
 			return bad("contexts[%d].id: duplicate of contexts[%d].id %q", i, j, cid)
 		}
 		seen[cid] = i
 		text, ok, err := reqString(c.Text)
-		if !ok || err != nil {
+		if !ok {
+			return bad("contexts[%d].text: missing%s", i, meant("text"))
+		}
+		if err != nil {
 			return bad("contexts[%d].text: want a string", i)
 		}
-		row.Sample.Contexts[i] = guard.Context{ID: cid, Text: text, Score: c.Score, Metadata: c.Metadata}
+		gc := guard.Context{ID: cid, Text: text}
+		if len(c.Score) > 0 && !isNull(c.Score) {
+			var v float64
+			if err := json.Unmarshal(c.Score, &v); err != nil {
+				if jsonKind(c.Score) == "a number" {
+					return bad("contexts[%d].score: %s is out of range", i, c.Score)
+				}
+				return bad("contexts[%d].score: want a number or null", i)
+			}
+			gc.Score = &v
+		}
+		if len(c.Metadata) > 0 && !isNull(c.Metadata) {
+			if err := json.Unmarshal(c.Metadata, &gc.Metadata); err != nil {
+				return bad("contexts[%d].metadata: want an object", i)
+			}
+		}
+		row.Sample.Contexts[i] = gc
 	}
 	if len(raw.Metadata) > 0 && !isNull(raw.Metadata) {
 		if err := json.Unmarshal(raw.Metadata, &row.Sample.Metadata); err != nil {
@@ -237,11 +302,195 @@ func parseRowJSON(line []byte) (Row, error) {
 	if len(raw.Expected) > 0 && !isNull(raw.Expected) {
 		var e Expected
 		if err := json.Unmarshal(raw.Expected, &e); err != nil {
-			return bad("expected: %v", err)
+			return bad("%s", labelError(err, raw.Expected))
 		}
 		row.Expected = &e
 	}
+	for _, k := range objectKeys(line) {
+		if !knownKey(k, rowKeys[:]) && !slices.Contains(row.UnknownKeys, k) {
+			row.UnknownKeys = append(row.UnknownKeys, k)
+		}
+	}
 	return row, nil
+}
+
+// notAnObject returns why line, which does not decode as a row, is not a
+// JSON object, or "" when it is one (or a broken one). Lines of a JSON
+// array or of an object spread over several lines say so: their own
+// syntax errors would be noise.
+func notAnObject(line []byte) string {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '{':
+		switch {
+		case len(t) == 1:
+			return expectedJSONL + "; " + partOfValue
+		case t[len(t)-1] == ',' && json.Valid(t[:len(t)-1]):
+			return expectedJSONL + ", with no comma after it"
+		}
+		return ""
+	case '[':
+		if json.Valid(t) {
+			return expectedJSONL + "; this line holds a JSON array"
+		}
+		return expectedJSONL + "; this line starts a JSON array"
+	}
+	if json.Valid(t) {
+		return "want a JSON object, got " + jsonKind(t)
+	}
+	if closersOnly(t) || looksLikeMember(t) {
+		return expectedJSONL + "; " + partOfValue
+	}
+	return ""
+}
+
+const partOfValue = "this line looks like part of a JSON value spread over several lines"
+
+// closersOnly reports whether t holds only closing brackets, commas and
+// white space: the end of a value spread over lines.
+func closersOnly(t []byte) bool {
+	for _, c := range t {
+		switch c {
+		case '}', ']', ',', ' ', '\t', '\r', '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikeMember reports whether t starts with an object member, `"key":`,
+// as the lines of a pretty-printed object do.
+func looksLikeMember(t []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(t))
+	var k string
+	if dec.Decode(&k) != nil {
+		return false
+	}
+	rest := bytes.TrimSpace(t[dec.InputOffset():])
+	return len(rest) > 0 && rest[0] == ':'
+}
+
+// jsonKind names the kind of a JSON value in words ("a string").
+func jsonKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch c := b[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't':
+		return "true"
+	case c == 'f':
+		return "false"
+	case c == 'n':
+		return "null"
+	case c == '-' || isDigit(c):
+		return "a number"
+	}
+	return "something else"
+}
+
+// labelError words an error of decoding the labels (expected) in JSON
+// terms: the field's path and what it wants, never a Go type.
+func labelError(err error, b []byte) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return "expected: want an object of labels"
+	}
+	field := "expected"
+	if te.Field != "" {
+		field += "." + te.Field
+	}
+	got := strings.Fields(te.Value) // "number 1e999" → "number"
+	kind := "something else"
+	if len(got) > 0 {
+		switch got[0] {
+		case "string":
+			kind = "a string"
+		case "number":
+			kind = "a number"
+		case "bool":
+			kind = "true or false"
+		case "array":
+			kind = "an array"
+		case "object":
+			kind = "an object"
+		}
+	}
+	var want string
+	t := te.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		want = "true, false or null"
+		if strings.HasSuffix(te.Field, "chunkRelevance") {
+			want = "true or false for each context id"
+		}
+	case reflect.String:
+		want = "a string"
+	default:
+		want = "an object"
+	}
+	if te.Field == "" {
+		kind = jsonKind(b)
+	}
+	return fmt.Sprintf("%s: want %s, got %s", field, want, kind)
+}
+
+// objectKeys returns the keys of the JSON object b, in order (repeated
+// ones too), or nil when b is not a valid object.
+func objectKeys(b []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return keys
+}
+
+// knownKey reports whether encoding/json decodes key into one of known:
+// it matches exactly or but for case.
+func knownKey(key string, known []string) bool {
+	for _, k := range known {
+		if key == k || strings.EqualFold(key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyMeant returns the first of keys that is unknown and likely meant to be
+// field, or "".
+func keyMeant(keys, known []string, t *keyTable, field string) string {
+	for _, k := range keys {
+		if !knownKey(k, known) && suggestKey(t, k) == field {
+			return k
+		}
+	}
+	return ""
 }
 
 func isNull(b json.RawMessage) bool { return string(bytes.TrimSpace(b)) == "null" }
@@ -278,9 +527,10 @@ func firstInvalid(b []byte) int {
 
 // ---- the single-pass decoder ----------------------------------------------
 
-// rowKeys are the keys of a dataset line that ParseRow reads, in the order of
-// the bits that record them.
-var rowKeys = [...]string{"id", "question", "contexts", "answer", "referenceAnswer", "expected", "source", "metadata"}
+// rowKeys are the keys of a dataset line that ParseRow knows, in the order
+// of the bits that record them. All are read but "meta", which datasets use
+// for provenance.
+var rowKeys = [...]string{"id", "question", "contexts", "answer", "referenceAnswer", "expected", "source", "metadata", "meta"}
 
 var (
 	contextKeys    = [...]string{"id", "text", "score", "metadata"}
@@ -320,7 +570,7 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 	if !p.eat('}') {
 		for {
 			p.ws()
-			k, ok := p.key(rowKeys[:])
+			k, name, ok := p.key(rowKeys[:])
 			if !ok {
 				return row, false
 			}
@@ -337,6 +587,11 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 			}
 			switch k {
 			case -1:
+				ok = p.skip(0)
+				if !slices.Contains(row.UnknownKeys, name) {
+					row.UnknownKeys = append(row.UnknownKeys, name)
+				}
+			case 8: // meta: known, not read
 				ok = p.skip(0)
 			case 0: // id
 				switch {
@@ -437,11 +692,12 @@ func (p *fastParser) eat(c byte) bool {
 }
 
 // key reads an object key and returns its index in known, or -1 for a key
-// the caller skips. ok is false for a key encoding/json would match to a
-// known one other than exactly (it folds case), or one with escapes.
-func (p *fastParser) key(known []string) (int, bool) {
+// the caller skips, and the key. ok is false for a key encoding/json would
+// match to a known one other than exactly (it folds case), or one with
+// escapes.
+func (p *fastParser) key(known []string) (int, string, bool) {
 	if !p.eat('"') {
-		return 0, false
+		return 0, "", false
 	}
 	start := p.i
 	for p.i < len(p.b) {
@@ -451,27 +707,27 @@ func (p *fastParser) key(known []string) (int, bool) {
 			p.i++
 			for j, name := range known {
 				if k == name {
-					return j, true
+					return j, k, true
 				}
 			}
 			for j := 0; j < len(k); j++ {
 				if k[j] >= utf8.RuneSelf {
-					return 0, false // may fold to a known key (K, ſ)
+					return 0, "", false // may fold to a known key (K, ſ)
 				}
 			}
 			for _, name := range known {
 				if strings.EqualFold(k, name) {
-					return 0, false
+					return 0, "", false
 				}
 			}
-			return -1, true
+			return -1, k, true
 		}
 		if c == '\\' || c < ' ' {
-			return 0, false
+			return 0, "", false
 		}
 		p.i++
 	}
-	return 0, false
+	return 0, "", false
 }
 
 // str reads a JSON string.
@@ -754,7 +1010,7 @@ func (p *fastParser) object(known []string, field func(k int) bool) bool {
 	}
 	for {
 		p.ws()
-		k, ok := p.key(known)
+		k, _, ok := p.key(known)
 		if !ok {
 			return false
 		}
@@ -807,7 +1063,11 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 				var ok bool
 				switch k {
 				case 0:
-					c.ID, ok = p.str()
+					if p.peek() == '-' || isDigit(p.peek()) {
+						c.ID, ok = p.number() // a numeric id is kept as its text
+					} else {
+						c.ID, ok = p.str()
+					}
 					haveID = ok && c.ID != ""
 				case 1:
 					c.Text, ok = p.str()
@@ -1011,4 +1271,332 @@ func (e *Expected) ShouldPass() (pass, known bool) {
 		return false, true
 	}
 	return known, known
+}
+
+// ---- keys meant -------------------------------------------------------------
+
+// keyTable holds the keys of one kind of object of the dataset shape and the
+// unknown keys that likely stand for them.
+type keyTable struct {
+	// known are the keys that may be suggested.
+	known []string
+	// aliases maps unknown keys, normalized (see normKey), to the known key
+	// they likely stand for. Keys that normalize to a known key
+	// ("reference_answer", "Meta_Data") need no entry.
+	aliases map[string]string
+}
+
+// rowSuggestions are the top-level keys. "meta" is never suggested: nothing
+// reads it.
+var rowSuggestions = &keyTable{known: rowKeys[:len(rowKeys)-1], aliases: map[string]string{
+	"reference": "referenceAnswer", "ref": "referenceAnswer", "groundtruth": "referenceAnswer",
+	"gold": "referenceAnswer", "goldanswer": "referenceAnswer", "expectedanswer": "referenceAnswer",
+	"expectedoutput": "referenceAnswer", "correctanswer": "referenceAnswer", "idealanswer": "referenceAnswer",
+	"targetanswer": "referenceAnswer", "target": "referenceAnswer", "answerreference": "referenceAnswer",
+	"referenceresponse": "referenceAnswer", "rightanswer": "referenceAnswer", "truth": "referenceAnswer",
+
+	"context": "contexts", "passage": "contexts", "document": "contexts", "doc": "contexts",
+	"retrievedcontexts": "contexts", "retrievedcontext": "contexts", "retrieveddocuments": "contexts",
+	"retrieveddocs": "contexts", "retrieved": "contexts", "chunk": "contexts", "knowledge": "contexts",
+	"evidence": "contexts", "snippet": "contexts", "retrieval": "contexts",
+
+	"label": "expected", "goldlabel": "expected", "annotation": "expected", "expectation": "expected",
+	"judgement": "expected", "judgment": "expected", "verdict": "expected",
+
+	"query": "question", "userinput": "question", "input": "question", "prompt": "question",
+	"userquery": "question", "q": "question",
+
+	"response": "answer", "output": "answer", "generatedanswer": "answer", "prediction": "answer",
+	"completion": "answer", "modelanswer": "answer", "modeloutput": "answer", "reply": "answer",
+	"modelresponse": "answer", "a": "answer",
+
+	"sampleid": "id", "rowid": "id", "uid": "id", "uuid": "id", "exampleid": "id", "qid": "id",
+	"questionid": "id",
+}}
+
+// contextSuggestions are the keys of a context.
+var contextSuggestions = &keyTable{known: contextKeys[:], aliases: map[string]string{
+	"content": "text", "pagecontent": "text", "passage": "text", "chunk": "text", "body": "text",
+	"document": "text", "snippet": "text", "textcontent": "text", "passagetext": "text",
+	"chunktext": "text", "context": "text",
+
+	"docid": "id", "documentid": "id", "chunkid": "id", "passageid": "id", "contextid": "id",
+	"uid": "id", "uuid": "id", "key": "id",
+}}
+
+// normKey folds case and drops '_', '-', '.' and spaces: "Reference_Answer"
+// and "referenceAnswer" are the same key.
+func normKey(k string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(k) {
+		switch r {
+		case '_', '-', '.', ' ':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// suggestKey returns the known key of t that the unknown key likely stands
+// for, or "": one it spells differently (case, separators, a plural "s"), or
+// one of its aliases.
+func suggestKey(t *keyTable, key string) string {
+	n := normKey(key)
+	for _, c := range []string{n, strings.TrimSuffix(n, "s"), n + "s"} {
+		if c == "" {
+			continue
+		}
+		for _, k := range t.known {
+			if c == strings.ToLower(k) {
+				return k
+			}
+		}
+		if k, ok := t.aliases[c]; ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// ---- what only shows across lines -----------------------------------------
+
+// Warning is something about a dataset file worth telling its author that
+// does not by itself make a line bad: an unknown key, or a file that is not
+// JSON Lines (whose lines are also reported one by one).
+type Warning struct {
+	// Pos is the first line the warning is about.
+	Pos     Position
+	Message string
+}
+
+func (w Warning) String() string { return w.Pos.String() + ": " + w.Message }
+
+const expectedJSONL = "expected JSON Lines: one JSON object per line"
+
+// A DatasetChecker follows the lines of dataset files and notices what no
+// single line shows:
+//
+//   - A JSON array, pretty-printed or not, or an object spread over several
+//     lines, where JSON Lines are expected. Every line of it is bad, for one
+//     reason that names the line it starts on (rather than a syntax error
+//     per line), and the file gets one warning that counts them and says
+//     how to convert the file.
+//   - Unknown top-level keys (Row.UnknownKeys): one warning per file and
+//     key, at the first line that has it, naming the key likely meant
+//     ("reference_answer" → "referenceAnswer").
+//
+// Parse does both for one line. A caller that parses lines concurrently
+// calls Line for each line in order, then ParseRow and Row in any order.
+// Lines reported bad without being parsed (over MaxLineBytes) and blank
+// lines need not be shown to it. A new file starts when Position.File
+// changes or its line number does not grow.
+//
+// The zero value is ready to use. Its methods may be called concurrently.
+type DatasetChecker struct {
+	mu    sync.Mutex
+	file  string     // Line's current file
+	last  int        // the last line given to Line
+	open  *openValue // the array or object spread over lines being read
+	files map[string]int
+	shape map[shapeKey]*warnEntry
+	keys  map[shapeKey]*warnEntry
+	warns []*warnEntry
+}
+
+// openValue is a JSON value spread over several lines.
+type openValue struct {
+	start int
+	array bool
+	depth int // brackets still open
+}
+
+// shapeKey names a warning: a file and the unknown key, or "[" or "{" for
+// a file's arrays and objects spread over lines.
+type shapeKey struct{ file, key string }
+
+type warnEntry struct {
+	pos     Position
+	key     string // the unknown key; "" for a shape warning
+	array   bool   // a shape warning: arrays (true) or objects
+	meant   string // the key likely meant
+	lines   int    // lines concerned
+	fileIdx int
+}
+
+// Line notes the next non-blank line of a file before it is parsed. It
+// returns a *RowError when the line must not be parsed on its own: it is
+// part of a JSON array or of an object spread over several lines.
+func (c *DatasetChecker) Line(pos Position, line []byte) error {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pos.File != c.file || pos.Line <= c.last {
+		c.file, c.open = pos.File, nil
+	}
+	c.last = pos.Line
+	o := c.open
+	if o == nil {
+		switch {
+		case t[0] == '{' && t[len(t)-1] == '}':
+			return nil // a row, or a broken one ParseRow words
+		case t[0] == '[':
+			o = &openValue{start: pos.Line, array: true}
+		case len(t) == 1 && t[0] == '{':
+			o = &openValue{start: pos.Line}
+		default:
+			return nil
+		}
+	} else if !o.array && line[0] == '{' && t[len(t)-1] == '}' {
+		// A row at the start of the line after an object that never
+		// closed (a stray "{"): JSON Lines again. The lines of a
+		// pretty-printed object are indented.
+		c.open = nil
+		return nil
+	}
+	o.depth += bracketDepth(t)
+	if o.depth > 0 {
+		c.open = o
+	} else {
+		c.open = nil
+	}
+	key := shapeKey{pos.File, "{"}
+	if o.array {
+		key.key = "["
+	}
+	if e := c.shape[key]; e != nil {
+		e.lines++
+	} else {
+		if c.shape == nil {
+			c.shape = map[shapeKey]*warnEntry{}
+		}
+		e = &warnEntry{pos: Position{File: pos.File, Line: o.start}, array: o.array, lines: 1, fileIdx: c.fileIndex(pos.File)}
+		c.shape[key] = e
+		c.warns = append(c.warns, e)
+	}
+	if o.array {
+		return &RowError{Reason: fmt.Sprintf("%s; this file looks like a JSON array (line %d)", expectedJSONL, o.start)}
+	}
+	return &RowError{Reason: fmt.Sprintf("%s; this looks like a JSON object spread over several lines (line %d)", expectedJSONL, o.start)}
+}
+
+// bracketDepth returns the brackets t opens less those it closes, outside
+// strings.
+func bracketDepth(t []byte) int {
+	d, inString, escaped := 0, false, false
+	for _, c := range t {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			d++
+		case '}', ']':
+			d--
+		}
+	}
+	return d
+}
+
+// Row notes the row parsed from the line at pos: its unknown keys.
+func (c *DatasetChecker) Row(pos Position, row *Row) {
+	if len(row.UnknownKeys) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range row.UnknownKeys {
+		key := shapeKey{pos.File, k}
+		if e := c.keys[key]; e != nil {
+			e.lines++
+			if pos.Line < e.pos.Line {
+				e.pos = pos
+			}
+			continue
+		}
+		if c.keys == nil {
+			c.keys = map[shapeKey]*warnEntry{}
+		}
+		k = strings.Clone(k) // not the line's memory
+		e := &warnEntry{pos: pos, key: k, meant: suggestKey(rowSuggestions, k), lines: 1, fileIdx: c.fileIndex(pos.File)}
+		c.keys[shapeKey{pos.File, k}] = e
+		c.warns = append(c.warns, e)
+	}
+}
+
+// fileIndex numbers files in the order they are first seen. c.mu is held.
+func (c *DatasetChecker) fileIndex(name string) int {
+	if i, ok := c.files[name]; ok {
+		return i
+	}
+	if c.files == nil {
+		c.files = map[string]int{}
+	}
+	c.files[name] = len(c.files)
+	return c.files[name]
+}
+
+// Parse parses the line at pos (Line, then ParseRow, then Row).
+func (c *DatasetChecker) Parse(pos Position, line []byte) (Row, error) {
+	if err := c.Line(pos, line); err != nil {
+		return Row{}, err
+	}
+	row, err := ParseRow(line)
+	if err == nil {
+		c.Row(pos, &row)
+	}
+	return row, err
+}
+
+// Warnings returns the warnings about the lines seen so far, by file (in the
+// order files were first seen) and line.
+func (c *DatasetChecker) Warnings() []Warning {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	es := slices.Clone(c.warns)
+	slices.SortStableFunc(es, func(a, b *warnEntry) int {
+		if a.fileIdx != b.fileIdx {
+			return a.fileIdx - b.fileIdx
+		}
+		return a.pos.Line - b.pos.Line
+	})
+	var ws []Warning
+	for _, e := range es {
+		ws = append(ws, Warning{Pos: e.pos, Message: e.message()})
+	}
+	return ws
+}
+
+func (e *warnEntry) message() string {
+	lines := fmt.Sprintf("%d lines", e.lines)
+	if e.lines == 1 {
+		lines = "1 line"
+	}
+	switch {
+	case e.key == "" && e.array:
+		return fmt.Sprintf("%s; this file looks like a JSON array (line %d): %s reported as bad; convert it with jq -c '.[]'", expectedJSONL, e.pos.Line, lines)
+	case e.key == "":
+		return fmt.Sprintf("%s; this file has JSON objects spread over several lines (line %d): %s reported as bad; convert them with jq -c .", expectedJSONL, e.pos.Line, lines)
+	}
+	msg := fmt.Sprintf("unknown key %q is ignored", e.key)
+	if e.lines > 1 {
+		msg += fmt.Sprintf(" (first seen here, on %d lines in all)", e.lines)
+	}
+	if e.meant != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.meant)
+	}
+	return msg
 }

@@ -24,6 +24,11 @@ func FuzzParseRowValid(f *testing.F) {
 		`{"question":"q","answer":"a","contexts":[{"id":"c"}],"expected":{"retrieval":{"chunkRelevance":{"c":"yes"}}}}`,
 		``,
 		`{`,
+		`  "id": 1,`,
+		`{"question":"q","answer":"a","contexts":[{"id":1,"text":"t"}],"expected":{"retrieval":{"chunkRelevance":{"1":true}}}}`,
+		`{"question":"q","answer":"a","contexts":[{"id":"c","text":"t","score":"x","metadata":[]}]}`,
+		`{"question":"q","answer":"a","contexts":[],"expected":{"generation":{"correctness":{}}}}`,
+		`{"question":"q","answer":"a","contexts":[],"reference_answer":"r"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -36,6 +41,11 @@ func FuzzParseRowValid(f *testing.F) {
 			}
 			if !utf8.ValidString(err.Error()) {
 				t.Fatalf("error message is not valid UTF-8: %q", err.Error())
+			}
+			for _, w := range internalNames {
+				if strings.Contains(err.Error(), w) {
+					t.Fatalf("error %q names %q, an internal type", err.Error(), w)
+				}
 			}
 			return
 		}
@@ -50,6 +60,50 @@ func FuzzParseRowValid(f *testing.F) {
 		}
 		if err != nil {
 			t.Fatalf("ParseRow accepted a row the guard rejects: %v", err)
+		}
+	})
+}
+
+// FuzzDatasetChecker feeds the checker arbitrary files, line by line: every
+// line gives a row or a *RowError, a line the checker lets through parses as
+// ParseRow parses it, and the warnings point at lines that were seen.
+func FuzzDatasetChecker(f *testing.F) {
+	for _, s := range []string{
+		"[\n  {\n    \"id\": \"a\",\n    \"question\": \"q\",\n    \"contexts\": [],\n    \"answer\": \"x\"\n  }\n]\n",
+		"{\"question\":\"q\",\"contexts\":[],\"answer\":\"x\",\"reference\":\"r\"}\n{\n\"id\":1\n}\n{\"question\":\"q\",\"contexts\":[],\"answer\":\"x\"}\n",
+		"{\n{\"question\":\"q\",\"contexts\":[],\"answer\":\"x\"}\n",
+		"[{\"a\":\"]\\\"[\"}]\n[\n\"[[[\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c DatasetChecker
+		lines := strings.Split(string(data), "\n")
+		for i, l := range lines {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			pos := Position{File: "f", Line: i + 1}
+			shapeErr := c.Line(pos, []byte(l))
+			if shapeErr != nil {
+				if !errors.Is(shapeErr, ErrBadRow) {
+					t.Fatalf("line %d: Line error %v is not a *RowError", i+1, shapeErr)
+				}
+				continue
+			}
+			row, err := ParseRow([]byte(l))
+			if err != nil {
+				if !errors.Is(err, ErrBadRow) {
+					t.Fatalf("line %d: ParseRow error %v is not a *RowError", i+1, err)
+				}
+				continue
+			}
+			c.Row(pos, &row)
+		}
+		for _, w := range c.Warnings() {
+			if w.Pos.Line < 1 || w.Pos.Line > len(lines) || w.Message == "" || !utf8.ValidString(w.Message) {
+				t.Fatalf("warning %q", w)
+			}
 		}
 	})
 }

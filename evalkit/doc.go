@@ -42,9 +42,14 @@
 //
 // The report's JSON schema (ReportSchema) is documented field by field in
 // docs/report-schema.md; [Markdown] and [HTML] render it, and [Compare] is
-// the baseline gate of `ragtriage eval -baseline`. Costs are priced from a
-// versioned [Pricing] snapshot and are "unavailable", never 0, without a
-// price.
+// the baseline gate of `ragtriage eval -baseline`, which fails closed (no
+// labelled rows, a metric gone, a row count changed beyond tolerance are
+// failures). An accuracy over no labelled row is null, never 0. Costs are
+// priced from a versioned [Pricing] snapshot — [DefaultPricing] is built in
+// — and are "unavailable", never 0, without a price. The fallback's failed
+// calls are counted (FallbackErrorsReport, [CheckFallbackErrors]); an LLM
+// judge whose HTTP client goes through [MeteredTransport] has its transport
+// failures told apart and quoted.
 //
 // # Cost
 //

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,6 +102,84 @@ type legSample struct {
 	wallMs    float64
 	usage     guard.Usage
 	failed    bool // a judge of the leg returned an error
+
+	// Calls of the leg's judges made for the row; of them, those that
+	// returned an error (not the caller's cancellation), and those among
+	// the failed that got no HTTP response (MeteredTransport); the
+	// estimates the calls gave (not abstained); the first errors.
+	calls, callErrors, transportErrors, estimates int
+	errs                                          []string
+}
+
+// maxRowErrors bounds the error messages one row keeps per leg.
+const maxRowErrors = 2
+
+// maxErrorText bounds the length of a quoted error message.
+const maxErrorText = 400
+
+// callState is what MeteredTransport found out about the HTTP requests of
+// one judge call.
+type callState struct {
+	mu        sync.Mutex
+	transport error // the first request that got no response
+}
+
+type callKey struct{}
+
+// MeteredTransport wraps the HTTP transport of a judge (an LLM judge's
+// client) so that a replay can tell, of the judge's failed calls, those
+// whose request got no HTTP response — connection refused, a name that does
+// not resolve, a TLS failure, a timeout — and quote the transport's own
+// error, which clients often leave out of theirs. It only observes: requests
+// and responses pass unchanged, and outside a replay (a request whose
+// context does not come from a Metered judge's call) it only forwards. nil
+// means http.DefaultTransport.
+func MeteredTransport(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return &meteredTransport{rt: rt}
+}
+
+type meteredTransport struct{ rt http.RoundTripper }
+
+func (m *meteredTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.rt.RoundTrip(req)
+	// A request the caller cancelled (a sibling request of the same call
+	// failed, or the run was interrupted) says nothing about the transport;
+	// a deadline that ran out does.
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(req.Context().Err(), context.Canceled) {
+		if cs, _ := req.Context().Value(callKey{}).(*callState); cs != nil {
+			cs.mu.Lock()
+			if cs.transport == nil {
+				cs.transport = err
+			}
+			cs.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+// CloseIdleConnections forwards to the wrapped transport.
+func (m *meteredTransport) CloseIdleConnections() {
+	if c, ok := m.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// callError is the message a failed call is quoted with: the judge's error,
+// and the transport's when the judge's does not already say it, on one line.
+func callError(err, transport error) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if transport != nil {
+		if t := transport.Error(); !strings.Contains(msg, t) {
+			msg += " (" + t + ")"
+		}
+	}
+	if r := []rune(msg); len(r) > maxErrorText {
+		msg = string(r[:maxErrorText-1]) + "…"
+	}
+	return msg
 }
 
 type meterKey struct{}
@@ -143,18 +223,46 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 	if meter == nil {
 		return m.j.Judge(ctx, req)
 	}
+	var cs *callState
+	if m.leg == LegFallback {
+		// Only the fallback is expected to call a server.
+		cs = &callState{}
+		ctx = context.WithValue(ctx, callKey{}, cs)
+	}
 	start := time.Now()
 	out, err := m.j.Judge(ctx, req)
 	wall := float64(time.Since(start)) / float64(time.Millisecond)
 	reported := 0.0
 	var u guard.Usage
+	given := 0
 	for i := range out {
 		reported = max(reported, float64(out[i].Latency)/float64(time.Millisecond))
 		u = u.Add(out[i].Usage)
+		if !out[i].Abstained {
+			given++
+		}
 	}
 	meter.mu.Lock()
 	s := &meter.legs[m.leg]
 	s.ran = true
+	s.calls++
+	s.estimates += given
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.failed = true
+		s.callErrors++
+		var terr error
+		if cs != nil {
+			cs.mu.Lock()
+			terr = cs.transport
+			cs.mu.Unlock()
+		}
+		if terr != nil {
+			s.transportErrors++
+		}
+		if len(s.errs) < maxRowErrors {
+			s.errs = append(s.errs, callError(err, terr))
+		}
+	}
 	if sp, _ := ctx.Value(spanKey{}).(*escSpan); sp != nil {
 		// Inside an escalation: its latency is counted when it returns.
 		sp.calls++
@@ -164,9 +272,6 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 		s.latencyMs += max(wall, reported)
 	}
 	s.usage = s.usage.Add(u)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.failed = true
-	}
 	meter.mu.Unlock()
 	return out, err
 }

@@ -48,10 +48,10 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	}
 	d := &r.Diagnosis
 	in := &r.Input
-	p(`<div class="kpi"><div>rows read<b>%d</b></div><div>evaluated<b>%d</b></div><div>failed<b>%d</b></div><div>diagnosis accuracy<b>%.3f</b></div><div>overall accuracy<b>%.3f</b></div><div>diagnosis AURC<b>%.3f</b></div>`,
-		in.RowsRead, in.RowsEvaluated, in.RowsFailed, d.Accuracy, d.OverallAccuracy, d.Selective.AURC)
+	p(`<div class="kpi"><div>rows read<b>%d</b></div><div>evaluated<b>%d</b></div><div>failed<b>%d</b></div><div>diagnosis accuracy<b>%s</b></div><div>overall accuracy<b>%s</b></div><div>diagnosis AURC<b>%s</b></div>`,
+		in.RowsRead, in.RowsEvaluated, in.RowsFailed, pCell(d.Accuracy), pCell(d.OverallAccuracy), pCell(d.Selective.AURC))
 	if c := r.Cascade; c != nil {
-		p(`<div>fallback rate<b>%.1f%%</b></div><div>end-to-end accuracy<b>%.3f</b></div>`, 100*c.FallbackRate, c.EndToEndAccuracy)
+		p(`<div>fallback rate<b>%.1f%%</b></div><div>end-to-end accuracy<b>%s</b></div>`, 100*c.FallbackRate, pCell(c.EndToEndAccuracy))
 	}
 	if r.Cost.Total.Amount != nil {
 		p(`<div>cost<b>%.4f %s</b></div>`, *r.Cost.Total.Amount, esc(r.Cost.Currency))
@@ -69,6 +69,9 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	if c := r.Cascade; c != nil {
 		cascadeHTML(&b, c)
 	}
+	if fe := r.FallbackErrors; fe != nil {
+		p("<p>%s</p>\n", esc(fallbackErrorsText(fe, "\"")))
+	}
 
 	if c := r.Claims; c != nil {
 		claimsHTML(&b, c)
@@ -81,8 +84,8 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 		if dr.AUROC != nil {
 			auc = fmt.Sprintf("%.3f", *dr.AUROC)
 		}
-		p("<tr><td>%s</td><td>%s</td><td>%d</td><td>%.3f</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%s</td><td>%.1f%%</td></tr>\n",
-			esc(dr.Decision), dr.Stage, dr.N, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC, esc(dr.Policy.thresholdsText()), 100*dr.Policy.Coverage)
+		p("<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f%%</td></tr>\n",
+			esc(dr.Decision), dr.Stage, dr.N, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC), esc(dr.Policy.thresholdsText()), 100*dr.Policy.Coverage)
 	}
 	p("</table>\n")
 
@@ -101,7 +104,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 		if dr.N == 0 {
 			continue
 		}
-		p(`<div class="card"><h3>%s (n=%d, ECE %.3f)</h3>`, esc(dr.Decision), dr.N, dr.ECE)
+		p(`<div class="card"><h3>%s (n=%d, ECE %s)</h3>`, esc(dr.Decision), dr.N, pCell(dr.ECE))
 		reliabilitySVG(&b, dr.Reliability)
 		p("</div>")
 	}
@@ -153,9 +156,9 @@ func cascadeHTML(b *strings.Builder, c *CascadeReport) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	esc := html.EscapeString
 	p("<h2>Cascade</h2>\n<table><tr><th>rows</th><th>resolved by primary</th><th>fallback rate</th><th>primary failure rate</th><th>accepted-region error</th><th>escalated-row error</th><th>end-to-end accuracy</th><th>settled / unsettled decisions</th><th>still uncertain</th></tr>\n")
-	p("<tr><td>%d</td><td>%d (%.1f%%)</td><td>%.1f%%</td><td>%.1f%%</td><td>%s</td><td>%s</td><td>%.3f</td><td>%d / %d</td><td>%d</td></tr>\n</table>\n",
+	p("<tr><td>%d</td><td>%d (%.1f%%)</td><td>%.1f%%</td><td>%.1f%%</td><td>%s</td><td>%s</td><td>%s</td><td>%d / %d</td><td>%d</td></tr>\n</table>\n",
 		c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved, 100*c.FallbackRate, 100*c.PrimaryFailureRate,
-		esc(regionCell(c.AcceptedRegion)), esc(regionCell(c.EscalatedRows)), c.EndToEndAccuracy, c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+		esc(regionCell(c.AcceptedRegion)), esc(regionCell(c.EscalatedRows)), pCell(c.EndToEndAccuracy), c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
 	if rt := c.Runtime; rt != nil {
 		p("<p>Cascade runtime (<code>%s</code>), per estimate (per chunk for chunk relevance) unless it says calls:</p>\n", esc(rt.Escalator))
 		p("<table><tr><th>escalations</th><th>estimates asked</th><th>cache hits</th><th>settled</th><th>abstained</th><th>fallback calls</th><th>call errors</th><th>shared calls</th><th>breaker trips</th><th>breaker at end</th></tr>\n")

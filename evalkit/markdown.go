@@ -49,11 +49,11 @@ func Markdown(r *Report) string {
 	d := &r.Diagnosis
 	p("\n## Diagnosis\n\n")
 	p("| labeled rows | successful | failures | accuracy | successful accuracy | overall accuracy | success rate | AURC |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	p("| %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n\n", d.Attempted, d.Successful, d.Failures, d.Accuracy, d.SuccessfulAccuracy, d.OverallAccuracy, d.SuccessRate, d.Selective.AURC)
+	p("| %d | %d | %d | %s | %s | %s | %s | %s |\n\n", d.Attempted, d.Successful, d.Failures, pCell(d.Accuracy), pCell(d.SuccessfulAccuracy), pCell(d.OverallAccuracy), pCell(d.SuccessRate), pCell(d.Selective.AURC))
 	if len(in.PerFile) > 1 {
 		p("| file | rows | diagnosis labels | accuracy |\n|---|---:|---:|---:|\n")
 		for _, f := range in.PerFile {
-			p("| %s | %d | %d | %.3f |\n", f.File, f.Rows, f.Labeled, f.Accuracy)
+			p("| %s | %d | %d | %s |\n", f.File, f.Rows, f.Labeled, pCell(f.Accuracy))
 		}
 		p("\n")
 	}
@@ -102,8 +102,8 @@ func Markdown(r *Report) string {
 				p("| %s | %d | 0 | %d | – | – | – | – | – | %s | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, dr.Policy.thresholdsText())
 				continue
 			}
-			p("| %s | %d | %d | %d | %.3f | %s | %.3f | %.3f | %.3f | %s | %.1f%% | %d/%d | %d/%d |\n",
-				dr.Decision, dr.Labeled, dr.N, dr.Abstained, dr.Accuracy, auc, dr.Brier, dr.ECE, dr.AURC,
+			p("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.1f%% | %d/%d | %d/%d |\n",
+				dr.Decision, dr.Labeled, dr.N, dr.Abstained, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC),
 				dr.Policy.thresholdsText(), 100*dr.Policy.Coverage,
 				dr.Policy.AutoPass.Errors, dr.Policy.AutoPass.Count, dr.Policy.AutoFail.Errors, dr.Policy.AutoFail.Count)
 		}
@@ -118,8 +118,8 @@ func Markdown(r *Report) string {
 
 	if c := r.Cascade; c != nil {
 		p("\n## Cascade\n\n| rows | resolved by primary | fallback rate | primary failure rate | accepted-region error | escalated-row error | end-to-end accuracy | settled / unsettled decisions | still uncertain |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %.3f | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
-			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), c.EndToEndAccuracy,
+		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %s | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
+			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), pCell(c.EndToEndAccuracy),
 			c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
 		if rt := c.Runtime; rt != nil {
 			p("\nCascade runtime (`%s`, its counters at the end of the run; estimates are per decision, per chunk for chunk relevance):\n\n", rt.Escalator)
@@ -134,6 +134,10 @@ func Markdown(r *Report) string {
 		if st := c.Settings; st != nil {
 			p("\nCascade settings: %s.\n", cascadeSettingsText(st))
 		}
+	}
+
+	if fe := r.FallbackErrors; fe != nil {
+		p("\n%s\n", fallbackErrorsText(fe, "`"))
 	}
 
 	if c := r.Claims; c != nil {
@@ -238,7 +242,33 @@ func claimsMarkdown(b *strings.Builder, c *ClaimsReport) {
 	}
 }
 
-// pCell writes a probability, or n/a when there is none.
+// fallbackErrorsText describes the fallback's calls and failures in one
+// paragraph, quoting the errors between the quote marks given.
+func fallbackErrorsText(fe *FallbackErrorsReport, quote string) string {
+	if fe.Failed == 0 {
+		return fmt.Sprintf("Fallback calls: %d made, none failed.", fe.Calls)
+	}
+	s := fmt.Sprintf("Fallback calls: %d made, %d failed (%d with no HTTP response), %s of them; the calls gave %d estimates.",
+		fe.Calls, fe.Failed, fe.Transport, pctCell(fe.FailedRate), fe.Estimates)
+	if len(fe.Errors) > 0 {
+		qs := make([]string, len(fe.Errors))
+		for i, e := range fe.Errors {
+			qs[i] = quote + strings.ReplaceAll(e, quote, "'") + quote
+		}
+		s += " First errors: " + strings.Join(qs, "; ") + "."
+	}
+	return s
+}
+
+// pctCell writes a rate as a percentage, or n/a when there is none.
+func pctCell(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100**p)
+}
+
+// pCell writes a probability (or an accuracy), or n/a when there is none.
 func pCell(p *float64) string {
 	if p == nil {
 		return "n/a"

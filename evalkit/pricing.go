@@ -1,16 +1,19 @@
 package evalkit
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 )
 
-// Pricing is a versioned snapshot of token prices (testdata/pricing/DATE.json):
+// Pricing is a versioned snapshot of token prices (testdata/pricing/DATE.json;
+// the current one is built in, see DefaultPricing):
 //
 //	{"version": "2025-06-01", "currency": "USD", "unit": "per 1M tokens",
 //	 "source": "…", "models": {"gpt-4o-mini": {"input": 0.15, "output": 0.60}, …}}
@@ -38,12 +41,41 @@ type Price struct {
 // finite amount (an infinite cost could not be written in a JSON report).
 const MaxPrice = 1e9
 
+// defaultPricing is the snapshot built into the binary, so that costs are
+// priced wherever it runs. It is a copy of testdata/pricing/2025-06-01.json
+// (a test keeps the two identical); its "source" says where the prices come
+// from and how far to trust them.
+//
+//go:embed pricing/2025-06-01.json
+var defaultPricing []byte
+
+// DefaultPricingJSON returns the embedded pricing snapshot as it is stored.
+func DefaultPricingJSON() []byte { return slices.Clone(defaultPricing) }
+
+// DefaultPricing returns the pricing snapshot built into the binary
+// (version 2025-06-01: hand-entered list prices, see its Source). Each call
+// returns a new copy.
+func DefaultPricing() *Pricing {
+	p, err := ParsePricing(defaultPricing, "embedded pricing/2025-06-01.json")
+	if err != nil {
+		panic(err) // a test checks the embedded file
+	}
+	return p
+}
+
 // LoadPricing reads and checks a pricing snapshot.
 func LoadPricing(path string) (*Pricing, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return ParsePricing(b, path)
+}
+
+// ParsePricing checks a pricing snapshot in its JSON form; name says where
+// it came from, in errors.
+func ParsePricing(b []byte, name string) (*Pricing, error) {
+	path := name
 	var p Pricing
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil, fmt.Errorf("evalkit: pricing %s: %w", path, err)

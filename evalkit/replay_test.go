@@ -289,17 +289,66 @@ func TestCostNeverMadeUp(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	auc := 0.9
-	base := &Report{Mode: ModePrimary, Diagnosis: DiagnosisReport{Attempted: 10, Accuracy: 0.8},
-		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: 0.9, AUROC: &auc, ECE: 0.05}}}}
+	base := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 10, RowsLabeled: 10},
+		Diagnosis: DiagnosisReport{Attempted: 10, Accuracy: rate(0.8)},
+		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.05)}}}}
 	cur := *base
-	cur.Diagnosis.Accuracy = 0.79
-	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: 0.9, AUROC: &auc, ECE: 0.1}}}
-	regs, _ := Compare(base, &cur, 0.02)
-	if len(regs) != 1 || regs[0].Metric != "decisions.groundedness.ece" || regs[0].HigherIsBetter {
-		t.Errorf("regressions %v; want only the ECE rise", regs)
+	cur.Diagnosis.Accuracy = rate(0.79)
+	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.1)}}}
+	g := Compare(base, &cur, GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1})
+	if len(g.Regressions) != 1 || g.Regressions[0].Metric != "decisions.groundedness.ece" || g.Regressions[0].HigherIsBetter || len(g.Problems) != 0 || !g.Failed() {
+		t.Errorf("gate %+v; want only the ECE rise", g)
 	}
 	cur.Mode = ModeCascade
-	if _, notes := Compare(base, &cur, 0.02); len(notes) == 0 || !strings.Contains(notes[0], "modes differ") {
-		t.Errorf("notes %v", notes)
+	if g := Compare(base, &cur, GateOptions{MaxDrop: 0.02}); len(g.Notes) == 0 || !strings.Contains(g.Notes[0], "modes differ") {
+		t.Errorf("notes %v", g.Notes)
 	}
 }
+
+// TestCompareFailsClosed: nothing to compare is a failure, not a pass.
+func TestCompareFailsClosed(t *testing.T) {
+	auc := 0.9
+	base := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 100, RowsLabeled: 100},
+		Diagnosis: DiagnosisReport{Attempted: 100, Accuracy: rate(0.8)},
+		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 50, Accuracy: rate(0.9), AUROC: &auc}}}}
+	opts := GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1}
+	if g := Compare(base, base, opts); g.Failed() || len(g.Problems) != 0 {
+		t.Errorf("a report against itself: %+v", g)
+	}
+	has := func(g GateResult, want string) bool {
+		return strings.Contains(strings.Join(g.Problems, "\n"), want)
+	}
+	// No labelled rows now: every metric is missing.
+	none := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 100}}
+	g := Compare(base, none, opts)
+	for _, want := range []string{"the current run has no labelled rows", "diagnosis.accuracy: in the baseline, missing now",
+		"decisions.groundedness.auroc: in the baseline, missing now", "labelled rows: 0, baseline 100"} {
+		if !g.Failed() || !has(g, want) {
+			t.Errorf("no labels: problems %q lack %q", g.Problems, want)
+		}
+	}
+	// One metric missing (AUROC undefined now).
+	cur := *base
+	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 50, Accuracy: rate(0.9)}}}
+	if g := Compare(base, &cur, opts); !g.Failed() || len(g.Problems) != 1 || !has(g, "decisions.groundedness.auroc: in the baseline, missing now") {
+		t.Errorf("missing AUROC: %+v", g)
+	}
+	// Row counts: 89 of 100 fails 10%, 91 passes; the tolerance is relative.
+	for _, tc := range []struct {
+		rows int
+		fail bool
+	}{{89, true}, {91, false}, {111, true}, {110, false}} {
+		cur := *base
+		cur.Input.RowsEvaluated, cur.Input.RowsLabeled = tc.rows, tc.rows
+		g := Compare(base, &cur, opts)
+		if g.Failed() != tc.fail || (tc.fail && !has(g, fmt.Sprintf("rows evaluated: %d, baseline 100", tc.rows))) {
+			t.Errorf("%d rows against 100: %+v; want failed %v", tc.rows, g, tc.fail)
+		}
+	}
+	// A baseline with nothing labelled cannot gate anything either.
+	if g := Compare(none, base, opts); !g.Failed() || !has(g, "the baseline has no labelled rows") {
+		t.Errorf("unlabelled baseline: %+v", g)
+	}
+}
+
+func rate(v float64) *float64 { return &v }

@@ -16,8 +16,10 @@ const ReportSchema = "ragtriage.report/1"
 // Report is the outcome of a replay: how well each decision and the
 // diagnosis are judged, at which thresholds how much traffic is decided
 // automatically with what error, and what the judging cost. Its JSON form is
-// stable (see ReportSchema). Rates whose denominator is 0 are 0; a metric
-// that is undefined for the data (AUROC with one class) is null.
+// stable (see ReportSchema). Rates whose denominator is 0 are 0, except the
+// accuracies (and the diagnosis success rate): over no labelled row they are
+// null, as is a metric that is undefined for the data (AUROC with one
+// class).
 type Report struct {
 	Schema string `json:"schema"`
 	// Mode is primary, fallback, cascade or recorded.
@@ -35,12 +37,15 @@ type Report struct {
 	Decisions DecisionsReport `json:"decisions"`
 	Cascade   *CascadeReport  `json:"cascade,omitempty"`
 	// Claims describes the advanced groundedness mode (claims mode only).
-	Claims    *ClaimsReport   `json:"claims,omitempty"`
-	Latency   LatencyReport   `json:"latency"`
-	Usage     UsageReport     `json:"usage"`
-	Cost      CostReport      `json:"cost"`
-	Reproduce Reproducibility `json:"reproducibility"`
-	Settings  ReportSettings  `json:"settings"`
+	Claims *ClaimsReport `json:"claims,omitempty"`
+	// FallbackErrors counts the fallback judge's calls and their failures
+	// (fallback and cascade mode).
+	FallbackErrors *FallbackErrorsReport `json:"fallbackErrors,omitempty"`
+	Latency        LatencyReport         `json:"latency"`
+	Usage          UsageReport           `json:"usage"`
+	Cost           CostReport            `json:"cost"`
+	Reproduce      Reproducibility       `json:"reproducibility"`
+	Settings       ReportSettings        `json:"settings"`
 }
 
 // SimulationInfo describes a simulated fallback judge in a report.
@@ -126,11 +131,12 @@ type Failure struct {
 
 // FileQuality is the diagnosis quality on the rows of one input file.
 type FileQuality struct {
-	File     string  `json:"file"`
-	Rows     int     `json:"rows"`
-	Labeled  int     `json:"diagnosisLabeled"`
-	Correct  int     `json:"correct"`
-	Accuracy float64 `json:"accuracy"`
+	File    string `json:"file"`
+	Rows    int    `json:"rows"`
+	Labeled int    `json:"diagnosisLabeled"`
+	Correct int    `json:"correct"`
+	// Accuracy = Correct/Labeled; null when the file has no diagnosis label.
+	Accuracy *float64 `json:"accuracy"`
 }
 
 // DiagnosisReport scores the diagnosis as a multi-class decision on the rows
@@ -146,13 +152,14 @@ type DiagnosisReport struct {
 	Correct    int `json:"correct"`
 	// Accuracy = correct/evaluated over every evaluated labeled row (a row
 	// whose judge failed counts with the result it got).
-	Accuracy float64 `json:"accuracy"`
+	Accuracy *float64 `json:"accuracy"`
 	// SuccessfulAccuracy = Correct/Successful; OverallAccuracy =
 	// Correct/Attempted (a failure counts as wrong); SuccessRate =
-	// Successful/Attempted.
-	SuccessfulAccuracy float64 `json:"successfulAccuracy"`
-	OverallAccuracy    float64 `json:"overallAccuracy"`
-	SuccessRate        float64 `json:"successRate"`
+	// Successful/Attempted. Each of the four is null when its denominator
+	// is 0 (no labelled row): an accuracy over nothing is not 0.
+	SuccessfulAccuracy *float64 `json:"successfulAccuracy"`
+	OverallAccuracy    *float64 `json:"overallAccuracy"`
+	SuccessRate        *float64 `json:"successRate"`
 	// InvalidLabels counts rows whose diagnosis label is not a known code.
 	InvalidLabels int `json:"invalidLabels"`
 	// Labels are the classes, in guard.Diagnoses order; Confusion[t][p]
@@ -182,9 +189,9 @@ type SelectiveQuality struct {
 	// decided automatically.
 	Thresholds []ThresholdRow `json:"thresholds"`
 	// Curve is the risk–coverage curve (thinned to at most curvePoints
-	// points); AURC is computed on the full curve.
+	// points); AURC is computed on the full curve, null when N is 0.
 	Curve []calibrate.RiskPoint `json:"riskCoverage"`
-	AURC  float64               `json:"aurc"`
+	AURC  *float64              `json:"aurc"`
 }
 
 // ThresholdRow is one row of a one-sided threshold table: Accepted rows are
@@ -226,19 +233,21 @@ type DecisionReport struct {
 	N         int `json:"n"`
 	Abstained int `json:"abstained"`
 	Positives int `json:"positives"`
-	// Accuracy: the share of items where (P ≥ 0.5) equals the label.
-	Accuracy float64 `json:"accuracy"`
-	// AUROC is null with a single class (AUROCNote says so).
+	// Accuracy: the share of items where (P ≥ 0.5) equals the label; null
+	// when N is 0.
+	Accuracy *float64 `json:"accuracy"`
+	// AUROC is null with a single class (AUROCNote says so). AUROC, Brier,
+	// ECE and AURC are null when N is 0.
 	AUROC       *float64              `json:"auroc"`
 	AUROCNote   string                `json:"aurocNote,omitempty"`
-	Brier       float64               `json:"brier"`
-	ECE         float64               `json:"ece"`
+	Brier       *float64              `json:"brier"`
+	ECE         *float64              `json:"ece"`
 	Reliability []ReliabilityBin      `json:"reliability"`
 	Policy      PolicyOutcome         `json:"policy"`
 	OneSided    []ThresholdRow        `json:"oneSided"`
 	Sweep       []SweepRow            `json:"sweep"`
 	Curve       []calibrate.RiskPoint `json:"riskCoverage"`
-	AURC        float64               `json:"aurc"`
+	AURC        *float64              `json:"aurc"`
 }
 
 // ReliabilityBin is one bucket of a reliability table: [Lower, Upper), the
@@ -316,8 +325,9 @@ type CascadeReport struct {
 	AcceptedRegion RegionStats `json:"acceptedRegion"`
 	EscalatedRows  RegionStats `json:"escalatedRows"`
 	EndToEnd       RegionStats `json:"endToEnd"`
-	// EndToEndAccuracy = 1 − EndToEnd.ErrorRate.
-	EndToEndAccuracy float64 `json:"endToEndAccuracy"`
+	// EndToEndAccuracy = 1 − EndToEnd.ErrorRate; null when no row had a
+	// diagnosis label.
+	EndToEndAccuracy *float64 `json:"endToEndAccuracy"`
 	// Settings is how the cascade around the fallback was configured (the
 	// effective values); nil when cascade mode's escalator was not built
 	// from CascadeSettings.
@@ -564,7 +574,40 @@ type Reproducibility struct {
 	// MetricsSeconds is the time spent keeping the per-row numbers and
 	// computing the report (a part of ElapsedSeconds).
 	MetricsSeconds float64 `json:"metricsSeconds"`
+	// Nondeterminism says why the figures of this run may differ from a
+	// rerun's on the same data (cascade mode with more than one worker);
+	// empty when they may not, apart from the measured latencies and a live
+	// model's own variation.
+	Nondeterminism string `json:"nondeterminism,omitempty"`
 }
+
+// FallbackErrorsReport counts the calls of the fallback judge (fallback and
+// cascade mode) and those that failed. A call is one Judge call of the
+// fallback judge (in cascade mode one per cascade call: cache hits and
+// refusals call nothing); a call the caller ended (cancelled) is not a
+// failure.
+type FallbackErrorsReport struct {
+	// Calls counts the fallback judge's calls; Failed those that returned
+	// an error; Transport those of the failed whose HTTP request got no
+	// response (connection refused, DNS, TLS, timeout: known only for
+	// judges whose client uses MeteredTransport, as the CLI's openai
+	// fallback does).
+	Calls     int `json:"calls"`
+	Failed    int `json:"failed"`
+	Transport int `json:"transport"`
+	// FailedRate = Failed/Calls; null when no call was made.
+	FailedRate *float64 `json:"failedRate"`
+	// Estimates counts the estimates the calls gave (not abstained): 0
+	// means the fallback settled nothing.
+	Estimates int `json:"estimates"`
+	// Errors quotes the first MaxListedFallbackErrors distinct errors, in
+	// input order (the judge's message, with the transport's in
+	// parentheses when the judge's leaves it out).
+	Errors []string `json:"errors"`
+}
+
+// MaxListedFallbackErrors bounds the errors FallbackErrorsReport quotes.
+const MaxListedFallbackErrors = 5
 
 // DecisionSetUse counts the results judged with one decision definition set.
 type DecisionSetUse struct {

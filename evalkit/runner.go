@@ -32,8 +32,12 @@ type Config struct {
 	// report's cascade.runtime block holds its counts, read once the run
 	// has ended. Escalations under way together may share a fallback call
 	// or find each other's estimates in the cache, so with more than one
-	// worker the cache and collapse counts (not the estimates' count) may
-	// vary from run to run when the input repeats a sample.
+	// worker the cache, collapse and call counts may vary from run to run
+	// when the input repeats a sample — and with a fallback that reads the
+	// labels (SimulatedJudge), the fallback's estimates too, since a shared
+	// estimate was drawn for the row that reached the fallback first. A
+	// cascade report made with more than one worker says so
+	// (Reproducibility.Nondeterminism); one worker is deterministic.
 	Escalator guard.Escalator
 	// CascadeSettings, when set, is recorded in the report's
 	// cascade.settings.

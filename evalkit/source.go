@@ -252,6 +252,7 @@ func (m *fileLines) close() error {
 // sample with its labels, or a bad line with its position and reason.
 type DatasetSource struct {
 	lines fileLines
+	check DatasetChecker
 	// BytesRead, when set, is called with the number of bytes read so far
 	// across all files (for a progress display).
 	BytesRead func(n int64)
@@ -288,7 +289,7 @@ func (s *DatasetSource) Next() (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	row, err := ParseRow(line)
+	row, err := s.check.Parse(pos, line)
 	if err != nil {
 		s.lines.bad()
 		var re *RowError
@@ -304,6 +305,11 @@ func (s *DatasetSource) Next() (Item, error) {
 
 // Inputs implements Source.
 func (s *DatasetSource) Inputs() []InputFile { return s.lines.inputs }
+
+// Warnings returns the warnings about the lines read so far (see
+// DatasetChecker): each unknown top-level key, once per file, and each file
+// that is not JSON Lines. It is complete once Next has returned io.EOF.
+func (s *DatasetSource) Warnings() []Warning { return s.check.Warnings() }
 
 // Close implements Source.
 func (s *DatasetSource) Close() error { return s.lines.close() }

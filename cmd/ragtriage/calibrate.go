@@ -279,6 +279,9 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	for _, w := range src.Warnings() {
+		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
+	}
 	for _, es := range ex {
 		for i := range es {
 			es[i].group = groups.find(es[i].group)

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -34,7 +36,7 @@ var evalCommand = &command{
 
 const evalUsage = `Usage: ragtriage eval -dataset FILE [-records FILE | -traces FILE] [-mode MODE] [-profile FILE]
                       -out report.json [-md report.md] [-html report.html]
-                      [-baseline report.json -max-drop 0.02] [flags]
+                      [-baseline report.json -max-drop 0.02 -max-row-change 0.10] [flags]
 
 Eval replays labeled rows through the guard and reports, per decision and for
 the diagnosis, how much traffic each threshold decides automatically and with
@@ -52,7 +54,8 @@ Input (-dataset, -records and -traces may be repeated, or given a comma-separate
                   writes it; each ragtriage evaluation span is one record
                   (its sample only when content capture was on).
 
-Bad lines are counted and listed (file:line and why) and the run goes on.
+Bad lines are counted and listed (file:line and why) and the run goes on. An
+input file that cannot be opened stops the run before anything is written.
 
 Modes (the same rows in every mode):
   -mode primary   the lexical judges and the profile's policy (default)
@@ -105,8 +108,19 @@ Fallback judge:
   -fallback-budget-window D   the budget's sliding window (default 1m)
   Identical rows escalated at the same time may share one call instead of
   hitting the cache, so with -workers above 1 the cache and shared-call
-  counts can vary between runs on data that repeats a sample; -workers 1
-  makes them deterministic.
+  counts can vary between runs on data that repeats a sample (and with the
+  simulated fallback, which answers with the labels of the row that reached
+  it, every fallback figure); -workers 1 makes them deterministic. That is
+  why cascade mode with the simulated fallback runs one worker unless
+  -workers says otherwise; a report made with more says so
+  (reproducibility.nondeterminism).
+
+  Failed fallback calls are counted in the report (fallbackErrors) and the
+  first ones quoted on stderr. The run exits 1 when calls got no HTTP
+  response (connection refused, DNS, TLS, timeout) and the fallback settled
+  nothing, or when more than -max-fallback-errors of its calls failed:
+  -max-fallback-errors R  largest share of failed fallback calls (default 0.05)
+  -allow-fallback-errors  report them, but do not exit 1 for them
 
   The "openai" fallback is an LLM judge (package guard/llmjudge) on any
   OpenAI-compatible chat-completions server: OpenAI, vLLM, llama.cpp,
@@ -138,20 +152,29 @@ Output:
   -html FILE       a self-contained HTML page with plots (no network)
   -baseline FILE   compare with an earlier JSON report: exit 1 when a
                    quality metric got worse by more than -max-drop (0.02),
-                   naming each such metric
-  -pricing FILE    token price snapshot (default testdata/pricing/2025-06-01.json;
-                   without it, costs are reported as unavailable)
+                   naming each such metric. The gate fails closed: it also
+                   exits 1 when the current run (or the baseline) has no
+                   labelled rows, when a metric of the baseline is missing
+                   now, or when the rows evaluated or labelled differ from
+                   the baseline's by more than -max-row-change
+  -max-row-change R  largest relative change of those row counts (default
+                   0.10: ±10%)
+  -pricing FILE    token price snapshot (default: the snapshot built in,
+                   2025-06-01, a copy of testdata/pricing/2025-06-01.json)
 
 Other flags:
   -profile FILE    calibration profile of the lexical judges (default: embedded)
-  -workers N       rows judged at once (default: one per CPU)
+  -workers N       rows judged at once; 0 is one per CPU, the default except
+                   in cascade mode with the simulated fallback, where it is
+                   1 (see above)
   -progress WHEN   auto (a bar on a terminal for runs over 2s), always, never
 
 Interrupting (Ctrl-C) writes a partial report, marked partial, covering the
 rows evaluated so far.
 
 Exit status: 0 on success; 1 when a row failed, the run was interrupted, the
-baseline gate found a regression, or the run could not start; 2 on a usage
+baseline gate failed, the fallback's calls failed (see above), or the run
+could not start (an input file that cannot be opened); 2 on a usage
 error (a bad flag, or a fallback that cannot be configured, such as openai
 without OPENAI_API_KEY).
 `
@@ -178,10 +201,14 @@ type evalFlags struct {
 	out, md, html             string
 	baseline                  string
 	maxDrop                   float64
+	maxRowChange              float64
 	pricing                   string
-	pricingSet                bool
 	workers                   int
+	workersSet                bool
 	progress                  string
+
+	maxFallbackErrors   float64
+	allowFallbackErrors bool
 
 	fallback       string
 	fallbackPolicy string
@@ -211,8 +238,6 @@ type evalFlags struct {
 	simPriceAs      string
 	simUnlabeled    string
 }
-
-const defaultPricing = "testdata/pricing/2025-06-01.json"
 
 // fallbackSetup is what a fallback factory returns.
 type fallbackSetup struct {
@@ -253,8 +278,11 @@ func newOpenAIFallback(f *evalFlags, _ guard.Judge) (fallbackSetup, error) {
 		return fallbackSetup{}, fmt.Errorf("-fallback openai: %w", llmjudge.ErrNoAPIKey)
 	}
 	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: max(8, f.fallbackConcurrency)}
+	// MeteredTransport lets the report tell calls that got no HTTP response
+	// from other failures, and quote the transport's error (langchaingo's
+	// says only "failed to reach API server").
 	j, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{BaseURL: f.fallbackBaseURL, Model: f.fallbackModel, APIKey: key,
-		Timeout: f.fallbackTimeout, Base: tr})
+		Timeout: f.fallbackTimeout, Base: evalkit.MeteredTransport(tr)})
 	if err != nil {
 		return fallbackSetup{}, fmt.Errorf("-fallback openai: %w", err)
 	}
@@ -384,8 +412,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.html, "html", "", "HTML report `FILE`")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline JSON report `FILE`")
 	fs.Float64Var(&f.maxDrop, "max-drop", 0.02, "largest tolerated worsening of a metric")
-	fs.StringVar(&f.pricing, "pricing", defaultPricing, "pricing snapshot `FILE`")
-	fs.IntVar(&f.workers, "workers", 0, "rows judged at once (0: one per CPU)")
+	fs.Float64Var(&f.maxRowChange, "max-row-change", 0.10, "largest tolerated relative change of the rows compared with -baseline")
+	fs.StringVar(&f.pricing, "pricing", "", "pricing snapshot `FILE` (default: the built-in snapshot)")
+	fs.IntVar(&f.workers, "workers", 0, "rows judged at once (0: one per CPU; unset: also, but 1 in cascade mode with the simulated fallback)")
+	fs.Float64Var(&f.maxFallbackErrors, "max-fallback-errors", 0.05, "largest tolerated share of failed fallback calls")
+	fs.BoolVar(&f.allowFallbackErrors, "allow-fallback-errors", false, "do not exit 1 because fallback calls failed")
 	fs.StringVar(&f.progress, "progress", "auto", "auto, always or never")
 	fs.StringVar(&f.fallback, "fallback", "simulated", "fallback judge")
 	fs.StringVar(&f.fallbackPolicy, "fallback-policy", "0.3,0.7", "fallback thresholds FAIL,PASS")
@@ -417,8 +448,8 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "pricing" {
-			f.pricingSet = true
+		if fl.Name == "workers" {
+			f.workersSet = true
 		}
 	})
 	usage := func(format string, a ...any) int {
@@ -438,6 +469,10 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usage("-workers %d: want 0 or more", f.workers)
 	case !(f.maxDrop >= 0):
 		return usage("-max-drop %v: want 0 or more", f.maxDrop)
+	case !(f.maxRowChange >= 0) || math.IsInf(f.maxRowChange, 0):
+		return usage("-max-row-change %v: want a fraction, 0 or more (0.10: ±10%%)", f.maxRowChange)
+	case !(f.maxFallbackErrors >= 0 && f.maxFallbackErrors <= 1):
+		return usage("-max-fallback-errors %v: want a share in [0, 1]", f.maxFallbackErrors)
 	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
 		return usage("-progress %q: want auto, always or never", f.progress)
 	}
@@ -470,6 +505,16 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "ragtriage eval: %v\n", err)
 		return 1
+	}
+	// Every input must open before anything is judged or written: a
+	// missing file is an error, not a report of nothing.
+	for _, in := range []struct {
+		flag  string
+		paths []string
+	}{{"dataset", f.datasets}, {"records", f.records}, {"traces", f.traces}} {
+		if err := checkInputs(in.flag, in.paths); err != nil {
+			return fail(err)
+		}
 	}
 	prof := lexical.DefaultProfile()
 	if f.profile != "" {
@@ -504,6 +549,12 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			defer fb.close()
 		}
 		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
+		if mode == evalkit.ModeCascade && fb.simulation != nil && !f.workersSet {
+			// The simulation answers with the labels of the row that
+			// reaches it; with one worker that order, and so the report,
+			// is the same on every run.
+			cfg.Workers = 1
+		}
 		cfg.FallbackPolicy = &fbPolicy
 		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
 			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule, Cascade: cs, Claims: claims})
@@ -527,12 +578,12 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		setup.Configure(&cfg)
 	}
-	if p, err := evalkit.LoadPricing(f.pricing); err == nil {
+	if f.pricing == "" {
+		cfg.Pricing = evalkit.DefaultPricing()
+	} else if p, err := evalkit.LoadPricing(f.pricing); err == nil {
 		cfg.Pricing = p
-	} else if f.pricingSet || !errors.Is(err, os.ErrNotExist) {
-		return fail(fmt.Errorf("pricing: %w", err))
 	} else {
-		fmt.Fprintf(stderr, "ragtriage eval: no pricing snapshot at %s: costs will be reported as unavailable\n", f.pricing)
+		return fail(fmt.Errorf("pricing: %w", err))
 	}
 
 	// The input.
@@ -587,13 +638,22 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	in := rep.Input
-	fmt.Fprintf(stderr, "ragtriage eval: %s mode: %d rows read, %d evaluated, %d failed, %d not evaluated; diagnosis accuracy %.3f on %d labeled rows\n",
-		rep.Mode, in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated, rep.Diagnosis.Accuracy, rep.Diagnosis.Attempted)
+	acc := "n/a"
+	if a := rep.Diagnosis.Accuracy; a != nil {
+		acc = fmt.Sprintf("%.3f", *a)
+	}
+	fmt.Fprintf(stderr, "ragtriage eval: %s mode: %d rows read, %d evaluated, %d failed, %d not evaluated; diagnosis accuracy %s on %d labeled rows\n",
+		rep.Mode, in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated, acc, rep.Diagnosis.Attempted)
 	for _, fl := range in.Failures {
 		fmt.Fprintf(stderr, "ragtriage eval: %s: %s: %s\n", fl.Pos, fl.Kind, fl.Reason)
 	}
 	if in.FailuresTotal > in.FailuresListed {
 		fmt.Fprintf(stderr, "ragtriage eval: … and %d more failures (see the report)\n", in.FailuresTotal-in.FailuresListed)
+	}
+	if ws, ok := src.(interface{ Warnings() []evalkit.Warning }); ok {
+		for _, w := range ws.Warnings() {
+			fmt.Fprintf(stderr, "ragtriage eval: %s: %s\n", w.Pos, w.Message)
+		}
 	}
 	status := 0
 	if runErr != nil {
@@ -603,25 +663,67 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if in.RowsFailed > 0 {
 		status = 1
 	}
+	if fe := rep.FallbackErrors; fe != nil && fe.Failed > 0 {
+		fmt.Fprintf(stderr, "ragtriage eval: %d of %d fallback calls failed (%d with no HTTP response); the first errors:\n", fe.Failed, fe.Calls, fe.Transport)
+		for _, e := range fe.Errors[:min(len(fe.Errors), 3)] {
+			fmt.Fprintf(stderr, "ragtriage eval:   %q\n", e)
+		}
+		for _, p := range evalkit.CheckFallbackErrors(rep, f.maxFallbackErrors) {
+			if f.allowFallbackErrors {
+				fmt.Fprintf(stderr, "ragtriage eval: fallback: %s (allowed by -allow-fallback-errors)\n", p)
+				continue
+			}
+			fmt.Fprintf(stderr, "ragtriage eval: fallback: %s\n", p)
+			status = 1
+		}
+	}
 	if f.baseline != "" {
 		base, err := evalkit.ReadReport(f.baseline)
 		if err != nil {
 			return fail(err)
 		}
-		regs, notes := evalkit.Compare(base, rep, f.maxDrop)
-		for _, n := range notes {
+		g := evalkit.Compare(base, rep, evalkit.GateOptions{MaxDrop: f.maxDrop, MaxRowChange: f.maxRowChange})
+		for _, n := range g.Notes {
 			fmt.Fprintf(stderr, "ragtriage eval: baseline: %s\n", n)
 		}
-		for _, r := range regs {
+		for _, p := range g.Problems {
+			fmt.Fprintf(stderr, "ragtriage eval: gate: %s\n", p)
+		}
+		for _, r := range g.Regressions {
 			fmt.Fprintf(stderr, "ragtriage eval: regression: %s\n", r)
 		}
-		if len(regs) > 0 {
+		if g.Failed() {
 			status = 1
 		} else {
 			fmt.Fprintf(stdout, "ragtriage eval: no metric dropped by more than %g against %s\n", f.maxDrop, f.baseline)
 		}
 	}
 	return status
+}
+
+// checkInputs opens each input file once, so that one that is missing,
+// unreadable or a directory stops the run before anything is judged or
+// written.
+func checkInputs(flag string, paths []string) error {
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("-%s %s: %w", flag, p, err)
+		}
+		st, err := fh.Stat()
+		fh.Close()
+		switch {
+		case err != nil:
+			return fmt.Errorf("-%s %s: %w", flag, p, err)
+		case st.IsDir():
+			return fmt.Errorf("-%s %s: is a directory", flag, p)
+		}
+	}
+	return nil
 }
 
 func parseFallbackPolicy(s string) (guard.Policy, error) {

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -240,8 +242,8 @@ func TestEvalModes(t *testing.T) {
 		t.Errorf("cascade resolved %d rows by primary; primary mode routed %d auto", got, want)
 	}
 	// A simulated fallback that reads the labels lifts the diagnosis.
-	if !(c.Diagnosis.Accuracy > p.Diagnosis.Accuracy) {
-		t.Errorf("cascade accuracy %.3f not above primary %.3f", c.Diagnosis.Accuracy, p.Diagnosis.Accuracy)
+	if !(*c.Diagnosis.Accuracy > *p.Diagnosis.Accuracy) {
+		t.Errorf("cascade accuracy %.3f not above primary %.3f", *c.Diagnosis.Accuracy, *p.Diagnosis.Accuracy)
 	}
 }
 
@@ -322,10 +324,10 @@ func TestEvalBaselineGate(t *testing.T) {
 	}
 	// A baseline that was better: fails, naming the metric.
 	r := readReportFile(t, base)
-	r.Diagnosis.Accuracy += 0.05
+	*r.Diagnosis.Accuracy += 0.05
 	for i := range r.Decisions.Generation {
 		if r.Decisions.Generation[i].Decision == "groundedness" {
-			r.Decisions.Generation[i].Brier -= 0.03
+			*r.Decisions.Generation[i].Brier -= 0.03
 		}
 	}
 	better := filepath.Join(dir, "better.json")
@@ -683,19 +685,28 @@ func TestEvalOpenAIFallback(t *testing.T) {
 // TestEvalOpenAIFallbackDown: a fallback server that fails opens the
 // breaker; every row still gets its result (JUDGE_UNCERTAIN where the
 // fallback was needed) and the report counts the trip and the refusals.
+// Every call failed, so eval exits 1 quoting the error, unless
+// -allow-fallback-errors.
 func TestEvalOpenAIFallbackDown(t *testing.T) {
 	fixedClock(t)
 	srv := fakeopenai.New(func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 500, Message: "down"} })
 	defer srv.Close()
 	t.Setenv(llmjudge.APIKeyEnv, "dummy-key")
 	out := filepath.Join(t.TempDir(), "r.json")
-	st, _, e := runCmd(t, "eval", "-dataset", fixtureHead(t, 24), "-mode", "cascade", "-fallback", "openai", "-fallback-base-url", srv.URL,
+	args := []string{"eval", "-dataset", fixtureHead(t, 24), "-mode", "cascade", "-fallback", "openai", "-fallback-base-url", srv.URL,
 		"-fallback-model", "gpt-4o-mini", "-fallback-breaker-failures", "2", "-fallback-breaker-cooldown", "1h", "-workers", "1",
-		"-pricing", pricingFile, "-out", out)
-	if st != 0 {
-		t.Fatalf("exit %d: %s", st, e)
+		"-pricing", pricingFile, "-out", out}
+	st, _, e := runCmd(t, args...)
+	if st != 1 || !strings.Contains(e, "2 of 2 fallback calls failed") || !strings.Contains(e, "500: down") {
+		t.Errorf("exit %d; want 1 quoting the failed calls: %s", st, e)
+	}
+	if st, _, e := runCmd(t, append(args, "-allow-fallback-errors")...); st != 0 {
+		t.Fatalf("-allow-fallback-errors: exit %d: %s", st, e)
 	}
 	r := readReportFile(t, out)
+	if fe := r.FallbackErrors; fe == nil || fe.Calls != 2 || fe.Failed != 2 || fe.Transport != 0 {
+		t.Errorf("fallbackErrors %+v; want 2 of 2 calls failed, none at the transport level", fe)
+	}
 	c := r.Cascade
 	rt := c.Runtime
 	switch {
@@ -915,5 +926,409 @@ func TestEvalClaimsOpenAINoKey(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a report was written")
+	}
+}
+
+// stripLabels writes the fixture's rows without their "expected" labels.
+func stripLabels(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(fixtureFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var row map[string]any
+		if err := json.Unmarshal(l, &row); err != nil {
+			t.Fatal(err)
+		}
+		delete(row, "expected")
+		nb, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(append(nb, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "unlabeled.jsonl")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEvalBaselineFailsClosed: the baseline gate fails — exit 1, naming the
+// problem — when the current run has no labelled rows, when a metric of the
+// baseline is missing now, and when the rows compared differ from the
+// baseline's by more than -max-row-change; it never prints that no metric
+// dropped when it compared nothing.
+func TestEvalBaselineFailsClosed(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-out", base); st != 0 {
+		t.Fatal(e)
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	unlabeled := stripLabels(t)
+	for _, tc := range []struct {
+		name, dataset string
+		want          []string
+	}{
+		{"empty dataset", empty, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: rows evaluated: 0, baseline 144"}},
+		{"labels stripped", unlabeled, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: decisions.groundedness.auroc: in the baseline, missing now", "gate: labelled rows: 0, baseline 144"}},
+	} {
+		st, out, e := runCmd(t, "eval", "-dataset", tc.dataset, "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "0.02")
+		if st != 1 {
+			t.Errorf("%s: exit %d; want 1:\n%s", tc.name, st, e)
+		}
+		if strings.Contains(out, "no metric dropped") {
+			t.Errorf("%s: stdout says the gate passed: %q", tc.name, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(e, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, w, e)
+			}
+		}
+	}
+
+	// A metric of the baseline that the current report lacks.
+	r := readReportFile(t, base)
+	extra := r.Decisions.Generation[0]
+	extra.Decision = "made_up_decision"
+	r.Decisions.Generation = append(r.Decisions.Generation, extra)
+	withExtra := filepath.Join(dir, "extra.json")
+	if err := r.WriteJSON(withExtra); err != nil {
+		t.Fatal(err)
+	}
+	st, out, e := runCmd(t, "eval", "-dataset", fixtureFile, "-out", filepath.Join(dir, "cur.json"), "-baseline", withExtra)
+	if st != 1 || !strings.Contains(e, "gate: decisions.made_up_decision.accuracy: in the baseline, missing now") || strings.Contains(out, "no metric dropped") {
+		t.Errorf("missing metric: exit %d, stdout %q, stderr:\n%s", st, out, e)
+	}
+
+	// Fewer rows: 100 of the 144 fail the default tolerance (10%), also for
+	// the metrics the rows left out no longer have.
+	st, out, e = runCmd(t, "eval", "-dataset", fixtureHead(t, 100), "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "1")
+	if st != 1 || !strings.Contains(e, "gate: rows evaluated: 100, baseline 144 (-30.6%; -max-row-change allows 10.0%)") || strings.Contains(out, "no metric dropped") {
+		t.Errorf("100 of 144 rows: exit %d, stdout %q, stderr:\n%s", st, out, e)
+	}
+	// More rows (the fixture and 30 of its rows again under new ids: every
+	// metric still there): +20.8% fails the default tolerance and passes a
+	// looser one; 10 more (+6.9%) pass the default.
+	more30 := fixturePlus(t, 30)
+	st, out, e = runCmd(t, "eval", "-dataset", more30, "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "1")
+	if st != 1 || !strings.Contains(e, "gate: rows evaluated: 174, baseline 144 (+20.8%; -max-row-change allows 10.0%)") || strings.Contains(out, "no metric dropped") {
+		t.Errorf("174 rows against 144: exit %d, stdout %q, stderr:\n%s", st, out, e)
+	}
+	if st, out, e := runCmd(t, "eval", "-dataset", more30, "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "1", "-max-row-change", "0.25"); st != 0 || !strings.Contains(out, "no metric dropped") {
+		t.Errorf("174 rows against 144, -max-row-change 0.25: exit %d, stdout %q, stderr:\n%s", st, out, e)
+	}
+	if st, _, e := runCmd(t, "eval", "-dataset", fixturePlus(t, 10), "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "1"); st != 0 {
+		t.Errorf("154 rows against 144: exit %d:\n%s", st, e)
+	}
+	for _, bad := range []string{"-1", "NaN"} {
+		if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-out", filepath.Join(dir, "cur.json"), "-max-row-change", bad); st != 2 || !strings.Contains(e, "-max-row-change") {
+			t.Errorf("-max-row-change %s: exit %d, stderr %q; want a usage error", bad, st, e)
+		}
+	}
+}
+
+// fixturePlus writes the fixture followed by its first n rows again, under
+// new ids.
+func fixturePlus(t *testing.T, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(fixtureFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	out := append(bytes.TrimSpace(b), '\n')
+	for _, l := range lines[:n] {
+		out = append(out, bytes.Replace(l, []byte(`"id": "`), []byte(`"id": "again-`), 1)...)
+		out = append(out, '\n')
+	}
+	path := filepath.Join(t.TempDir(), "plus.jsonl")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestEvalFallbackUnreachable: a fallback server nobody listens on (a
+// closed loopback port) fails every call at the transport level. eval
+// exits 1 quoting the transport error, counts the failures in the report
+// (JSON and Markdown); -allow-fallback-errors relaxes the exit status only.
+func TestEvalFallbackUnreachable(t *testing.T) {
+	fixedClock(t)
+	t.Setenv(llmjudge.APIKeyEnv, "x")
+	base := "http://" + closedPort(t) + "/v1"
+	dir := t.TempDir()
+	for _, mode := range []string{"cascade", "fallback"} {
+		out, md := filepath.Join(dir, mode+".json"), filepath.Join(dir, mode+".md")
+		args := []string{"eval", "-dataset", fixtureHead(t, 24), "-mode", mode, "-fallback", "openai", "-fallback-model", "m",
+			"-fallback-base-url", base, "-out", out, "-md", md}
+		st, _, e := runCmd(t, args...)
+		if st != 1 || !strings.Contains(e, "connection refused") || !strings.Contains(e, "fallback: ") {
+			t.Errorf("%s: exit %d; want 1 quoting the transport error:\n%s", mode, st, e)
+		}
+		r := readReportFile(t, out)
+		fe := r.FallbackErrors
+		switch {
+		case fe == nil:
+			t.Fatalf("%s: no fallbackErrors block", mode)
+		case fe.Calls == 0 || fe.Failed != fe.Calls || fe.Transport != fe.Failed || fe.Estimates != 0:
+			t.Errorf("%s: fallbackErrors %+v; want every call failed at the transport level, no estimate", mode, *fe)
+		case fe.FailedRate == nil || *fe.FailedRate != 1:
+			t.Errorf("%s: failed rate %v; want 1", mode, fe.FailedRate)
+		case len(fe.Errors) == 0 || !strings.Contains(fe.Errors[0], "connection refused"):
+			t.Errorf("%s: errors %q; want the transport error quoted", mode, fe.Errors)
+		}
+		mdb, _ := os.ReadFile(md)
+		if !bytes.Contains(mdb, []byte("Fallback calls: ")) || !bytes.Contains(mdb, []byte("connection refused")) {
+			t.Errorf("%s: Markdown lacks the fallback errors line", mode)
+		}
+		st, _, e = runCmd(t, append(args, "-allow-fallback-errors")...)
+		if st != 0 || !strings.Contains(e, "connection refused") {
+			t.Errorf("%s -allow-fallback-errors: exit %d; want 0, still quoting the error:\n%s", mode, st, e)
+		}
+	}
+	if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-out", filepath.Join(dir, "x.json"), "-max-fallback-errors", "1.5"); st != 2 || !strings.Contains(e, "-max-fallback-errors") {
+		t.Errorf("-max-fallback-errors 1.5: exit %d, stderr %q; want a usage error", st, e)
+	}
+}
+
+// TestEvalFallbackErrorShare: a server that fails the calls about one row
+// only. The run fails when the share of failed calls exceeds
+// -max-fallback-errors, and passes under it.
+func TestEvalFallbackErrorShare(t *testing.T) {
+	fixedClock(t)
+	data := fixtureHead(t, 24)
+	b, _ := os.ReadFile(data)
+	// The answer of one row only, in no other row (questions repeat in the
+	// fixture: each is asked with a right and a hallucinated answer).
+	unique := ""
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var row struct{ Answer string }
+		json.Unmarshal(l, &row)
+		if strings.Count(string(b), row.Answer) == 1 && len(row.Answer) > 20 {
+			unique = row.Answer
+			break
+		}
+	}
+	if unique == "" {
+		t.Fatal("no answer occurs once in the first 24 rows")
+	}
+	srv := fakeopenai.New(func(r fakeopenai.Request) fakeopenai.Reply {
+		if strings.Contains(r.Text(), unique) {
+			return fakeopenai.Reply{Status: 500, Message: "no answer for this row"}
+		}
+		return judgeModel(r)
+	})
+	defer srv.Close()
+	t.Setenv(llmjudge.APIKeyEnv, "x")
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"eval", "-dataset", data, "-mode", "fallback", "-fallback", "openai", "-fallback-model", "gpt-4o-mini",
+		"-fallback-base-url", srv.URL, "-out", out}
+	st, _, e := runCmd(t, append(args, "-max-fallback-errors", "0.5")...)
+	if st != 0 {
+		t.Errorf("-max-fallback-errors 0.5: exit %d; want 0:\n%s", st, e)
+	}
+	fe := readReportFile(t, out).FallbackErrors
+	if fe == nil || fe.Calls != 24 || fe.Failed != 1 || fe.Transport != 0 || fe.Estimates == 0 || !strings.Contains(strings.Join(fe.Errors, "|"), "500: no answer for this row") {
+		t.Fatalf("fallbackErrors %+v; want 1 of 24 calls failed (HTTP 500, not transport)", fe)
+	}
+	if !strings.Contains(e, "1 of 24 fallback calls failed") {
+		t.Errorf("stderr does not count the failed call:\n%s", e)
+	}
+	// 1/24 = 4.2%: under the default 5%, over 1%.
+	if st, _, e := runCmd(t, args...); st != 0 {
+		t.Errorf("default -max-fallback-errors: exit %d; want 0:\n%s", st, e)
+	}
+	st, _, e = runCmd(t, append(args, "-max-fallback-errors", "0.01")...)
+	if st != 1 || !strings.Contains(e, "fallback: 1 of 24 fallback calls failed (4.2%), more than the 1.0% allowed") {
+		t.Errorf("-max-fallback-errors 0.01: exit %d; want 1 naming the share:\n%s", st, e)
+	}
+}
+
+// TestEvalPricingEmbedded: the pricing snapshot is in the binary, so a run
+// from any working directory prices its usage; -pricing FILE overrides it.
+func TestEvalPricingEmbedded(t *testing.T) {
+	fixedClock(t)
+	fixture, err := filepath.Abs(fixtureFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	st, _, e := runCmd(t, "eval", "-dataset", fixture, "-mode", "cascade", "-out", "r.json")
+	if st != 0 {
+		t.Fatalf("exit %d: %s", st, e)
+	}
+	r := readReportFile(t, "r.json")
+	if r.Cost.Total.Amount == nil || r.Cost.Fallback.Amount == nil || r.Cost.PricingVersion != "2025-06-01" || r.Reproduce.PricingVersion != "2025-06-01" {
+		t.Errorf("costs from another directory: %+v (pricing %q)", r.Cost, r.Cost.PricingVersion)
+	}
+	if strings.Contains(e, "no pricing snapshot") {
+		t.Errorf("stderr: %s", e)
+	}
+	custom := filepath.Join(dir, "p.json")
+	os.WriteFile(custom, []byte(`{"version":"custom-1","currency":"EUR","unit":"per 1M tokens","source":"test","models":{"ragtriage/lexical":{"input":0,"output":0},"gpt-4o-mini":{"input":1,"output":1}}}`), 0o644)
+	if st, _, e := runCmd(t, "eval", "-dataset", fixture, "-mode", "cascade", "-pricing", custom, "-out", "c.json"); st != 0 {
+		t.Fatalf("-pricing: exit %d: %s", st, e)
+	}
+	c := readReportFile(t, "c.json")
+	if c.Cost.PricingVersion != "custom-1" || c.Cost.Currency != "EUR" || c.Cost.Total.Amount == nil {
+		t.Errorf("-pricing override: %+v", c.Cost)
+	}
+	if st, _, e := runCmd(t, "eval", "-dataset", fixture, "-pricing", "nope.json", "-out", "n.json"); st != 1 || !strings.Contains(e, "nope.json") {
+		t.Errorf("-pricing nope.json: exit %d, stderr %q; want 1", st, e)
+	}
+}
+
+// TestEvalNoLabelsNA: over zero labelled rows an accuracy is n/a — null in
+// the JSON, "n/a" in Markdown, HTML and on stderr — never 0.000.
+func TestEvalNoLabelsNA(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	out, md, html := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html")
+	st, _, e := runCmd(t, "eval", "-dataset", stripLabels(t), "-mode", "cascade", "-out", out, "-md", md, "-html", html)
+	if st != 0 {
+		t.Fatalf("exit %d: %s", st, e)
+	}
+	if !strings.Contains(e, "diagnosis accuracy n/a on 0 labeled rows") {
+		t.Errorf("stderr: %s", e)
+	}
+	b, _ := os.ReadFile(out)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	diag := m["diagnosis"].(map[string]any)
+	for _, k := range []string{"accuracy", "successfulAccuracy", "overallAccuracy", "successRate"} {
+		if v, ok := diag[k]; !ok || v != nil {
+			t.Errorf("diagnosis.%s = %v (present %v); want null", k, v, ok)
+		}
+	}
+	if v := m["cascade"].(map[string]any)["endToEndAccuracy"]; v != nil {
+		t.Errorf("cascade.endToEndAccuracy = %v; want null", v)
+	}
+	if v := m["input"].(map[string]any)["perFile"].([]any)[0].(map[string]any)["accuracy"]; v != nil {
+		t.Errorf("input.perFile[0].accuracy = %v; want null", v)
+	}
+	for _, d := range m["decisions"].(map[string]any)["generation"].([]any) {
+		if v := d.(map[string]any)["accuracy"]; v != nil {
+			t.Errorf("decision accuracy %v; want null", v)
+		}
+	}
+	mdb, _ := os.ReadFile(md)
+	if !bytes.Contains(mdb, []byte("| 0 | 0 | 0 | n/a | n/a | n/a | n/a | n/a |")) || bytes.Contains(mdb, []byte("| 0.000 |")) {
+		t.Errorf("Markdown diagnosis row is not n/a:\n%s", mdb)
+	}
+	hb, _ := os.ReadFile(html)
+	if !bytes.Contains(hb, []byte("diagnosis accuracy<b>n/a</b>")) || !bytes.Contains(hb, []byte("end-to-end accuracy<b>n/a</b>")) {
+		t.Error("HTML shows a number for an accuracy over no labelled rows")
+	}
+}
+
+// TestEvalMissingInput: an input file that does not exist is an error
+// before anything runs: exit 1, a message naming it, no report.
+func TestEvalMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	missing := filepath.Join(dir, "nope.jsonl")
+	for _, args := range [][]string{
+		{"-dataset", missing},
+		{"-dataset", fixtureFile + "," + missing},
+		{"-dataset", dir},
+		{"-records", missing, "-mode", "recorded"},
+		{"-traces", missing, "-mode", "recorded"},
+	} {
+		st, _, e := runCmd(t, append([]string{"eval", "-out", out, "-md", out + ".md"}, args...)...)
+		if st != 1 || !strings.Contains(e, "ragtriage eval: -") || !(strings.Contains(e, "no such file") || strings.Contains(e, "is a directory")) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 naming the missing file", args, st, e)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a report was written", args)
+			os.Remove(out)
+		}
+	}
+}
+
+// repeatedRows writes rows that repeat a few samples under new ids with
+// labels that disagree, so that which row's labels a shared (cached or
+// collapsed) estimate of the simulated fallback was drawn for shows in the
+// report.
+func repeatedRows(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range 240 {
+		k := i % 6
+		ok := i%4 < 2
+		diag := "PASS"
+		if !ok {
+			diag = "GENERATOR_UNGROUNDED"
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","question":"How many days does a refund take in case %d?","contexts":[{"id":"c1","text":"Refunds for case %d are processed in %d business days."},{"id":"c2","text":"Shipping is free over 50 dollars."}],"answer":"It takes %d days.","expected":{"diagnosis":%q,"generation":{"groundedness":%v},"retrieval":{"chunkRelevance":{"c1":true,"c2":false}}}}`+"\n",
+			i, k, k, k+3, k+4, diag, ok)
+	}
+	path := filepath.Join(t.TempDir(), "repeated.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEvalCascadeDeterministicByDefault: with the simulated fallback and
+// no -workers, cascade replays are deterministic (one worker): two runs on
+// rows that repeat samples give the same report but for the timing fields,
+// even with many CPUs. With more workers the report says why it may not be.
+func TestEvalCascadeDeterministicByDefault(t *testing.T) {
+	fixedClock(t)
+	old := runtime.GOMAXPROCS(8)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+	data := repeatedRows(t)
+	dir := t.TempDir()
+	var reports [2][]byte
+	for i := range reports {
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if st, _, e := runCmd(t, "eval", "-dataset", data, "-mode", "cascade", "-out", out); st != 0 {
+			t.Fatalf("exit %d: %s", st, e)
+		}
+		r := readReportFile(t, out)
+		if r.Reproduce.Workers != 1 || r.Reproduce.Nondeterminism != "" {
+			t.Errorf("run %d: workers %d, nondeterminism %q; want 1 worker by default with the simulated fallback", i, r.Reproduce.Workers, r.Reproduce.Nondeterminism)
+		}
+		reports[i], _ = os.ReadFile(out)
+	}
+	if d := firstDiff("report", normalizeReport(t, reports[0]), normalizeReport(t, reports[1])); d != "" {
+		t.Errorf("two default cascade runs differ at %s", d)
+	}
+	for _, tc := range []struct{ flag, want int }{{4, 4}, {0, 8}} {
+		out := filepath.Join(dir, "w.json")
+		if st, _, e := runCmd(t, "eval", "-dataset", data, "-mode", "cascade", "-workers", fmt.Sprint(tc.flag), "-out", out); st != 0 {
+			t.Fatalf("-workers %d: exit %d: %s", tc.flag, st, e)
+		}
+		if r := readReportFile(t, out); r.Reproduce.Workers != tc.want || !strings.Contains(r.Reproduce.Nondeterminism, "-workers 1") {
+			t.Errorf("-workers %d: workers %d, nondeterminism %q; want %d and a note naming -workers 1", tc.flag, r.Reproduce.Workers, r.Reproduce.Nondeterminism, tc.want)
+		}
+	}
+	// Other modes and fallbacks keep one worker per CPU.
+	out := filepath.Join(dir, "p.json")
+	if st, _, e := runCmd(t, "eval", "-dataset", data, "-mode", "fallback", "-out", out); st != 0 {
+		t.Fatalf("fallback mode: exit %d: %s", st, e)
+	} else if r := readReportFile(t, out); r.Reproduce.Workers != 8 || r.Reproduce.Nondeterminism != "" {
+		t.Errorf("fallback mode: workers %d, nondeterminism %q; want 8 and no note", r.Reproduce.Workers, r.Reproduce.Nondeterminism)
 	}
 }

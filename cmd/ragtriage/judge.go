@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -31,11 +32,14 @@ var judgeCommand = &command{
 
 const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [FILE|-]
 
+Flags may come before or after FILE; "--" ends them.
+
 Judge reads JSON Lines in the dataset shape
   {"id":…,"question":…,"contexts":[{"id":…,"text":…}],"answer":…,"referenceAnswer":…}
 from FILE, or from standard input when FILE is "-" or absent ("expected",
-"source" and "metadata" are read but not used), and writes to standard output
-one JSON line per non-blank input line, in input order:
+"source", "metadata" and "meta" are accepted but not used; a numeric id, of
+the row or of a context, is read as its decimal text), and writes to
+standard output one JSON line per non-blank input line, in input order:
 
   {"line":N,"id":"…","result":{…}}   the guard's result (id omitted when the row has none)
   {"line":N,"id":"…","error":"…"}    the line is bad (id only when it could be read)
@@ -49,10 +53,19 @@ they do count in line numbers. A final line without a line feed is judged
 like any other. A judge failure is not a bad line: the result is written and
 lists the failure under "errors" (its decisions are uncertain).
 
+Every line of a JSON array (pretty-printed or not) or of an object spread
+over several lines is bad, for one reason that names the line the array or
+object starts on:
+  expected JSON Lines: one JSON object per line; this file looks like a JSON array (line 1)
+
 Output is flushed whenever judge waits for more input, so it can sit in a
 pipeline that streams lines one at a time.
 
-A summary goes to standard error:
+Warnings go to standard error once the input is read: an unknown key, once
+per key, at the first line that has it, with the key likely meant
+  ragtriage judge: data.jsonl:3: unknown key "reference_answer" is ignored (first seen here, on 62 lines in all); did you mean "referenceAnswer"?
+and a file that is not JSON Lines, once, with the count of its bad lines and
+how to convert it. Then a summary:
   ragtriage judge: N lines, J judged, F failed
 where N counts the non-blank lines and N = J + F. The exit status is 1 when
 any line failed (or the input could not be read), 0 otherwise.
@@ -96,14 +109,19 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, judgeUsage) }
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	workers := fs.Int("workers", 1, "lines judged in parallel")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "ragtriage judge: want at most one input file, got %d\n", fs.NArg())
+	if len(files) > 1 {
+		fmt.Fprintf(stderr, "ragtriage judge: want at most one input file, got %d:", len(files))
+		for _, f := range files {
+			fmt.Fprintf(stderr, " %q", f)
+		}
+		fmt.Fprintln(stderr)
 		return 2
 	}
 	if *workers < 0 {
@@ -128,18 +146,26 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(judgeMemoryLimit))
 	}
-	in := stdin
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		f, err := os.Open(fs.Arg(0))
+	in, name := stdin, "" // name "" is standard input
+	if len(files) == 1 && files[0] != "-" {
+		f, err := os.Open(files[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
 			return 1
 		}
 		defer f.Close()
-		in = f
+		in, name = f, files[0]
 	}
 
-	st, err := judgeStream(context.Background(), g, in, stdout, *workers)
+	var check evalkit.DatasetChecker
+	st, err := judgeStream(context.Background(), g, &check, name, in, stdout, *workers)
+	for _, w := range check.Warnings() {
+		where := fmt.Sprintf("line %d", w.Pos.Line)
+		if name != "" {
+			where = w.Pos.String()
+		}
+		fmt.Fprintf(stderr, "ragtriage judge: %s: %s\n", where, w.Message)
+	}
 	fmt.Fprintf(stderr, "ragtriage judge: %d lines, %d judged, %d failed\n", st.judged+st.failed, st.judged, st.failed)
 	if err != nil {
 		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
@@ -149,6 +175,52 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseInterspersed parses the flags of args wherever they are, before or
+// after the positional arguments, which it returns in order. "--" ends the
+// flags; "-" is a positional argument (standard input).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			// "--" ends the flags, unless it was a flag's value
+			// ("-profile --"), which leaves the rest to parse.
+			if consumed < 2 || !flagTakesValue(fs, args[consumed-2]) {
+				return append(pos, rest...), nil
+			}
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagTakesValue reports whether arg is a flag of fs given without "=" that
+// takes the next argument as its value.
+func flagTakesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	if name == "" || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
 }
 
 // newGuard returns the lexical guard, calibrated by the profile at path when
@@ -175,20 +247,22 @@ type judgeStats struct {
 
 // judgeStream judges every line of in and writes the output lines to out. It
 // returns an error when in cannot be read or out cannot be written; bad lines
-// are not errors (they are counted in stats). Memory use does not grow with
-// the input: it is bounded by the longest line kept (maxLineBytes) and, with
-// several workers, by the lines in flight (4 per worker).
-func judgeStream(ctx context.Context, g *guard.Guard, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
+// are not errors (they are counted in stats). check sees every line (name is
+// the file's, for the positions of its warnings). Memory use does not grow
+// with the input: it is bounded by the longest line kept (maxLineBytes) and,
+// with several workers, by the lines in flight (4 per worker).
+func judgeStream(ctx context.Context, g *guard.Guard, check *evalkit.DatasetChecker, name string, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
 	lr := newLineReader(in, readBufferSize, maxLineBytes)
 	w := bufio.NewWriterSize(out, writeBufferSize)
+	jc := lineJudge{g: g, check: check, name: name}
 	var (
 		st  judgeStats
 		err error
 	)
 	if workers <= 1 {
-		st, err = judgeSequential(ctx, g, lr, w)
+		st, err = judgeSequential(ctx, jc, lr, w)
 	} else {
-		st, err = judgeParallel(ctx, g, lr, w, workers)
+		st, err = judgeParallel(ctx, jc, lr, w, workers)
 	}
 	if ferr := w.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("writing output: %w", ferr)
@@ -209,9 +283,30 @@ func isBlank(line []byte) bool {
 	return true
 }
 
+// lineJudge is what judging a line needs besides the line.
+type lineJudge struct {
+	g     *guard.Guard
+	check *evalkit.DatasetChecker
+	name  string // the input file's name; "" for standard input
+}
+
+func (jc lineJudge) pos(lineNo int) evalkit.Position {
+	return evalkit.Position{File: jc.name, Line: lineNo}
+}
+
+// shape shows a line to the checker, in input order, and returns why the
+// line must not be parsed on its own, if it must not (it is part of a JSON
+// array, …).
+func (jc lineJudge) shape(lineNo int, line []byte, size int) error {
+	if size > maxLineBytes {
+		return nil
+	}
+	return jc.check.Line(jc.pos(lineNo), line)
+}
+
 // judgeSequential judges on the calling goroutine. Lines that fit the input
 // buffer are parsed in place, without a copy.
-func judgeSequential(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio.Writer) (judgeStats, error) {
+func judgeSequential(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.Writer) (judgeStats, error) {
 	var (
 		st judgeStats
 		o  = newOutBuf()
@@ -237,7 +332,7 @@ func judgeSequential(ctx context.Context, g *guard.Guard, lr *lineReader, w *buf
 			st.blank++
 			continue
 		}
-		if judgeLine(ctx, g, o, lr.n, line, size) {
+		if judgeLine(ctx, jc, o, lr.n, line, size, jc.shape(lr.n, line, size)) {
 			st.judged++
 		} else {
 			st.failed++
@@ -255,6 +350,7 @@ type job struct {
 	data   []byte // the line, copied out of the reader's buffer
 	out    *outBuf
 	ok     bool
+	bad    error         // why the line is bad before it is parsed, if it is
 	flush  bool          // a marker: flush the output, there is no line
 	done   chan struct{} // receives once the line is judged
 }
@@ -266,7 +362,7 @@ type job struct {
 // and frees it. So at most 4×workers lines are in memory, and a slow line
 // holds the output back without letting the others pile up. All goroutines
 // end before judgeParallel returns.
-func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio.Writer, workers int) (judgeStats, error) {
+func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.Writer, workers int) (judgeStats, error) {
 	n := 4 * workers
 	free := make(chan *job, n)
 	for range n {
@@ -280,7 +376,7 @@ func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio
 	for range workers {
 		wg.Go(func() {
 			for j := range work {
-				j.ok = judgeLine(ctx, g, j.out, j.lineNo, j.data, j.size)
+				j.ok = judgeLine(ctx, jc, j.out, j.lineNo, j.data, j.size, j.bad)
 				j.done <- struct{}{}
 			}
 		})
@@ -354,6 +450,7 @@ func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio
 		}
 		j := <-free
 		j.lineNo, j.size = lr.n, size
+		j.bad = jc.shape(lr.n, line, size)
 		j.data = append(j.data[:0], line...)
 		work <- j
 		order <- j
@@ -373,10 +470,16 @@ func judgeParallel(ctx context.Context, g *guard.Guard, lr *lineReader, w *bufio
 // judgeLine judges one input line and leaves exactly one output line, with
 // its line feed, in o. It reports whether the line was judged (true) or bad
 // (false). size is the line's length; a line over maxLineBytes arrives as nil.
-func judgeLine(ctx context.Context, g *guard.Guard, o *outBuf, lineNo int, line []byte, size int) bool {
+// bad, when not nil, is why the line is bad before it is parsed (the
+// checker's verdict, see lineJudge.shape).
+func judgeLine(ctx context.Context, jc lineJudge, o *outBuf, lineNo int, line []byte, size int, bad error) bool {
 	o.Reset()
 	if size > maxLineBytes {
 		o.errorLine(lineNo, "", fmt.Sprintf("line is %d bytes, over the limit of %d", size, maxLineBytes))
+		return false
+	}
+	if bad != nil {
+		o.errorLine(lineNo, "", bad.Error())
 		return false
 	}
 	row, err := evalkit.ParseRow(line)
@@ -388,7 +491,8 @@ func judgeLine(ctx context.Context, g *guard.Guard, o *outBuf, lineNo int, line 
 		o.errorLine(lineNo, id, err.Error())
 		return false
 	}
-	res, err := g.Evaluate(ctx, row.Sample)
+	jc.check.Row(jc.pos(lineNo), &row)
+	res, err := jc.g.Evaluate(ctx, row.Sample)
 	if err != nil && errors.Is(err, guard.ErrInvalidSample) {
 		o.errorLine(lineNo, row.Sample.ID, err.Error())
 		return false

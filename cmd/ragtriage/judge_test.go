@@ -595,3 +595,202 @@ func BenchmarkJudgeStages(b *testing.B) {
 		b.SetBytes(int64(len(o.Bytes())))
 	})
 }
+
+// sampleRows returns the first n rows of the HaluEval sample, decoded.
+func sampleRows(t *testing.T, n int) []map[string]any {
+	t.Helper()
+	var rows []map[string]any
+	for _, l := range sampleLines(t)[:n] {
+		var r map[string]any
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// noInternalNames fails when judge's output names a Go type.
+func noInternalNames(t *testing.T, out string) {
+	t.Helper()
+	for _, w := range []string{"Go value", "Go struct", "evalkit.", "rawRow", "json: cannot"} {
+		if strings.Contains(out, w) {
+			t.Errorf("output names %q, an internal type:\n%.400s", w, out)
+		}
+	}
+}
+
+// TestJudgeJSONArray: a dataset written as a JSON array — pretty-printed or
+// on one line — gives one output line per input line, each saying what is
+// wrong and where the array starts, one warning on stderr that says it once
+// and how to convert the file, and a summary that adds up.
+func TestJudgeJSONArray(t *testing.T) {
+	pretty, err := json.MarshalIndent(sampleRows(t, 3), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeTemp(t, "rows.json", append(pretty, '\n'))
+	nLines := bytes.Count(pretty, []byte("\n")) + 1
+	const msg = "expected JSON Lines: one JSON object per line; this file looks like a JSON array (line 1)"
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"judge", "-workers", strconv.Itoa(workers), path}, nil, &stdout, &stderr)
+			if code != 1 {
+				t.Errorf("exit status %d, want 1", code)
+			}
+			got := decodeOutput(t, stdout.String())
+			if len(got) != nLines {
+				t.Fatalf("%d output lines for %d input lines", len(got), nLines)
+			}
+			for i, o := range got {
+				checkLine(t, o, want{line: i + 1, err: msg})
+				if o.Error != nil && *o.Error != msg {
+					t.Errorf("line %d: error %q; want %q", i+1, *o.Error, msg)
+				}
+			}
+			if n, judged, failed := parseSummary(t, stderr.String()); n != nLines || judged != 0 || failed != nLines {
+				t.Errorf("summary %d lines, %d judged, %d failed; want %d, 0, %d", n, judged, failed, nLines, nLines)
+			}
+			warn := fmt.Sprintf("ragtriage judge: %s:1: expected JSON Lines: one JSON object per line; this file looks like a JSON array (line 1): %d lines reported as bad; convert it with jq -c '.[]'\n", path, nLines)
+			if c := strings.Count(stderr.String(), "expected JSON Lines"); c != 1 || !strings.Contains(stderr.String(), warn) {
+				t.Errorf("stderr:\n%s\nwant the warning once:\n%s", stderr.String(), warn)
+			}
+			noInternalNames(t, stdout.String()+stderr.String())
+		})
+	}
+
+	// On one line, from standard input.
+	compact, _ := json.Marshal(sampleRows(t, 2))
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"judge"}, bytes.NewReader(compact), &stdout, &stderr); code != 1 {
+		t.Errorf("one-line array: exit status %d, want 1", code)
+	}
+	got := decodeOutput(t, stdout.String())
+	if len(got) != 1 || got[0].Error == nil || *got[0].Error != msg {
+		t.Errorf("one-line array: output %s; want one line with error %q", stdout.String(), msg)
+	}
+	if !strings.Contains(stderr.String(), "ragtriage judge: line 1: expected JSON Lines") {
+		t.Errorf("one-line array: stderr does not warn about line 1:\n%s", stderr.String())
+	}
+	noInternalNames(t, stdout.String()+stderr.String())
+}
+
+// TestJudgeUnknownKeys: a misspelled key is warned about once per key on
+// stderr, with the first line that has it and the key meant; the rows are
+// still judged (here without a reference: correctness is absent).
+func TestJudgeUnknownKeys(t *testing.T) {
+	var in bytes.Buffer
+	for _, r := range sampleRows(t, 3) {
+		r["reference_answer"] = r["referenceAnswer"]
+		delete(r, "referenceAnswer")
+		r["meta"] = map[string]any{"domain": "x"} // known: provenance
+		b, _ := json.Marshal(r)
+		in.Write(append(b, '\n'))
+	}
+	for _, tc := range []struct {
+		args []string
+		pos  string
+	}{{[]string{"judge"}, "line 2"}, {[]string{"judge", "-workers", "2"}, "line 2"}, {[]string{"judge", "FILE"}, "FILE:2"}} {
+		in := "\n" + in.String() // a blank first line: positions count it
+		var stdin io.Reader = strings.NewReader(in)
+		args := tc.args
+		pos := tc.pos
+		if args[len(args)-1] == "FILE" {
+			path := writeTemp(t, "ref.jsonl", []byte(in))
+			args = []string{"judge", path}
+			pos = path + ":2"
+			stdin = nil
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run(args, stdin, &stdout, &stderr); code != 0 {
+			t.Errorf("%q: exit status %d, want 0; stderr:\n%s", args, code, stderr.String())
+		}
+		for i, o := range decodeOutput(t, stdout.String()) {
+			checkLine(t, o, want{line: i + 2, id: *o.ID, noRef: true})
+		}
+		warn := "ragtriage judge: " + pos + `: unknown key "reference_answer" is ignored (first seen here, on 3 lines in all); did you mean "referenceAnswer"?` + "\n"
+		if !strings.Contains(stderr.String(), warn) || strings.Count(stderr.String(), "unknown key") != 1 {
+			t.Errorf("%q: stderr:\n%s\nwant once:\n%s", args, stderr.String(), warn)
+		}
+	}
+}
+
+// TestJudgeNumericContextIDs: numeric context ids are read as their decimal
+// text, as a numeric row id is.
+func TestJudgeNumericContextIDs(t *testing.T) {
+	in := `{"id":1,"question":"What is the capital of France?","contexts":[{"id":1,"text":"Paris is the capital of France."},{"id":2,"text":"Lyon is a city in France."}],"answer":"Paris"}` + "\n"
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"judge"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit status %d, want 0; output %s", code, stdout.String())
+	}
+	got := decodeOutput(t, stdout.String())
+	if len(got) != 1 {
+		t.Fatalf("%d output lines", len(got))
+	}
+	checkLine(t, got[0], want{line: 1, id: "1", noRef: true})
+	var res struct {
+		Retrieval struct {
+			ChunkRelevance map[string]any `json:"chunkRelevance"`
+		} `json:"retrieval"`
+	}
+	json.Unmarshal(got[0].Result, &res)
+	if _, ok := res.Retrieval.ChunkRelevance["1"]; !ok || len(res.Retrieval.ChunkRelevance) != 2 {
+		t.Errorf("chunkRelevance %v; want contexts \"1\" and \"2\"", res.Retrieval.ChunkRelevance)
+	}
+}
+
+// TestJudgeFlagsAfterFile: flags may follow the input file; "--" ends the
+// flags; more than one input is refused with the inputs named.
+func TestJudgeFlagsAfterFile(t *testing.T) {
+	latency := regexp.MustCompile(`"latencyMs":[0-9.e+-]+`)
+	var want string
+	for i, args := range [][]string{
+		{"judge", "-workers", "2", sampleFile},
+		{"judge", sampleFile, "-workers", "2"},
+		{"judge", sampleFile, "-workers=2", "-profile", ""},
+		{"judge", "-workers", "2", "--", sampleFile},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, nil, &stdout, &stderr); code != 0 {
+			t.Errorf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
+			continue
+		}
+		out := latency.ReplaceAllString(stdout.String(), "")
+		if i == 0 {
+			want = out
+		} else if out != want {
+			t.Errorf("run(%q): output differs from run(%q)", args, []string{"judge", "-workers", "2", sampleFile})
+		}
+	}
+	rows := sampleLines(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"judge", "-", "-workers", "2"}, bytes.NewReader(append(rows[0], '\n')), &stdout, &stderr); code != 0 || len(decodeOutput(t, stdout.String())) != 1 {
+		t.Errorf(`judge - -workers 2: exit %d, output %q; stderr %s`, code, stdout.String(), stderr.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"judge", sampleFile, "-profile", filepath.Join(t.TempDir(), "missing.json")}, 1, "missing.json"},
+		{[]string{"judge", sampleFile, "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"judge", sampleFile, "-workers", "-1"}, 2, "-workers -1: want 0 or more"},
+		{[]string{"judge", "a.jsonl", "-workers", "2", "b.jsonl"}, 2, `ragtriage judge: want at most one input file, got 2: "a.jsonl" "b.jsonl"`},
+		{[]string{"judge", "--", "a.jsonl", "-workers"}, 2, `got 2: "a.jsonl" "-workers"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.msg)
+		}
+	}
+}

@@ -6,7 +6,11 @@
 //	ragtriage selftest [-v] [-profile FILE]                 run the planted cases
 //	ragtriage eval -dataset FILE -out report.json [flags]    replay labeled data, write a deployment report
 //	ragtriage calibrate -dataset FILE -out profile.json      fit a calibration profile with risk-bounded thresholds
+//	ragtriage version                                        print the module, profile, features and Go versions
 //	ragtriage help [COMMAND]                                 show help
+//
+// Flags may also follow judge's input file ("ragtriage judge data.jsonl
+// -workers 4").
 //
 // Run "ragtriage help COMMAND" for details.
 package main
@@ -36,7 +40,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{judgeCommand, selftestCommand, evalCommand, calibrateCommand}
+	commands = []*command{judgeCommand, selftestCommand, evalCommand, calibrateCommand, versionCommand}
 }
 
 const mainUsage = `ragtriage judges RAG answers: whether each answer is grounded in the retrieved
@@ -48,7 +52,8 @@ Usage:
 
 Commands:
 %s
-Run "ragtriage help <command>" for a command's flags.
+Run "ragtriage help <command>" for a command's flags; "ragtriage -version" or
+"ragtriage --version" is "ragtriage version".
 
 Exit status: 0 on success, 1 when the command found a failure (a bad input
 line, a failing selftest case) or could not run, 2 on a usage error.
@@ -93,6 +98,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		printMainUsage(stdout)
 		return 0
+	case "-version", "--version":
+		return versionCommand.run(args[1:], stdin, stdout, stderr)
 	default:
 		c := lookup(name)
 		if c == nil {
