@@ -15,9 +15,9 @@ cf_fuzz() {
   echo "fuzz $1: failed without saving a failing input; running it once more"
   go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"
 }
-cf_fuzz FuzzVerifyQuote 10s ./guard/llmjudge
-cf_fuzz FuzzParse 10s ./guard/llmjudge
-cf_fuzz FuzzTextNormalization 10s ./cascade
+cf_fuzz FuzzVerifyQuote 100000x ./guard/llmjudge
+cf_fuzz FuzzParse 100000x ./guard/llmjudge
+cf_fuzz FuzzTextNormalization 200000x ./cascade
 # The LLM judge package may import langchaingo; the cascade may not.
 if go list -deps ./cascade/... | grep -q 'tmc/langchaingo'; then
   echo "boundary broken: cascade imports langchaingo" >&2; exit 1

@@ -21,10 +21,10 @@ hd_fuzz() {
   echo "fuzz $1: failed without saving a failing input; running it once more"
   go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=10x "$3"
 }
-hd_fuzz FuzzParseRecord 10s ./evalkit
-hd_fuzz FuzzLoadPricing 10s ./evalkit
-hd_fuzz FuzzReadLabels 10s ./evalkit
-hd_fuzz FuzzSources 10s ./evalkit
-hd_fuzz FuzzReadOTLP 10s ./evalkit
-hd_fuzz FuzzParseRow 10s ./evalkit
+hd_fuzz FuzzParseRecord 100000x ./evalkit
+hd_fuzz FuzzLoadPricing 15000x ./evalkit
+hd_fuzz FuzzReadLabels 15000x ./evalkit
+hd_fuzz FuzzSources 12000x ./evalkit
+hd_fuzz FuzzReadOTLP 100000x ./evalkit
+hd_fuzz FuzzParseRow 100000x ./evalkit
 unset -f hd_fuzz
