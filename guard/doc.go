@@ -72,7 +72,9 @@
 // [Result].Fallback saying what was asked, what was settled and why the rest
 // was not. Whatever stays unsettled keeps the diagnosis JUDGE_UNCERTAIN and
 // the [Degrade] rule sets the action: [FailClosed] blocks, [FailOpen]
-// allows — never a silent pass. [WithClaims] turns on the advanced
+// allows — never a silent pass. The rule covers an unavailable fallback
+// only: a failed primary judge or a cancelled request never yields Allow
+// (FailOpen then gives Review). [WithClaims] turns on the advanced
 // groundedness mode: a [ClaimExtractor] splits the answer into claims, each
 // judged (and escalated) on its own, and groundedness is the weakest claim's.
 //

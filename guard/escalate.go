@@ -50,7 +50,10 @@ const (
 	// FailClosed treats an unsettled escalation as a failure: the answer is
 	// blocked.
 	FailClosed Degrade = iota
-	// FailOpen lets the answer through, marked as not verified.
+	// FailOpen lets the answer through, marked as not verified, when the
+	// fallback could not settle it. It covers an unavailable fallback only:
+	// when a primary judge failed or the request's context was cancelled,
+	// the action is Review, never Allow.
 	FailOpen
 )
 

@@ -376,3 +376,40 @@ func TestFallbackUsageRecorded(t *testing.T) {
 		t.Errorf("fallback usage %+v, result usage %+v, want %+v", res.Fallback.Usage, res.Usage, want)
 	}
 }
+
+// The degrade rule covers an unavailable fallback only: a primary judge that
+// failed, or a request cancelled before the escalation, never yields Allow,
+// even under FailOpen with the fallback unavailable.
+func TestFailOpenNeverAllowsBrokenPrimary(t *testing.T) {
+	unavailable := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		var out []guard.Estimate
+		for _, d := range req.Decisions {
+			out = append(out, guard.Abstain(d, "", "circuit breaker open"))
+		}
+		return out, nil
+	})
+	deadPrimary := guard.JudgeFunc(func(context.Context, guard.Request) ([]guard.Estimate, error) {
+		return nil, errors.New("primary model not loaded")
+	})
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name    string
+		primary guard.Judge
+		ctx     context.Context
+		want    guard.Action
+	}{
+		{"healthy primary, fallback unavailable", uncertainGroundedness(), context.Background(), guard.Allow},
+		{"primary fails", deadPrimary, context.Background(), guard.Review},
+		{"request cancelled", uncertainGroundedness(), cancelled, guard.Review},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustNew(t, guard.WithJudge(tc.primary), guard.WithPolicy(testPolicy),
+				guard.WithEscalator(&escalator{judge: unavailable}, testPolicy, guard.FailOpen))
+			res, _ := g.Evaluate(tc.ctx, newSample(false, "c1"))
+			if res.Diagnosis != guard.JudgeUncertain || res.Action != tc.want {
+				t.Errorf("diagnosis %v action %v, want JUDGE_UNCERTAIN %v", res.Diagnosis, res.Action, tc.want)
+			}
+		})
+	}
+}

@@ -152,7 +152,9 @@ func (g *Guard) Policy() Policy { return g.policy }
 // the diagnosis is made again, Route is Fallback and Result.Fallback records
 // what happened. Result.Action is Allow for PASS, Block for a confident
 // failure, and for JUDGE_UNCERTAIN: the degrade rule when an escalation left
-// decisions unsettled, Review otherwise.
+// decisions unsettled, Review otherwise. The degrade rule covers an
+// unavailable fallback only: when a primary judge failed or ctx was
+// done before the escalation, FailOpen gives Review, never Allow.
 func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
@@ -175,13 +177,17 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		ests, claimed, claimFB = g.claimsMode(ctx, &s, defs, ests, &res, &errs)
 	}
 	g.assemble(&res, &s, defs, ests)
+	// A request cancelled before the fallback was asked, or a primary judge
+	// that failed, is not an unavailable fallback: the degrade rule does not
+	// turn it into Allow.
+	broken := ctx.Err() != nil || g.primaryFailed(&res)
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, defs, ests, claimed, &errs)
 	}
 	if claimFB != nil {
 		g.mergeClaimFallback(&res, claimFB)
 	}
-	res.Action = action(&res)
+	res.Action = action(&res, broken)
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
 	return res, errors.Join(errs...)
 }
@@ -414,14 +420,31 @@ func has(ests []Estimate, d Decision, id string) bool {
 	return false
 }
 
+// primaryFailed reports whether one of the guard's own judges (or its claim
+// extractor) failed on this sample, as opposed to the escalator.
+func (g *Guard) primaryFailed(r *Result) bool {
+	for i := range r.Errors {
+		if g.esc == nil || r.Errors[i].Judge != g.esc.name {
+			return true
+		}
+	}
+	return false
+}
+
 // action maps a result to what the host should do with the answer.
-func action(r *Result) Action {
+// broken says that a primary judge failed or the request was cancelled: the
+// degrade rule covers an unavailable fallback only, so FailOpen then gives
+// Review, never Allow.
+func action(r *Result, broken bool) Action {
 	switch r.Diagnosis {
 	case PassDiagnosis:
 		return Allow
 	case JudgeUncertain:
 		if r.Fallback != nil && r.Fallback.Unsettled > 0 {
 			if r.Fallback.Rule == FailOpen {
+				if broken {
+					return Review
+				}
 				return Allow
 			}
 			return Block
