@@ -81,13 +81,21 @@ type Limits struct {
 	// refreshed; once it is this old, calls go through again and measure.
 	// Default 30s.
 	LatencyMaxAge time.Duration
+	// ProbeInterval is how long the p95 may go without a new observation
+	// before one call goes through although the p95 says it could not
+	// finish in time (then one per interval), so that a fallback that has
+	// recovered, or only looked slow while the machine was busy, is
+	// measured again instead of being skipped until the p95 goes stale. A
+	// probe that answers faster than the p95 starts a new window. A probe
+	// needs more than twice Reserve left. Default 500ms.
+	ProbeInterval time.Duration
 }
 
 // DefaultLimits are the limits used when none are set.
-var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second}
+var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second, ProbeInterval: 500 * time.Millisecond}
 
 func (l Limits) withDefaults() (Limits, error) {
-	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 {
+	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 {
 		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
 	}
 	d := DefaultLimits
@@ -108,6 +116,9 @@ func (l Limits) withDefaults() (Limits, error) {
 	}
 	if l.LatencyMaxAge == 0 {
 		l.LatencyMaxAge = d.LatencyMaxAge
+	}
+	if l.ProbeInterval == 0 {
+		l.ProbeInterval = d.ProbeInterval
 	}
 	if l.MinLatencySamples > l.LatencyWindow {
 		return l, fmt.Errorf("cascade: limits: MinLatencySamples %d > LatencyWindow %d", l.MinLatencySamples, l.LatencyWindow)
@@ -235,6 +246,7 @@ type Cascade struct {
 	cache    *lru.Cache[itemKey, guard.Estimate]
 	budget   *budget
 	lat      *latencyWindow
+	probed   atomic.Int64 // clock time (Unix ns) of the last latency probe
 	sem      chan struct{}
 	waiting  atomic.Int64
 	flights  flights
@@ -578,9 +590,16 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
 	}
 	p95 := c.lat.P95()
+	probe := false
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); left < p95+c.limits.Reserve {
-			return refuse(refDeadline, fmt.Sprintf("%s: %v left, fallback p95 %v + reserve %v", ReasonDeadline, left.Round(time.Microsecond), p95, c.limits.Reserve))
+			// Too little time by the p95; once per ProbeInterval a caller
+			// with more than the reserve left tries anyway, so that the
+			// p95 cannot lock out a fallback that has become fast again.
+			if left <= 2*c.limits.Reserve || !c.takeProbe() {
+				return refuse(refDeadline, fmt.Sprintf("%s: %v left, fallback p95 %v + reserve %v", ReasonDeadline, left.Round(time.Microsecond), p95, c.limits.Reserve))
+			}
+			probe = true
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -606,7 +625,7 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		defer cancel()
 	}
 	res, shared, ok := c.flights.do(wctx, callKey(g.digest, g.decisions, g.ctxIDs), start, func(fctx context.Context) outcome {
-		return c.call(fctx, g, callerBound)
+		return c.call(fctx, g, callerBound, probe, p95)
 	})
 	if !ok {
 		if ctx.Err() == nil {
@@ -618,8 +637,25 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 	return res
 }
 
-// call runs the fallback once: concurrency slot, budget, breaker.
-func (c *Cascade) call(ctx context.Context, g *group, callerBound bool) outcome {
+// takeProbe reports whether this caller may make the latency probe due now:
+// one per ProbeInterval without a new latency observation or probe.
+func (c *Cascade) takeProbe() bool {
+	now := c.now().UnixNano()
+	last := c.probed.Load()
+	if now-max(last, c.lat.last.Load()) < int64(c.limits.ProbeInterval) {
+		return false
+	}
+	if !c.probed.CompareAndSwap(last, now) {
+		return false
+	}
+	c.st.probes.Add(1)
+	return true
+}
+
+// call runs the fallback once: concurrency slot, budget, breaker. probe says
+// that the call was let through by takeProbe although the p95 (p95) said it
+// could not finish in time.
+func (c *Cascade) call(ctx context.Context, g *group, callerBound, probe bool, p95 time.Duration) outcome {
 	if r := c.acquire(ctx); r.reason != "" {
 		return r
 	}
@@ -654,6 +690,11 @@ func (c *Cascade) call(ctx context.Context, g *group, callerBound bool) outcome 
 	c.m.duration.Record(bg, elapsed.Seconds())
 	switch {
 	case err == nil:
+		if probe && elapsed < p95 {
+			// The window describes a fallback slower than the one that
+			// answered now: measure afresh.
+			c.lat.Reset()
+		}
 		c.lat.Observe(elapsed)
 		c.m.calls.Add(bg, 1, c.m.ok)
 		tokens := 0
@@ -677,15 +718,16 @@ func (c *Cascade) call(ctx context.Context, g *group, callerBound bool) outcome 
 	case IsExcluded(err):
 		c.st.excluded.Add(1)
 		c.m.calls.Add(bg, 1, c.m.excluded)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			// A lower bound on the fallback's latency: keep it, so that
-			// calls with as little time left are skipped.
+			// calls with as little time left are skipped. (A probe's is
+			// below the p95 it tested and would only refresh the window.)
 			c.lat.Observe(elapsed)
 			return refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond)))
 		}
 		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
 	default:
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			c.lat.Observe(elapsed)
 		}
 		c.st.callErrors.Add(1)

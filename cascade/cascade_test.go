@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -615,4 +616,54 @@ func TestDescribe(t *testing.T) {
 	}
 	var _ guard.Escalator = c
 	var _ guard.Describer = c
+}
+
+// A p95 that says "too slow" must not lock out a fallback that became fast
+// again: once per ProbeInterval without an observation one caller goes
+// through; a fast answer starts a new window, a slow one keeps the skip.
+func TestLatencyProbe(t *testing.T) {
+	clk := newClock()
+	var slow atomic.Bool
+	slow.Store(true)
+	f := &fake{P: 0.9, Hook: func(context.Context, guard.Request) error {
+		if slow.Load() {
+			clk.Advance(200 * time.Millisecond) // a simulated slow fallback
+		}
+		return nil
+	}}
+	c := newCascade(t, f, cascade.WithClock(clk.Now), cascade.WithCacheSize(-1),
+		cascade.WithLimits(cascade.Limits{MinLatencySamples: 3, LatencyWindow: 8, ProbeInterval: time.Second}))
+	for i := range 3 {
+		mustEscalate(t, c, context.Background(), escalation(sample(i)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	// Within the interval: skipped.
+	wantReason(t, mustEscalate(t, c, ctx, escalation(sample(10))), cascade.ReasonDeadline)
+	// Still slow: the probe goes through, answers slowly, and the next
+	// caller is skipped again (one probe per interval).
+	clk.Advance(1100 * time.Millisecond)
+	calls := f.Calls()
+	mustEscalate(t, c, ctx, escalation(sample(11)))
+	if f.Calls() != calls+1 {
+		t.Fatalf("no probe after the interval")
+	}
+	wantReason(t, mustEscalate(t, c, ctx, escalation(sample(12))), cascade.ReasonDeadline)
+	if p := c.Stats().LatencyP95; p != 200*time.Millisecond {
+		t.Fatalf("p95 after a slow probe = %v; want 200ms kept", p)
+	}
+	// Recovered: the next probe is fast, the window starts again and the
+	// callers after it are served.
+	slow.Store(false)
+	clk.Advance(1100 * time.Millisecond)
+	for i := 13; i < 18; i++ {
+		if out := mustEscalate(t, c, ctx, escalation(sample(i))); out[0].Abstained {
+			t.Fatalf("sample %d: %+v; want settled after a fast probe", i, out[0])
+		}
+	}
+	st := c.Stats()
+	if st.Probes != 2 || st.RefusedDeadline != 2 {
+		t.Errorf("stats = %+v; want 2 probes and 2 refusals", st)
+	}
+	checkStats(t, st)
 }

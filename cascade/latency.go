@@ -60,6 +60,14 @@ func (w *latencyWindow) Observe(d time.Duration) {
 	}
 }
 
+// Reset forgets every latency observed.
+func (w *latencyWindow) Reset() {
+	w.mu.Lock()
+	w.ring, w.sorted, w.next = w.ring[:0], w.sorted[:0], 0
+	w.p95.Store(0)
+	w.mu.Unlock()
+}
+
 // P95 returns the 95th percentile of the window (nearest rank), or 0 while
 // fewer than the minimum number of observations were made, or when the
 // newest is older than maxAge: a window nobody refreshed (because its p95

@@ -27,10 +27,10 @@ var refusalLabels = [numRefusals]string{"", "breaker_open", "deadline", "budget"
 func (r refusal) label() string { return refusalLabels[r] }
 
 type counters struct {
-	escalations, requested, hits, misses, settled atomic.Uint64
-	abstained                                     [numRefusals]atomic.Uint64
-	calls, callErrors, excluded, collapsed        atomic.Uint64
-	trips, inTokens, outTokens                    atomic.Uint64
+	escalations, requested, hits, misses, settled  atomic.Uint64
+	abstained                                      [numRefusals]atomic.Uint64
+	calls, callErrors, excluded, collapsed, probes atomic.Uint64
+	trips, inTokens, outTokens                     atomic.Uint64
 }
 
 // count records one estimate abstained for reason r.
@@ -75,6 +75,9 @@ type Stats struct {
 	CallErrors    uint64 `json:"callErrors"`
 	CallsExcluded uint64 `json:"callsExcluded"`
 	Collapsed     uint64 `json:"collapsed"`
+	// Probes counts calls let through although the p95 said they could not
+	// finish in time (Limits.ProbeInterval), to measure the fallback again.
+	Probes uint64 `json:"probes"`
 	// BreakerTrips counts changes of the breaker to open; BreakerState is
 	// its state now ("closed", "half-open", "open").
 	BreakerTrips uint64 `json:"breakerTrips"`
@@ -109,6 +112,7 @@ func (c *Cascade) Stats() Stats {
 		CallErrors:         c.st.callErrors.Load(),
 		CallsExcluded:      c.st.excluded.Load(),
 		Collapsed:          c.st.collapsed.Load(),
+		Probes:             c.st.probes.Load(),
 		BreakerTrips:       c.st.trips.Load(),
 		BreakerState:       c.breaker.State().String(),
 		InputTokens:        c.st.inTokens.Load(),
