@@ -14,6 +14,7 @@ import (
 	"github.com/tmc/langchaingo/memory"
 	"github.com/tmc/langchaingo/schema"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -511,3 +512,54 @@ func TestContextIDs(t *testing.T) {
 }
 
 var _ trace.Span = nil
+
+// TestBlockedIsNotAnError checks that a blocked answer leaves the
+// evaluation span's status unset (OpenTelemetry keeps Error for a failed
+// operation) and is an event and an attribute instead, inline and in shadow.
+func TestBlockedIsNotAnError(t *testing.T) {
+	for _, mode := range []string{"inline", "shadow"} {
+		t.Run(mode, func(t *testing.T) {
+			k := newTelemetry(t)
+			opts := append(k.opts(), WithGuard(testGuard(t), Gate{Block: AnnotateOnly}))
+			var sh *Shadow
+			if mode == "shadow" {
+				var err error
+				if sh, err = NewShadow(testGuard(t), ShadowConfig{}, k.opts()...); err != nil {
+					t.Fatal(err)
+				}
+				opts = append(k.opts(), WithShadow(sh))
+			}
+			chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), opts...)
+			if _, err := chains.Run(context.Background(), chain, qFail); err != nil {
+				t.Fatal(err)
+			}
+			if sh != nil {
+				if err := sh.Shutdown(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			evs := spanByName(t, k.spans.Ended(), otelkeys.SpanEvaluation)
+			if len(evs) != 1 {
+				t.Fatalf("%d evaluation spans; want 1", len(evs))
+			}
+			s := evs[0]
+			if s.Status().Code != codes.Unset {
+				t.Errorf("status %v %q; want unset for a blocked answer", s.Status().Code, s.Status().Description)
+			}
+			var blocked bool
+			for _, e := range s.Events() {
+				if e.Name == otelkeys.EventAnswerBlocked {
+					blocked = true
+					for _, a := range e.Attributes {
+						if string(a.Key) == otelkeys.Mode && a.Value.AsString() != mode {
+							t.Errorf("event mode %q; want %q", a.Value.AsString(), mode)
+						}
+					}
+				}
+			}
+			if !blocked {
+				t.Errorf("no %s event", otelkeys.EventAnswerBlocked)
+			}
+		})
+	}
+}

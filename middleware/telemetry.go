@@ -303,9 +303,15 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		vd, _ := r.Verdict(d)
 		event(d, "", p, vd)
 	}
-	switch v.action {
-	case guard.Block:
-		span.SetStatus(codes.Error, "answer blocked: "+string(r.Diagnosis))
+	// A blocked answer is an outcome of a successful evaluation, not a
+	// failed operation: OpenTelemetry keeps the Error status for the
+	// latter, so it is an event here (the action is also an attribute), and
+	// the span's status stays unset. In shadow mode the event records what
+	// would have been blocked; nothing was.
+	if v.action == guard.Block {
+		span.AddEvent(otelkeys.EventAnswerBlocked, trace.WithAttributes(
+			attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
+			attribute.String(otelkeys.Mode, ev.mode)))
 	}
 }
 

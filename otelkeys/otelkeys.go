@@ -29,6 +29,11 @@ const (
 // once per decision (once per context for chunk relevance).
 const EventEvaluationResult = "gen_ai.evaluation.result"
 
+// EventAnswerBlocked is the event an evaluation span carries when the
+// guard's action is block (in shadow mode: would have been). A blocked answer
+// is an outcome, not an error: the span's status is not set to Error for it.
+const EventAnswerBlocked = "ragtriage.answer.blocked"
+
 // GenAI semantic-convention attribute keys.
 const (
 	GenAIOperationName         = "gen_ai.operation.name"
