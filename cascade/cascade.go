@@ -605,15 +605,14 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 	if err := ctx.Err(); err != nil {
 		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
 	}
-	var callerBound bool
-	start := func() (context.Context, context.CancelFunc) {
-		deadline := time.Now().Add(c.limits.CallTimeout)
-		if dl, ok := ctx.Deadline(); ok {
-			if d := dl.Add(-c.limits.Reserve); d.Before(deadline) {
-				deadline, callerBound = d, true
-			}
+	// The call runs until the latest deadline among the callers waiting
+	// for it (less the reserve), and never longer than CallTimeout.
+	hard := time.Now().Add(c.limits.CallTimeout)
+	want := hard
+	if dl, ok := ctx.Deadline(); ok {
+		if d := dl.Add(-c.limits.Reserve); d.Before(want) {
+			want = d
 		}
-		return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	}
 	// The caller stops waiting half the reserve before its deadline, even
 	// if the call has not ended by then (a fallback that is slow to notice
@@ -624,8 +623,8 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		wctx, cancel = context.WithDeadline(ctx, dl.Add(-c.limits.Reserve/2))
 		defer cancel()
 	}
-	res, shared, ok := c.flights.do(wctx, callKey(g.digest, g.decisions, g.ctxIDs), start, func(fctx context.Context) outcome {
-		return c.call(fctx, g, callerBound, probe, p95)
+	res, shared, ok := c.flights.do(wctx, callKey(g.digest, g.decisions, g.ctxIDs), want, hard, func(fctx *flightCtx) outcome {
+		return c.call(fctx, g, probe, p95)
 	})
 	if !ok {
 		if ctx.Err() == nil {
@@ -655,7 +654,7 @@ func (c *Cascade) takeProbe() bool {
 // call runs the fallback once: concurrency slot, budget, breaker. probe says
 // that the call was let through by takeProbe although the p95 (p95) said it
 // could not finish in time.
-func (c *Cascade) call(ctx context.Context, g *group, callerBound, probe bool, p95 time.Duration) outcome {
+func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) outcome {
 	if r := c.acquire(ctx); r.reason != "" {
 		return r
 	}
@@ -672,7 +671,7 @@ func (c *Cascade) call(ctx context.Context, g *group, callerBound, probe bool, p
 		if err == nil {
 			err = validate(ests, &g.req)
 		}
-		if err != nil && ctx.Err() != nil && (callerBound || errors.Is(ctx.Err(), context.Canceled)) {
+		if err != nil && ctx.Err() != nil && (ctx.bound() || errors.Is(ctx.Err(), context.Canceled)) {
 			err = fmt.Errorf("%w: %w", ErrCallerGone, err)
 		}
 		return ests, err

@@ -667,3 +667,41 @@ func TestLatencyProbe(t *testing.T) {
 	}
 	checkStats(t, st)
 }
+
+// A collapsed call runs until the latest deadline of the callers waiting on
+// it: the caller that started it leaving at its own (short) deadline does
+// not cut the call short for a caller with more time.
+func TestCollapsedCallTakesLatestDeadline(t *testing.T) {
+	release := make(chan struct{})
+	f := &fake{P: 0.7, Hook: func(ctx context.Context, _ guard.Request) error {
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}}
+	c := newCascade(t, f)
+	short, cancel1 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel1()
+	first := make(chan []guard.Estimate, 1)
+	go func() { first <- mustEscalate(t, c, short, escalation(sample(1))) }()
+	waitFor(t, 5*time.Second, func() bool { return f.Calls() == 1 })
+	long, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	second := make(chan []guard.Estimate, 1)
+	go func() { second <- mustEscalate(t, c, long, escalation(sample(1))) }()
+	waitFor(t, 5*time.Second, func() bool { return c.Stats().Collapsed == 1 })
+	// The first caller returns at its own deadline, unsettled.
+	wantReason(t, <-first, cascade.ReasonDeadline)
+	// The call goes on for the second one.
+	close(release)
+	out := <-second
+	if out[0].Abstained || out[0].P != 0.7 {
+		t.Fatalf("second caller got %+v; want the shared call's answer", out[0])
+	}
+	if f.Calls() != 1 {
+		t.Errorf("fallback called %d times; want 1", f.Calls())
+	}
+	checkStats(t, c.Stats())
+}

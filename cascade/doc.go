@@ -16,13 +16,16 @@
 //     with white space normalized, plus the decision and, for chunk
 //     relevance, the context ID;
 //   - collapsing: identical calls under way at the same time share one
-//     fallback call, which is cancelled once nobody waits for it;
+//     fallback call, which runs until the latest deadline among the callers
+//     waiting for it (each caller still returns at its own) and is
+//     cancelled once nobody waits for it;
 //   - a concurrency limit: at most Limits.MaxConcurrent calls at once, at
 //     most Limits.MaxWaiting more waiting for a slot; the rest abstain;
 //   - a deadline check: the fallback is skipped when the time left before
 //     the caller's deadline is below its p95 latency (over a small window of
-//     recent calls) plus a reserve; the call's own deadline is the caller's
-//     minus that reserve, capped by Limits.CallTimeout;
+//     recent calls) plus a reserve, except for one probe per
+//     Limits.ProbeInterval; the call's own deadline is the caller's minus
+//     that reserve, capped by Limits.CallTimeout;
 //   - a budget: a maximum number of calls and/or tokens per sliding window.
 //
 // When the fallback cannot settle an estimate — breaker open, deadline too

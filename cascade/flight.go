@@ -3,6 +3,7 @@ package cascade
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/ragtriage/ragtriage/guard"
 )
@@ -24,7 +25,94 @@ type flight struct {
 	done    chan struct{}
 	res     outcome
 	waiters int
-	cancel  context.CancelFunc
+	ctx     *flightCtx
+}
+
+// flightCtx is the context a shared call runs under. Its deadline starts
+// as the first caller's and moves later when a caller with a later deadline
+// joins (never past the hard cap, CallTimeout after the start), so that a
+// collapsed call is not cut at the deadline of the caller that happened to
+// start it. Values come from the first caller's context; its cancellation
+// does not.
+type flightCtx struct {
+	context.Context // values only (context.WithoutCancel)
+
+	done chan struct{}
+	hard time.Time
+
+	mu       sync.Mutex
+	deadline time.Time
+	err      error
+	timer    *time.Timer
+}
+
+func newFlightCtx(parent context.Context, deadline, hard time.Time) *flightCtx {
+	c := &flightCtx{Context: context.WithoutCancel(parent), done: make(chan struct{}), hard: hard, deadline: deadline}
+	c.mu.Lock()
+	c.timer = time.AfterFunc(time.Until(deadline), c.expire)
+	c.mu.Unlock()
+	return c
+}
+
+func (c *flightCtx) Deadline() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadline, true
+}
+
+func (c *flightCtx) Done() <-chan struct{} { return c.done }
+
+func (c *flightCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// bound reports whether the deadline is a caller's rather than the hard cap.
+func (c *flightCtx) bound() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadline.Before(c.hard)
+}
+
+// extend moves the deadline to d when d is later (capped at the hard cap)
+// and the context has not ended.
+func (c *flightCtx) extend(d time.Time) {
+	if d.After(c.hard) {
+		d = c.hard
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil || !d.After(c.deadline) {
+		return
+	}
+	c.deadline = d
+	c.timer.Reset(time.Until(d))
+}
+
+// expire ends the context at its deadline; a timer that fired just before an
+// extension re-arms instead.
+func (c *flightCtx) expire() {
+	c.mu.Lock()
+	if left := time.Until(c.deadline); left > 0 && c.err == nil {
+		c.timer.Reset(left)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.end(context.DeadlineExceeded)
+}
+
+// end ends the context with err, once.
+func (c *flightCtx) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	c.timer.Stop()
+	close(c.done)
 }
 
 // flights collapses identical concurrent calls into one, like
@@ -51,10 +139,11 @@ func (g *flights) close() {
 
 // do runs fn once per key among concurrent callers. fn runs on its own
 // goroutine with a context that is cancelled when every waiting caller has
-// left (its deadline is set by start). do returns fn's outcome, or ok=false
+// left, and whose deadline is the latest of the waiting callers' deadlines
+// (each given as want), capped at hard. do returns fn's outcome, or ok=false
 // when ctx ended first. shared reports whether the call was joined rather
 // than started.
-func (g *flights) do(ctx context.Context, key [32]byte, start func() (context.Context, context.CancelFunc), fn func(context.Context) outcome) (res outcome, shared, ok bool) {
+func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn func(*flightCtx) outcome) (res outcome, shared, ok bool) {
 	g.mu.Lock()
 	if g.m == nil {
 		g.m = make(map[[32]byte]*flight)
@@ -66,17 +155,18 @@ func (g *flights) do(ctx context.Context, key [32]byte, start func() (context.Co
 	}
 	if shared {
 		f.waiters++
+		f.ctx.extend(want)
 		if g.joined != nil {
 			g.joined()
 		}
 	} else {
-		fctx, cancel := start()
-		f = &flight{done: make(chan struct{}), waiters: 1, cancel: cancel}
+		fctx := newFlightCtx(ctx, want, hard)
+		f = &flight{done: make(chan struct{}), waiters: 1, ctx: fctx}
 		g.m[key] = f
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			defer cancel()
+			defer fctx.end(context.Canceled)
 			r := fn(fctx)
 			g.mu.Lock()
 			f.res = r
@@ -98,7 +188,7 @@ func (g *flights) do(ctx context.Context, key [32]byte, start func() (context.Co
 		if f.waiters == 0 {
 			// Nobody wants the answer any more: stop the call, and let a
 			// later identical request start afresh.
-			f.cancel()
+			f.ctx.end(context.Canceled)
 			if g.m[key] == f {
 				delete(g.m, key)
 			}
