@@ -89,10 +89,18 @@ func (b *budget) sums(n int64) (calls, tokens int) {
 	return calls, tokens
 }
 
-// Reserve counts one call if the budget allows it, or returns why not.
-func (b *budget) Reserve() string {
+// charge names the bucket a reserved call was counted in, so that a refund
+// goes back to that bucket and not to whichever is current when it comes.
+type charge struct {
+	bucket int64
+	ok     bool
+}
+
+// Reserve counts one call if the budget allows it and returns where it was
+// counted, or returns why not.
+func (b *budget) Reserve() (charge, string) {
 	if b == nil {
-		return ""
+		return charge{}, ""
 	}
 	t := b.now()
 	b.mu.Lock()
@@ -100,13 +108,13 @@ func (b *budget) Reserve() string {
 	i := b.slot(t)
 	calls, tokens := b.sums(b.stamp[i])
 	if b.cfg.MaxCalls > 0 && calls >= b.cfg.MaxCalls {
-		return fmt.Sprintf("%d fallback calls in the last %v (limit %d)", calls, b.cfg.Window, b.cfg.MaxCalls)
+		return charge{}, fmt.Sprintf("%d fallback calls in the last %v (limit %d)", calls, b.cfg.Window, b.cfg.MaxCalls)
 	}
 	if b.cfg.MaxTokens > 0 && tokens >= b.cfg.MaxTokens {
-		return fmt.Sprintf("%d tokens in the last %v (limit %d)", tokens, b.cfg.Window, b.cfg.MaxTokens)
+		return charge{}, fmt.Sprintf("%d tokens in the last %v (limit %d)", tokens, b.cfg.Window, b.cfg.MaxTokens)
 	}
 	b.calls[i]++
-	return ""
+	return charge{bucket: b.stamp[i], ok: true}, ""
 }
 
 // Spend adds tokens to the current bucket.
@@ -121,14 +129,18 @@ func (b *budget) Spend(tokens int) {
 }
 
 // Refund takes back a call Reserve counted but that was never made (the
-// breaker refused it).
-func (b *budget) Refund() {
-	if b == nil {
+// breaker refused it), from the bucket it was counted in. A bucket that has
+// since left the window no longer counts, so there is nothing to take back.
+func (b *budget) Refund(c charge) {
+	if b == nil || !c.ok {
 		return
 	}
-	t := b.now()
 	b.mu.Lock()
-	if i := b.slot(t); b.calls[i] > 0 {
+	i := int(c.bucket % int64(len(b.calls)))
+	if i < 0 {
+		i += len(b.calls)
+	}
+	if b.stamp[i] == c.bucket && b.calls[i] > 0 {
 		b.calls[i]--
 	}
 	b.mu.Unlock()

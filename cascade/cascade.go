@@ -659,7 +659,8 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 		return r
 	}
 	defer func() { <-c.sem }()
-	if why := c.budget.Reserve(); why != "" {
+	charged, why := c.budget.Reserve()
+	if why != "" {
 		return refuse(refBudget, ReasonBudget+": "+why)
 	}
 	start := c.now()
@@ -679,7 +680,7 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	elapsed := c.now().Sub(start)
 	c.observeState()
 	if !ran {
-		c.budget.Refund()
+		c.budget.Refund(charged)
 		if errors.Is(err, gobreaker.ErrTooManyRequests) {
 			return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
 		}
