@@ -1,97 +1,39 @@
 package evalkit
 
 import (
-	"encoding/json"
-	"time"
+	"io"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
-// RecordVersion names the record format below. It changes when a field
-// changes meaning; new optional fields keep it.
-const RecordVersion = "ragtriage.record/1"
+// The record format lives in package record (a leaf the middleware can
+// import without the offline kit); these names keep evalkit's API.
 
-// A Record is one evaluated request as the middleware's record sink writes it:
-// one JSON line per request. `ragtriage eval -records FILE` replays records
-// and joins labels to them by ID from a dataset file.
-//
-// Sample is absent when the application did not opt in to content capture;
-// such a record can be scored from its Result but not re-judged.
-type Record struct {
-	Version string    `json:"recordVersion"`
-	ID      string    `json:"id"`
-	Time    time.Time `json:"time"`
-	// TraceID and SpanID link the record to the evaluation span (hex, as
-	// OpenTelemetry prints them), when tracing was on.
-	TraceID string `json:"traceId,omitempty"`
-	SpanID  string `json:"spanId,omitempty"`
-	// Sample is what was evaluated, when content capture was on.
-	Sample *RecordSample `json:"sample,omitempty"`
-	// Result is the guard's result.
-	Result guard.Result `json:"result"`
-	// Legs holds latency and usage per leg of the evaluation: "primary" (the
-	// guard's own judges) and, when the answer was escalated, "fallback".
-	Legs []Leg `json:"legs,omitempty"`
-	// Metadata is free-form, copied from the sample.
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
+// RecordVersion names the record format; see record.Version.
+const RecordVersion = record.Version
 
-// RecordSample is the content of a recorded sample, in the dataset shape.
-type RecordSample struct {
-	Question  string          `json:"question"`
-	Contexts  []RecordContext `json:"contexts"`
-	Answer    string          `json:"answer"`
-	Reference *string         `json:"referenceAnswer,omitempty"`
-	// OriginalQuestion is the user's question before a chain condensed it
-	// (ConversationalRetrievalQA), when it differs from Question.
-	OriginalQuestion string `json:"originalQuestion,omitempty"`
-}
+type (
+	// Record is record.Record.
+	Record = record.Record
+	// RecordSample is record.Sample.
+	RecordSample = record.Sample
+	// RecordContext is record.Context.
+	RecordContext = record.Context
+	// Leg is record.Leg.
+	Leg = record.Leg
+	// RecordWriter is record.Writer.
+	RecordWriter = record.Writer
+)
 
-// RecordContext is one retrieved context.
-type RecordContext struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-}
+// ErrWriterClosed is record.ErrWriterClosed.
+var ErrWriterClosed = record.ErrWriterClosed
 
-// Leg is the cost of one leg of an evaluation.
-type Leg struct {
-	Name      string      `json:"name"` // "primary" or "fallback"
-	Judge     string      `json:"judge,omitempty"`
-	LatencyMs float64     `json:"latencyMs"`
-	Usage     guard.Usage `json:"usage,omitzero"`
-	// Retries is set only when the judge reported retries.
-	Retries int `json:"retries,omitempty"`
-}
+// NewRecordSample copies a guard.Sample into a RecordSample (record.NewSample).
+func NewRecordSample(s *guard.Sample) *RecordSample { return record.NewSample(s) }
 
-// NewRecordSample copies a guard.Sample into a RecordSample.
-func NewRecordSample(s *guard.Sample) *RecordSample {
-	rs := &RecordSample{Question: s.Question, Answer: s.Answer, Reference: s.Reference,
-		Contexts: make([]RecordContext, len(s.Contexts))}
-	for i, c := range s.Contexts {
-		rs.Contexts[i] = RecordContext{ID: c.ID, Text: c.Text}
-	}
-	return rs
-}
+// MarshalRecord returns r as one JSON line (record.Marshal).
+func MarshalRecord(r *Record) ([]byte, error) { return record.Marshal(r) }
 
-// GuardSample converts a recorded sample back to a guard.Sample.
-func (rs *RecordSample) GuardSample(id string) guard.Sample {
-	s := guard.Sample{ID: id, Question: rs.Question, Answer: rs.Answer, Reference: rs.Reference,
-		Contexts: make([]guard.Context, len(rs.Contexts))}
-	for i, c := range rs.Contexts {
-		s.Contexts[i] = guard.Context{ID: c.ID, Text: c.Text}
-	}
-	return s
-}
-
-// MarshalRecord returns r as one JSON line (with the trailing newline),
-// filling Version when it is empty.
-func MarshalRecord(r *Record) ([]byte, error) {
-	if r.Version == "" {
-		r.Version = RecordVersion
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
+// NewRecordWriter returns a record writer to w (record.NewWriter).
+func NewRecordWriter(w io.Writer) *RecordWriter { return record.NewWriter(w) }

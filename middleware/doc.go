@@ -61,8 +61,8 @@
 //
 // # Records
 //
-// [WithSink] writes one evalkit.Record per evaluated answer to a [Sink];
-// evalkit.RecordWriter writes JSON Lines that `ragtriage eval -records`
+// [WithSink] writes one record.Record per evaluated answer to a [Sink];
+// record.Writer writes JSON Lines that `ragtriage eval -records`
 // replays. A sink's failure goes to the error handler ([WithErrorHandler],
 // otel.Handle by default) and never changes what the chain returns.
 //

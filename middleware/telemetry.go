@@ -12,9 +12,9 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/otelkeys"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // Evaluation modes, as they appear in spans, metrics and Outcome.Mode.
@@ -316,10 +316,10 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 }
 
 // record builds the record the sink writes.
-func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) *evalkit.Record {
+func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) *record.Record {
 	c := ev.cfg
-	rec := &evalkit.Record{
-		Version:  evalkit.RecordVersion,
+	rec := &record.Record{
+		Version:  record.Version,
 		ID:       ev.id,
 		Time:     start,
 		Result:   c.exportResult(&v.res),
@@ -331,10 +331,10 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 	}
 	if c.redact != nil {
 		s := &ev.sample
-		rs := &evalkit.RecordSample{
+		rs := &record.Sample{
 			Question: c.text(FieldQuestion, s.Question),
 			Answer:   c.text(FieldAnswer, s.Answer),
-			Contexts: make([]evalkit.RecordContext, len(s.Contexts)),
+			Contexts: make([]record.Context, len(s.Contexts)),
 		}
 		if s.Reference != nil {
 			ref := c.text(FieldReference, *s.Reference)
@@ -344,7 +344,7 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 			rs.OriginalQuestion = c.text(FieldOriginalQuestion, ev.original)
 		}
 		for i := range s.Contexts {
-			rs.Contexts[i] = evalkit.RecordContext{ID: s.Contexts[i].ID, Text: c.text(FieldContext, s.Contexts[i].Text)}
+			rs.Contexts[i] = record.Context{ID: s.Contexts[i].ID, Text: c.text(FieldContext, s.Contexts[i].Text)}
 		}
 		rec.Sample = rs
 	}
@@ -354,8 +354,8 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 // legsOf splits a result's latency and usage into the primary leg and, when
 // the answer was escalated, the fallback leg (the fallback judge's
 // estimates).
-func legsOf(r *guard.Result) []evalkit.Leg {
-	primary := evalkit.Leg{Name: "primary", LatencyMs: r.LatencyMs}
+func legsOf(r *guard.Result) []record.Leg {
+	primary := record.Leg{Name: "primary", LatencyMs: r.LatencyMs}
 	names := make([]string, 0, len(r.Judges))
 	for name := range r.Judges {
 		if r.Fallback == nil || name != r.Fallback.Judge {
@@ -367,9 +367,9 @@ func legsOf(r *guard.Result) []evalkit.Leg {
 	if r.Fallback == nil {
 		primary.Usage = r.Usage
 		primary.Retries = r.Usage.Retries
-		return []evalkit.Leg{primary}
+		return []record.Leg{primary}
 	}
-	fb := evalkit.Leg{Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fallbackUsage(r)}
+	fb := record.Leg{Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fallbackUsage(r)}
 	primary.Usage = guard.Usage{
 		InputTokens:  r.Usage.InputTokens - fb.Usage.InputTokens,
 		OutputTokens: r.Usage.OutputTokens - fb.Usage.OutputTokens,
@@ -378,7 +378,7 @@ func legsOf(r *guard.Result) []evalkit.Leg {
 	}
 	primary.Retries, fb.Retries = primary.Usage.Retries, fb.Usage.Retries
 	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
-	return []evalkit.Leg{primary, fb}
+	return []record.Leg{primary, fb}
 }
 
 // fallbackUsage is what the fallback spent on the result (the guard sums

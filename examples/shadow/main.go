@@ -32,10 +32,10 @@ import (
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/examples/internal/demo"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 func main() {
@@ -89,7 +89,7 @@ func run(ctx context.Context, w, info io.Writer, otlp string, content bool, reco
 			return err
 		}
 		defer f.Close()
-		opts = append(opts, middleware.WithSink(evalkit.NewRecordWriter(f)))
+		opts = append(opts, middleware.WithSink(record.NewWriter(f)))
 	}
 	chain := middleware.Wrap(chains.NewRetrievalQAFromLLM(&demo.ScriptedLLM{}, demo.Retriever{K: 1}), opts...)
 
