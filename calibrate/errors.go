@@ -78,6 +78,23 @@ func checkWeights(fn string, w []float64) error {
 	return nil
 }
 
+// checkProbs returns an error for an empty p or for the first value of p
+// that is NaN or outside [0, 1].
+func checkProbs(fn string, p []float64) error {
+	if len(p) == 0 {
+		return newErr(fn, -1, ErrEmpty)
+	}
+	for i, v := range p {
+		if math.IsNaN(v) {
+			return newErr(fn, i, ErrNaN)
+		}
+		if v < 0 || v > 1 {
+			return newErr(fn, i, fmt.Errorf("p = %v not in [0, 1]: %w", v, ErrRange))
+		}
+	}
+	return nil
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func b2f(b bool) float64 {

@@ -234,16 +234,8 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 		// Each of the J sequences is tested at δ/J.
 		confidence = 1 - (1-confidence)/float64(len(cfg.Starts))
 	}
-	if len(p) == 0 {
-		return FixedSelection{}, newErr(fn, -1, ErrEmpty)
-	}
-	for i, v := range p {
-		if math.IsNaN(v) {
-			return FixedSelection{}, newErr(fn, i, ErrNaN)
-		}
-		if v < 0 || v > 1 {
-			return FixedSelection{}, newErr(fn, i, fmt.Errorf("p = %v not in [0, 1]: %w", v, ErrRange))
-		}
+	if err := checkProbs(fn, p); err != nil {
+		return FixedSelection{}, err
 	}
 	n := len(p)
 	minRows := MinRowsForBound(alpha, confidence)

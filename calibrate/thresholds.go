@@ -117,16 +117,8 @@ func SelectThresholds(p []float64, y []bool, alpha, confidence float64) (Selecti
 	if !(confidence > 0 && confidence < 1) {
 		return Selection{}, newErr(fn, -1, fmt.Errorf("confidence = %v not in (0, 1): %w", confidence, ErrRange))
 	}
-	if len(p) == 0 {
-		return Selection{}, newErr(fn, -1, ErrEmpty)
-	}
-	for i, v := range p {
-		if math.IsNaN(v) {
-			return Selection{}, newErr(fn, i, ErrNaN)
-		}
-		if v < 0 || v > 1 {
-			return Selection{}, newErr(fn, i, fmt.Errorf("p = %v not in [0, 1]: %w", v, ErrRange))
-		}
+	if err := checkProbs(fn, p); err != nil {
+		return Selection{}, err
 	}
 	n := len(p)
 	idx := make([]int, n)
