@@ -19,7 +19,9 @@ import (
 )
 
 // Reasons an escalated estimate comes back abstained. The Estimate.Reason
-// starts with one of them, followed by ": " and details.
+// starts with one of them, followed by ": " and details; the text is for
+// people. Code matches the estimate's Cause, or errors.Is(est.Err(),
+// ErrBudget) and the other sentinels of errors.go.
 const (
 	ReasonBreakerOpen = "circuit breaker open"
 	ReasonDeadline    = "deadline too near"
@@ -426,9 +428,9 @@ func hasContext(s *guard.Sample, id string) bool {
 // decision (per listed context for chunk relevance), from the cache or the
 // fallback. An estimate the fallback could not give — breaker open, deadline
 // too near, budget spent, concurrency limit, fallback error — is abstained
-// with a Reason starting with one of the Reason constants. Escalate returns
-// an error only for a malformed escalation (nil sample, invalid decision,
-// unknown context).
+// with a Cause (errors.Is(est.Err(), ErrBudget), …) and a Reason starting
+// with one of the Reason constants. Escalate returns an error only for a
+// malformed escalation (nil sample, invalid decision, unknown context).
 func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
 	if esc.Sample == nil {
 		return nil, errors.New("cascade: Escalate: nil sample")
@@ -542,6 +544,7 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g
 		it := its[slot]
 		if res.reason != "" {
 			out[slot] = guard.Abstain(it.d, it.ctx, res.reason)
+			out[slot].Cause = res.refusal.cause()
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
 			c.count(ctx, res.refusal)
 			continue
@@ -556,10 +559,14 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g
 		switch {
 		case e == nil:
 			out[slot] = guard.Abstain(it.d, it.ctx, ReasonNoEstimate)
+			out[slot].Cause = guard.CauseFallbackAbstained
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
 			c.count(ctx, refAbstained)
 		case e.Abstained:
 			out[slot] = *e
+			if out[slot].Cause == "" {
+				out[slot].Cause = guard.CauseFallbackAbstained
+			}
 			c.count(ctx, refAbstained)
 		default:
 			out[slot] = *e

@@ -43,13 +43,34 @@ func checkStats(t *testing.T, s cascade.Stats) {
 	}
 }
 
+// wantReason checks that every estimate is abstained with a reason starting
+// with prefix (a Reason constant) and the typed cause that goes with it.
 func wantReason(t *testing.T, out []guard.Estimate, prefix string) {
 	t.Helper()
+	sentinel, ok := reasonErrs[prefix]
+	if !ok {
+		t.Fatalf("wantReason: %q is not a Reason constant", prefix)
+	}
 	for _, e := range out {
 		if !e.Abstained || !strings.HasPrefix(e.Reason, prefix) {
 			t.Errorf("estimate %v/%s = {Abstained:%v Reason:%q P:%v}; want abstained with reason %q…", e.Decision, e.ContextID, e.Abstained, e.Reason, e.P, prefix)
 		}
+		if err := e.Err(); !errors.Is(err, sentinel) || e.Cause != guard.CauseOf(sentinel) || err.Error() != e.Reason {
+			t.Errorf("estimate %v/%s: Cause %q, Err() %v; want cause %q, an error wrapping %v with the reason's text", e.Decision, e.ContextID, e.Cause, err, guard.CauseOf(sentinel), sentinel)
+		}
 	}
+}
+
+// reasonErrs maps each Reason constant to the sentinel its estimates wrap.
+var reasonErrs = map[string]error{
+	cascade.ReasonBreakerOpen: cascade.ErrBreakerOpen,
+	cascade.ReasonDeadline:    cascade.ErrDeadline,
+	cascade.ReasonBudget:      cascade.ErrBudget,
+	cascade.ReasonConcurrency: cascade.ErrConcurrency,
+	cascade.ReasonFailed:      cascade.ErrFallbackFailed,
+	cascade.ReasonCancelled:   cascade.ErrCancelled,
+	cascade.ReasonClosed:      cascade.ErrClosed,
+	cascade.ReasonNoEstimate:  cascade.ErrFallbackAbstained,
 }
 
 func TestNewValidates(t *testing.T) {
@@ -233,6 +254,11 @@ func TestFallbackFailures(t *testing.T) {
 		out := mustEscalate(t, c, context.Background(), escalation(sample(1), guard.Groundedness, guard.AnswerRelevance))
 		if out[0].Reason != "quote not found" || out[1].Reason != cascade.ReasonNoEstimate {
 			t.Errorf("out = %+v", out)
+		}
+		for _, e := range out {
+			if !errors.Is(e.Err(), cascade.ErrFallbackAbstained) || e.Cause != guard.CauseFallbackAbstained {
+				t.Errorf("estimate %v: Cause %q, Err() %v; want fallback_abstained", e.Decision, e.Cause, e.Err())
+			}
 		}
 		// Abstentions are not cached.
 		mustEscalate(t, c, context.Background(), escalation(sample(1), guard.Groundedness))

@@ -30,9 +30,15 @@
 //
 // When the fallback cannot settle an estimate — breaker open, deadline too
 // near, budget spent, no slot, or the fallback failed — the estimate comes
-// back abstained with a Reason that starts with one of the Reason constants.
-// The guard then keeps the diagnosis JUDGE_UNCERTAIN and applies its
-// fail-open or fail-closed rule (guard.WithEscalator): never a silent pass.
+// back abstained with a typed cause: Estimate.Cause (guard.CauseBudget, …)
+// and Estimate.Err, which wraps one of the sentinels ErrBreakerOpen,
+// ErrDeadline, ErrBudget, ErrConcurrency, ErrClosed, ErrCancelled,
+// ErrFallbackFailed, ErrFallbackAbstained (the guard's own values, so that
+// errors.Is works on the guard's Result too); its Reason, for people,
+// starts with one of the Reason constants. The guard then keeps the
+// diagnosis JUDGE_UNCERTAIN, records the cause in Result.Fallback and
+// Result.Abstentions, and applies its fail-open or fail-closed rule
+// (guard.WithEscalator): never a silent pass.
 //
 // Metrics (OpenTelemetry, the global MeterProvider unless WithMeterProvider
 // is given): the breaker's state and trips, cache hits and misses, fallback

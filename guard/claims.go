@@ -31,8 +31,10 @@ type Claim struct {
 	Judge string `json:"judge,omitempty"`
 	// Escalated is set when the claim went to the fallback.
 	Escalated bool `json:"escalated,omitempty"`
-	// Reason says why the support is unknown, when it is.
+	// Reason says why the support is unknown, or why the fallback did not
+	// settle the claim, when it is or did not; Cause names it.
 	Reason   string     `json:"reason,omitempty"`
+	Cause    Cause      `json:"cause,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
@@ -62,7 +64,7 @@ const MaxClaims = 64
 // Claims it escalates are recorded in info (nil when none was), which
 // Evaluate merges into Result.Fallback so that the degrade rule applies to
 // a claim the fallback could not settle.
-func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result, errs *[]error) (_ []Estimate, claimed bool, info *FallbackInfo) {
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result) (_ []Estimate, claimed bool, info *FallbackInfo) {
 	var b *binding
 	for i := range g.bindings {
 		if contains(g.bindings[i].decisions, Groundedness) {
@@ -74,9 +76,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 	}
 	name := describe(g.claims)
 	fail := func(err error) ([]Estimate, bool, *FallbackInfo) {
-		je := newJudgeError(name, []Decision{Groundedness}, err)
-		*errs = append(*errs, je)
-		res.Errors = append(res.Errors, *je)
+		res.Errors = append(res.Errors, *newJudgeError(name, []Decision{Groundedness}, CauseJudgeFailed, err))
 		return ests, false, nil
 	}
 	var claims []string
@@ -104,10 +104,9 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 		cs.Answer = text
 		e, err := g.claimEstimate(ctx, b, &cs, defs)
 		if err != nil {
-			je := newJudgeError(b.info.Name, []Decision{Groundedness}, fmt.Errorf("claim %d: %w", i+1, err))
-			*errs = append(*errs, je)
-			res.Errors = append(res.Errors, *je)
+			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, fmt.Errorf("claim %d: %w", i+1, err)))
 			e = Abstain(Groundedness, "", "the judge failed on this claim")
+			e.Cause = CauseJudgeFailed
 		}
 		v := Uncertain
 		if !e.Abstained {
@@ -119,7 +118,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 				info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
 			}
 			t0 := g.now()
-			fe, ok, why := g.escalateClaim(ctx, &cs, defs, e, errs, res)
+			fe, ok, why, cause := g.escalateClaim(ctx, &cs, defs, e, res)
 			info.LatencyMs += float64(g.now().Sub(t0)) / float64(time.Millisecond)
 			info.Usage = info.Usage.Add(fe.Usage)
 			spent = spent.Add(fe.Usage)
@@ -129,12 +128,13 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 				v = g.esc.policy.For(Groundedness).Verdict(e.P)
 			}
 			if v == Uncertain {
-				info.Unsettled++
-				if info.Reason == "" {
-					info.Reason = why
+				if ok {
+					why, cause = reasonFallbackUnsure, CauseFallbackUncertain
 				}
+				info.Unsettled++
+				info.addCause(cause, why)
 				if c.Reason == "" {
-					c.Reason = why
+					c.Reason, c.Cause = why, cause
 				}
 			} else {
 				info.Settled++
@@ -142,7 +142,10 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 		}
 		c.Judge, c.Verdict, c.Evidence = e.Judge, v, e.Evidence
 		if e.Abstained {
-			c.Groundedness, c.Reason = Prob{Asked: true}, e.Reason
+			c.Groundedness, c.Reason, c.Cause = Prob{Asked: true}, e.Reason, e.Cause
+			if c.Cause == "" {
+				c.Cause = CauseAbstained
+			}
 		} else {
 			c.Groundedness = KnownProb(e.P)
 			known++
@@ -200,8 +203,8 @@ func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample, defs 
 }
 
 // escalateClaim sends one uncertain claim to the escalator; ok is false when
-// it gave no estimate (why says why; a failure is also reported).
-func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, errs *[]error, res *Result) (_ Estimate, ok bool, why string) {
+// it gave no estimate (why and cause say why; a failure is also reported).
+func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, res *Result) (_ Estimate, ok bool, why string, cause Cause) {
 	ds := []Decision{Groundedness}
 	out, err := g.callEscalator(ctx, Escalation{
 		Request: Request{Sample: cs, Decisions: ds, Definitions: defs},
@@ -211,27 +214,29 @@ func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionS
 		err = checkEstimates(out, ds, cs)
 	}
 	if err != nil {
-		je := newJudgeError(g.esc.name, ds, fmt.Errorf("claim: %w", err))
-		*errs = append(*errs, je)
+		je := newJudgeError(g.esc.name, ds, escalatorCause(err), fmt.Errorf("claim: %w", err))
 		res.Errors = append(res.Errors, *je)
-		return Estimate{}, false, je.Message
+		return Estimate{}, false, je.Message, je.Cause
 	}
 	var u Usage
-	why = "the fallback gave no estimate"
+	why, cause = reasonNoEstimate, CauseFallbackAbstained
 	for _, e := range out {
 		u = u.Add(e.Usage)
 		if e.Decision != Groundedness {
 			continue
 		}
 		if e.Abstained {
-			why = e.Reason
+			why, cause = e.Reason, e.Cause
+			if cause == "" {
+				cause = CauseFallbackAbstained
+			}
 			continue
 		}
 		if e.Judge == "" {
 			e.Judge = g.esc.name
 		}
 		e.Usage = u
-		return e, true, ""
+		return e, true, "", ""
 	}
-	return Estimate{Usage: u}, false, why
+	return Estimate{Usage: u}, false, why, cause
 }

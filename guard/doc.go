@@ -31,7 +31,10 @@
 // the probabilities and verdicts per decision, the diagnosis, the evidence,
 // the definitions and rules it used, and what each judge failed at. Its JSON
 // form is stable: a probability a judge could not give is null, and
-// correctness is absent without a reference.
+// correctness is absent without a reference. Evaluate returns an error only
+// when it has no result (an invalid sample: [ErrInvalidSample]); a failed
+// judge is part of the result ([Result].Errors, [Result.Err]), never an
+// error beside it.
 //
 // # Getting a guard
 //
@@ -48,10 +51,10 @@
 //		Contexts: []guard.Context{{ID: "policy#1", Text: "Refunds are processed within 5 business days."}},
 //		Answer:   "Refunds take 5 business days.",
 //	})
-//	if errors.Is(err, guard.ErrInvalidSample) {
-//		return err // no result
+//	if err != nil {
+//		return err // no result: the sample is invalid (guard.ErrInvalidSample)
 //	}
-//	// Other errors are failed judges; res is complete and their decisions are uncertain.
+//	// A judge that failed is listed in res.Errors; its decisions are uncertain.
 //	switch res.Action {
 //	case guard.Allow:
 //		// serve the answer
@@ -77,6 +80,25 @@
 // (FailOpen then gives Review). [WithClaims] turns on the advanced
 // groundedness mode: a [ClaimExtractor] splits the answer into claims, each
 // judged (and escalated) on its own, and groundedness is the weakest claim's.
+//
+// # Causes
+//
+// Every reason a result gives for a missing probability or an unsettled
+// escalation comes with a [Cause], a stable name ("budget", "deadline",
+// "breaker_open", "fallback_failed", …; [Causes] lists them) in the JSON
+// form, and each cause has a sentinel error. [Abstention].Cause says why a
+// decision has no probability; [FallbackInfo].Cause names its Reason and
+// [FallbackInfo].Causes counts the unsettled decisions by cause;
+// [JudgeError].Cause says whose failure it was. Match them with errors.Is,
+// never by the reason's text:
+//
+//	if errors.Is(res.Fallback.Err(), guard.ErrFallbackBudget) {
+//		// the fallback's budget left a decision unsettled
+//	}
+//
+// An [Escalator] reports its own causes by setting [Estimate].Cause on the
+// estimates it returns abstained (package cascade does, and exports the
+// same sentinels: cascade.ErrBudget is [ErrFallbackBudget]).
 //
 // Any function can be a judge through [JudgeFunc], and [WithJudge] routes
 // decisions to judges (a later WithJudge takes over the decisions it names).

@@ -13,9 +13,12 @@ import (
 // The guard calls Escalate only when its own outcome routes to the fallback
 // (the diagnosis is JUDGE_UNCERTAIN), and only for the uncertain decisions.
 // Escalate returns estimates the same way a Judge does; an estimate it
-// cannot give is returned with Abstained set and a Reason ("circuit breaker
-// open", "budget spent", …) or left out. A returned error makes every
-// escalated decision uncertain and is reported like a judge failure.
+// cannot give is returned with Abstained set, a Reason ("circuit breaker
+// open", "budget spent", …) and a Cause (CauseBudget, …; empty reads as
+// CauseFallbackAbstained), or left out. A returned error makes every
+// escalated decision uncertain and is reported like a judge failure, with
+// the cause the error wraps (one of the ErrFallback… sentinels), else
+// CauseFallbackFailed.
 type Escalator interface {
 	Escalate(ctx context.Context, esc Escalation) ([]Estimate, error)
 }
@@ -92,14 +95,52 @@ type FallbackInfo struct {
 	Settled   int `json:"settled"`
 	Unsettled int `json:"unsettled"`
 	// Reason says why some decisions stayed unsettled (the first abstention
-	// reason or the error).
+	// reason or the error); Cause names it.
 	Reason string `json:"reason,omitempty"`
+	Cause  Cause  `json:"cause,omitempty"`
+	// Causes counts the Unsettled decisions by cause (keys are Cause names,
+	// counts positive): the fallback's refusal, failure or abstention, or
+	// CauseFallbackUncertain when it gave a probability between its
+	// thresholds. The counts add up to Unsettled. (Results written before
+	// causes were recorded have none.)
+	Causes map[Cause]int `json:"causes,omitempty"`
 	// Rule is the degrade rule that applied to the unsettled decisions.
 	Rule      Degrade `json:"rule"`
 	LatencyMs float64 `json:"latencyMs"`
 	// Usage sums what the fallback spent on this result (zero for cache
 	// hits). It is also included in Result.Usage.
 	Usage Usage `json:"usage,omitzero"`
+}
+
+// Err returns nil when the fallback left nothing unsettled for a reason
+// that has a sentinel (it may still have answered some decisions between
+// its thresholds); otherwise the causes in Causes joined, each a
+// *CauseError (Cause's with Reason), so that errors.Is(f.Err(),
+// guard.ErrFallbackBudget) reports whether the budget left a decision
+// unsettled.
+func (f *FallbackInfo) Err() error {
+	var errs []error
+	if f.Cause.Err() != nil {
+		errs = append(errs, &CauseError{Cause: f.Cause, Reason: f.Reason})
+	}
+	for _, c := range Causes {
+		if c != f.Cause && f.Causes[c] > 0 && c.Err() != nil {
+			errs = append(errs, &CauseError{Cause: c})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// addCause counts one unsettled decision of cause c, and makes (c, why)
+// the Cause and Reason when there is none yet.
+func (f *FallbackInfo) addCause(c Cause, why string) {
+	if f.Causes == nil {
+		f.Causes = make(map[Cause]int, 2)
+	}
+	f.Causes[c]++
+	if f.Reason == "" {
+		f.Reason, f.Cause = why, c
+	}
 }
 
 // Action is what the host application should do with an answer.

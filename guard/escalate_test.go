@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -114,15 +115,20 @@ func TestEscalateUnsettledAppliesDegradeRule(t *testing.T) {
 		action guard.Action
 		reason string
 		err    bool
+		cause  guard.Cause
 	}{
-		{"abstains, fail closed", abstain, guard.FailClosed, guard.Block, "circuit breaker open", false},
-		{"abstains, fail open", abstain, guard.FailOpen, guard.Allow, "circuit breaker open", false},
-		{"errors, fail closed", failing, guard.FailClosed, guard.Block, "503 from fallback", true},
+		{"abstains, fail closed", abstain, guard.FailClosed, guard.Block, "circuit breaker open", false, guard.CauseFallbackAbstained},
+		{"abstains, fail open", abstain, guard.FailOpen, guard.Allow, "circuit breaker open", false, guard.CauseFallbackAbstained},
+		{"errors, fail closed", failing, guard.FailClosed, guard.Block, "503 from fallback", true, guard.CauseFallbackFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
 				guard.WithEscalator(&escalator{judge: tc.judge}, testPolicy, tc.rule))
-			res, err := g.Evaluate(context.Background(), newSample(false, "c1"))
+			res, everr := g.Evaluate(context.Background(), newSample(false, "c1"))
+			if everr != nil {
+				t.Fatalf("Evaluate error = %v; want nil (the result says what failed)", everr)
+			}
+			err := res.Err()
 			if (err != nil) != tc.err {
 				t.Fatalf("err = %v, want error %v", err, tc.err)
 			}
@@ -141,7 +147,13 @@ func TestEscalateUnsettledAppliesDegradeRule(t *testing.T) {
 			}
 			f := res.Fallback
 			if f == nil || f.Unsettled != 1 || f.Settled != 0 || !strings.Contains(f.Reason, tc.reason) || f.Rule != tc.rule {
-				t.Errorf("fallback info = %+v", f)
+				t.Fatalf("fallback info = %+v", f)
+			}
+			if f.Cause != tc.cause || !maps.Equal(f.Causes, map[guard.Cause]int{tc.cause: 1}) || !errors.Is(f.Err(), tc.cause.Err()) {
+				t.Errorf("fallback cause %q, causes %v, Err() %v; want %q once", f.Cause, f.Causes, f.Err(), tc.cause)
+			}
+			if tc.err && !errors.Is(err, tc.cause.Err()) {
+				t.Errorf("Result.Err() = %v; want it to wrap %v", err, tc.cause.Err())
 			}
 		})
 	}
@@ -189,7 +201,10 @@ func TestEscalateRejectsUnaskedEstimates(t *testing.T) {
 	g := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
 		guard.WithEscalator(&escalator{judge: rogue}, testPolicy, guard.FailClosed))
 	res, err := g.Evaluate(context.Background(), newSample(false, "c1"))
-	if !errors.Is(err, guard.ErrJudge) || res.Action != guard.Block || res.Fallback.Unsettled != 1 {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); !errors.Is(err, guard.ErrJudge) || !errors.Is(err, guard.ErrFallbackFailed) || res.Action != guard.Block || res.Fallback.Unsettled != 1 {
 		t.Errorf("err %v action %v fallback %+v", err, res.Action, res.Fallback)
 	}
 }
@@ -203,8 +218,14 @@ func TestEscalateHonoursDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20_000_000) // 20ms
 	defer cancel()
 	res, err := g.Evaluate(ctx, newSample(false, "c1"))
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want a deadline error", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, guard.ErrFallbackDeadline) {
+		t.Fatalf("Result.Err() = %v, want a deadline error", err)
+	}
+	if f := res.Fallback; f == nil || f.Cause != guard.CauseDeadline || !errors.Is(f.Err(), guard.ErrFallbackDeadline) {
+		t.Errorf("fallback info = %+v; want cause deadline", f)
 	}
 	if res.Diagnosis != guard.JudgeUncertain || res.Action != guard.Allow {
 		t.Errorf("diagnosis %v action %v", res.Diagnosis, res.Action)
@@ -314,8 +335,11 @@ func TestClaimsModeFallsBackToWholeAnswer(t *testing.T) {
 	} {
 		g := mustNew(t, guard.WithJudge(claimJudge(nil)), guard.WithPolicy(testPolicy), guard.WithClaims(x))
 		res, err := g.Evaluate(context.Background(), newSample(false, "c1"))
-		if !errors.Is(err, guard.ErrJudge) {
-			t.Errorf("err = %v, want a judge error", err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := res.Err(); !errors.Is(err, guard.ErrJudge) {
+			t.Errorf("Result.Err() = %v, want a judge error", err)
 		}
 		if res.Claims != nil || res.Generation.Groundedness.Value != 0.9 || res.Diagnosis != guard.PassDiagnosis {
 			t.Errorf("claims %+v groundedness %+v diagnosis %v", res.Claims, res.Generation.Groundedness, res.Diagnosis)

@@ -17,9 +17,14 @@ type Estimate struct {
 	// P is the probability that the decision is true, in [0, 1]. Meaningless
 	// when Abstained.
 	P float64 `json:"p"`
-	// Abstained says the judge could not tell; Reason says why.
+	// Abstained says the judge could not tell; Reason says why, and Cause
+	// says it with a stable name when the judge knows one (package cascade
+	// sets it on every estimate it returns abstained; a judge usually leaves
+	// it empty, which the guard reads as CauseAbstained, or
+	// CauseFallbackAbstained for the escalator's).
 	Abstained bool   `json:"abstained,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+	Cause     Cause  `json:"cause,omitempty"`
 	// Evidence backs the estimate: the unsupported sentence, the mismatched
 	// number and its context counterpart, the conflicting pair, ...
 	Evidence []Evidence `json:"evidence,omitempty"`
@@ -62,6 +67,21 @@ func (u Usage) Add(o Usage) Usage {
 // Abstain returns an abstaining estimate for d.
 func Abstain(d Decision, contextID, reason string) Estimate {
 	return Estimate{Decision: d, ContextID: contextID, Abstained: true, Reason: reason}
+}
+
+// Err returns nil for an estimate that was given and, for an abstention, a
+// *CauseError with its Cause (CauseAbstained when empty) and Reason, so that
+// errors.Is(e.Err(), guard.ErrFallbackBudget) tells a cascade's budget
+// refusal.
+func (e *Estimate) Err() error {
+	if !e.Abstained {
+		return nil
+	}
+	c := e.Cause
+	if c == "" {
+		c = CauseAbstained
+	}
+	return &CauseError{Cause: c, Reason: e.Reason}
 }
 
 // check reports why e is not a usable estimate, or "".

@@ -138,13 +138,15 @@ func New(opts ...Option) (*Guard, error) {
 // Policy returns the guard's policy.
 func (g *Guard) Policy() Policy { return g.policy }
 
-// Evaluate judges one sample. It returns an error wrapping ErrInvalidSample
-// (and no result) when the sample breaks the guard's limits. Otherwise it
-// always returns a complete Result; when a judge failed — returned an error,
-// panicked, returned a NaN or out-of-range probability, or did not stop when
-// ctx was cancelled — its decisions are uncertain, the failure is listed in
-// Result.Errors, and Evaluate also returns those errors joined (each a
-// *JudgeError). A failed judge never yields a pass.
+// Evaluate judges one sample. It returns an error only when it returns no
+// result: an error wrapping ErrInvalidSample when the sample breaks the
+// guard's limits. Otherwise the error is nil and the Result complete, also
+// when a judge failed — returned an error, panicked, returned a NaN or
+// out-of-range probability, or did not stop when ctx was cancelled: its
+// decisions are then uncertain, the failure is listed in Result.Errors (each
+// with its Cause; Result.Err joins them), Result.Abstentions says why each
+// of its decisions has no probability, and a failed judge never yields a
+// pass. So `if err != nil { return err }` loses no result.
 //
 // With an escalator (WithEscalator), a sample the judges leave
 // JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator; its
@@ -164,17 +166,14 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	if s.Reference != nil {
 		defs = &withRef
 	}
-	var (
-		res  Result
-		errs []error
-	)
-	ests := g.primary(ctx, &s, defs, &res, &errs)
+	var res Result
+	ests := g.primary(ctx, &s, defs, &res)
 	var (
 		claimed bool
 		claimFB *FallbackInfo
 	)
 	if g.claims != nil {
-		ests, claimed, claimFB = g.claimsMode(ctx, &s, defs, ests, &res, &errs)
+		ests, claimed, claimFB = g.claimsMode(ctx, &s, defs, ests, &res)
 	}
 	g.assemble(&res, &s, defs, ests)
 	// A request cancelled before the fallback was asked, or a primary judge
@@ -182,18 +181,18 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	// turn it into Allow.
 	broken := ctx.Err() != nil || g.primaryFailed(&res)
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
-		g.escalate(ctx, &res, &s, defs, ests, claimed, &errs)
+		g.escalate(ctx, &res, &s, defs, ests, claimed)
 	}
 	if claimFB != nil {
 		g.mergeClaimFallback(&res, claimFB)
 	}
 	res.Action = action(&res, broken)
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
-	return res, errors.Join(errs...)
+	return res, nil
 }
 
 // primary runs the guard's own judges.
-func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res *Result, errs *[]error) []Estimate {
+func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res *Result) []Estimate {
 	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
@@ -213,9 +212,7 @@ func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res
 			err = checkEstimates(out, ds, s)
 		}
 		if err != nil {
-			je := newJudgeError(b.info.Name, ds, err)
-			*errs = append(*errs, je)
-			res.Errors = append(res.Errors, *je)
+			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, ds, CauseJudgeFailed, err))
 			continue
 		}
 		// The returned slice belongs to the guard (see Judge): the first
@@ -237,7 +234,7 @@ func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res
 
 // escalate sends the uncertain decisions of res to the escalator and
 // rebuilds res from the merged estimates.
-func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *DefinitionSet, ests []Estimate, claimed bool, errs *[]error) {
+func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *DefinitionSet, ests []Estimate, claimed bool) {
 	var ds []Decision
 	var ids []string
 	// Chunk relevance matters to the diagnosis only while no chunk passes.
@@ -289,11 +286,11 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 		info.Usage = info.Usage.Add(out[i].Usage)
 	}
 	final := ests
+	var failed *JudgeError
 	if err != nil {
-		je := newJudgeError(g.esc.name, ds, err)
-		*errs = append(*errs, je)
-		res.Errors = append(res.Errors, *je)
-		info.Reason = je.Message
+		failed = newJudgeError(g.esc.name, ds, escalatorCause(err), err)
+		res.Errors = append(res.Errors, *failed)
+		info.Reason, info.Cause = failed.Message, failed.Cause
 	} else {
 		final = make([]Estimate, 0, len(ests)+len(out))
 		for i := range ests {
@@ -308,8 +305,11 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 				continue // a chunk that was not escalated keeps the primary's estimate
 			}
 			if e.Abstained {
+				if e.Cause == "" {
+					e.Cause = CauseFallbackAbstained
+				}
 				if info.Reason == "" {
-					info.Reason = e.Reason
+					info.Reason, info.Cause = e.Reason, e.Cause
 				}
 				if has(ests, e.Decision, e.ContextID) {
 					continue // keep the primary's probability; the verdict stays uncertain
@@ -325,21 +325,18 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	judges, jerrs := res.Judges, res.Errors
 	*res = Result{Judges: judges, Errors: jerrs, Claims: res.Claims}
 	g.assemble(res, s, defs, final)
-	// Count what the fallback settled.
+	// Count what the fallback settled, and why it did not.
 	for _, d := range ds {
 		if d == ChunkRelevance {
 			for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
 				if slices.Contains(ids, e.Key) {
-					info.count(e.Value)
+					info.count(e.Value, failed, out, d, e.Key)
 				}
 			}
 			continue
 		}
 		v, _ := res.Verdict(d)
-		info.count(v)
-	}
-	if info.Unsettled > 0 && info.Reason == "" {
-		info.Reason = "the fallback gave no estimate"
+		info.count(v, failed, out, d, "")
 	}
 	// Everything spent counts, including fallback estimates that were not
 	// used (an abstention next to the primary's estimate).
@@ -365,7 +362,13 @@ func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
 	f.Settled += c.Settled
 	f.Unsettled += c.Unsettled
 	if f.Reason == "" {
-		f.Reason = c.Reason
+		f.Reason, f.Cause = c.Reason, c.Cause
+	}
+	for k, n := range c.Causes {
+		if f.Causes == nil {
+			f.Causes = make(map[Cause]int, len(c.Causes))
+		}
+		f.Causes[k] += n
 	}
 	f.LatencyMs += c.LatencyMs
 	f.Usage = f.Usage.Add(c.Usage)
@@ -384,12 +387,42 @@ func (g *Guard) noteEscalator(res *Result) {
 	}
 }
 
-func (f *FallbackInfo) count(v Verdict) {
-	if v == Uncertain {
-		f.Unsettled++
-	} else {
+// Reasons of the unsettled decisions whose cause carries no reason text.
+const (
+	reasonNoEstimate     = "the fallback gave no estimate"
+	reasonFallbackUnsure = "the fallback's estimate is between its thresholds"
+)
+
+// count counts an escalated decision (d, id) whose verdict is now v: settled,
+// or unsettled with its cause — the escalator's failure, its abstention, its
+// silence, or an estimate between its thresholds.
+func (f *FallbackInfo) count(v Verdict, failed *JudgeError, out []Estimate, d Decision, id string) {
+	if v != Uncertain {
 		f.Settled++
+		return
 	}
+	f.Unsettled++
+	if failed != nil {
+		f.addCause(failed.Cause, failed.Message)
+		return
+	}
+	for i := range out {
+		e := &out[i]
+		if e.Decision != d || e.ContextID != id {
+			continue
+		}
+		if e.Abstained {
+			c := e.Cause
+			if c == "" {
+				c = CauseFallbackAbstained
+			}
+			f.addCause(c, e.Reason)
+		} else {
+			f.addCause(CauseFallbackUncertain, reasonFallbackUnsure)
+		}
+		return
+	}
+	f.addCause(CauseFallbackAbstained, reasonNoEstimate)
 }
 
 // escalated reports whether e is among the escalated decisions.
@@ -571,11 +604,11 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 	prob := func(d Decision) (Prob, Verdict) {
 		e := single[d]
 		if e == nil {
-			r.Abstentions = append(r.Abstentions, Abstention{Decision: d, Reason: missingReason(r, d)})
+			r.Abstentions = append(r.Abstentions, missing(r, d, ""))
 			return Prob{Asked: true}, Uncertain
 		}
 		if e.Abstained {
-			r.Abstentions = append(r.Abstentions, Abstention{Decision: d, Judge: e.Judge, Reason: e.Reason})
+			r.Abstentions = append(r.Abstentions, abstention(e))
 			return Prob{Asked: true}, Uncertain
 		}
 		return KnownProb(e.P), g.verdict(e)
@@ -602,9 +635,9 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 			}
 			switch {
 			case e == nil:
-				r.Abstentions = append(r.Abstentions, Abstention{Decision: ChunkRelevance, ContextID: id, Reason: missingReason(r, ChunkRelevance)})
+				r.Abstentions = append(r.Abstentions, missing(r, ChunkRelevance, id))
 			case e.Abstained:
-				r.Abstentions = append(r.Abstentions, Abstention{Decision: ChunkRelevance, ContextID: id, Judge: e.Judge, Reason: e.Reason})
+				r.Abstentions = append(r.Abstentions, abstention(e))
 			default:
 				r.Retrieval.ChunkRelevance[i].Value = KnownProb(e.P)
 				r.Verdicts.Retrieval.ChunkRelevance[i].Value = g.verdict(e)
@@ -643,15 +676,25 @@ func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estim
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
 }
 
-// missingReason says why no judge estimated d: its judge failed, or none
-// was asked.
-func missingReason(r *Result, d Decision) string {
+// missing is the abstention of a decision no estimate was kept for: its
+// judge failed (the cause is the failure's), or no judge gave one.
+func missing(r *Result, d Decision, contextID string) Abstention {
 	for i := range r.Errors {
 		if contains(r.Errors[i].Decisions, d) {
-			return "judge " + r.Errors[i].Judge + " failed"
+			return Abstention{Decision: d, ContextID: contextID, Reason: "judge " + r.Errors[i].Judge + " failed", Cause: r.Errors[i].Cause}
 		}
 	}
-	return "no judge estimated it"
+	return Abstention{Decision: d, ContextID: contextID, Reason: "no judge estimated it", Cause: CauseAbstained}
+}
+
+// abstention records an abstained estimate. One without a cause is a
+// primary judge's (the escalator's were given CauseFallbackAbstained).
+func abstention(e *Estimate) Abstention {
+	c := e.Cause
+	if c == "" {
+		c = CauseAbstained
+	}
+	return Abstention{Decision: e.Decision, ContextID: e.ContextID, Judge: e.Judge, Reason: e.Reason, Cause: c}
 }
 
 // verdict reads e with the policy that applies to it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,10 +125,17 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				ctx, cancel := tt.ctx()
 				defer cancel()
 				start := time.Now()
-				r, err := g.Evaluate(ctx, newSample(true, "c1", "c2"))
+				r, everr := g.Evaluate(ctx, newSample(true, "c1", "c2"))
 				if elapsed := time.Since(start); elapsed > time.Second {
 					t.Errorf("Evaluate took %v; want it to return promptly", elapsed)
 				}
+				if everr != nil {
+					t.Fatalf("Evaluate error = %v; want nil (a failed judge is part of the result)", everr)
+				}
+				if r.Action == guard.Allow {
+					t.Errorf("Evaluate with a judge that fails (%s): action allow; want anything else", tt.name)
+				}
+				err := r.Err()
 				if r.Diagnosis == guard.PassDiagnosis {
 					t.Errorf("Evaluate with a judge that fails (%s) = PASS; want anything else", tt.name)
 				}
@@ -173,6 +181,15 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				}
 				if len(r.Errors) != len(jes) {
 					t.Errorf("Result.Errors = %+v; want the %d failures of the error", r.Errors, len(jes))
+				}
+				if je.Cause != guard.CauseJudgeFailed {
+					t.Errorf("JudgeError.Cause = %q; want %q", je.Cause, guard.CauseJudgeFailed)
+				}
+				// Each of its decisions is an abstention with the failure's cause.
+				for _, a := range r.Abstentions {
+					if slices.Contains(wantDs, a.Decision) && (a.Cause != guard.CauseJudgeFailed || !errors.Is(a.Err(), guard.ErrJudge)) {
+						t.Errorf("abstention %+v: want cause %q, its Err wrapping ErrJudge", a, guard.CauseJudgeFailed)
+					}
 				}
 				for i := range r.Errors {
 					if i < len(jes) && (r.Errors[i].Judge != jes[i].Judge || r.Errors[i].Message != jes[i].Err.Error()) {
@@ -476,7 +493,7 @@ func TestAbstentionIsNull(t *testing.T) {
 	if v := object(m, "verdicts", "generation")["groundedness"]; v != "uncertain" {
 		t.Errorf("verdicts.generation.groundedness = %v; want \"uncertain\"", v)
 	}
-	want := []guard.Abstention{{Decision: guard.Groundedness, Judge: "guardtest.Abstaining", Reason: "quote not found"}}
+	want := []guard.Abstention{{Decision: guard.Groundedness, Judge: "guardtest.Abstaining", Reason: "quote not found", Cause: guard.CauseAbstained}}
 	if !reflect.DeepEqual(r.Abstentions, want) {
 		t.Errorf("Abstentions = %+v; want %+v", r.Abstentions, want)
 	}

@@ -80,10 +80,16 @@ type JudgeError struct {
 	Decisions []Decision `json:"decisions"`
 	Err       error      `json:"-"`
 	Message   string     `json:"error"`
+	// Cause is CauseJudgeFailed for one of the guard's own judges (and the
+	// claim extractor); for the escalator, the cause its error wraps
+	// (package cascade's never fail, but another escalator's may), else
+	// CauseDeadline or CauseCancelled when the request ended first, else
+	// CauseFallbackFailed.
+	Cause Cause `json:"cause,omitempty"`
 }
 
-func newJudgeError(judge string, ds []Decision, err error) *JudgeError {
-	return &JudgeError{Judge: judge, Decisions: slices.Clone(ds), Err: err, Message: err.Error()}
+func newJudgeError(judge string, ds []Decision, cause Cause, err error) *JudgeError {
+	return &JudgeError{Judge: judge, Decisions: slices.Clone(ds), Err: err, Message: err.Error(), Cause: cause}
 }
 
 func (e *JudgeError) Error() string {
@@ -94,9 +100,22 @@ func (e *JudgeError) Error() string {
 	return fmt.Sprintf("guard: judge %s (%s): %v", e.Judge, strings.Join(names, ","), e.Err)
 }
 
-// Unwrap returns the judge's error and ErrJudge, so that both errors.Is(err,
-// ErrJudge) and errors.Is(err, context.DeadlineExceeded) work.
-func (e *JudgeError) Unwrap() []error { return []error{ErrJudge, e.Err} }
+// Unwrap returns ErrJudge, the sentinel of the error's Cause and the judge's
+// own error, so that errors.Is(err, ErrJudge), errors.Is(err,
+// ErrFallbackFailed) and errors.Is(err, context.DeadlineExceeded) work. (A
+// JudgeError read back from JSON has no judge's error: its Cause still
+// unwraps.)
+func (e *JudgeError) Unwrap() []error {
+	errs := make([]error, 1, 3)
+	errs[0] = ErrJudge
+	if s := e.Cause.Err(); s != nil && s != ErrJudge {
+		errs = append(errs, s)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}
 
 // PanicError is the error a panicking judge is reported with.
 type PanicError struct {

@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -168,6 +169,22 @@ type Abstention struct {
 	ContextID string   `json:"contextId,omitempty"`
 	Judge     string   `json:"judge,omitempty"`
 	Reason    string   `json:"reason"`
+	// Cause names the reason: CauseAbstained or CauseJudgeFailed for the
+	// guard's own judges, a fallback cause when the escalator's abstention
+	// is what the result kept. Empty only in results written before causes
+	// were recorded.
+	Cause Cause `json:"cause,omitempty"`
+}
+
+// Err returns the abstention as a *CauseError (its Cause and Reason), so
+// that errors.Is(a.Err(), guard.ErrFallbackDeadline) works. An abstention
+// without a Cause (an old record) reads as CauseAbstained.
+func (a *Abstention) Err() error {
+	c := a.Cause
+	if c == "" {
+		c = CauseAbstained
+	}
+	return &CauseError{Cause: c, Reason: a.Reason}
 }
 
 // Result is the normalized outcome of one evaluation. Its JSON form is
@@ -200,6 +217,7 @@ type Result struct {
 	// Judges maps each judge name to its version.
 	Judges map[string]string `json:"judges,omitempty"`
 	// Errors lists the judges that failed; their decisions are uncertain.
+	// Err returns them as one error.
 	Errors []JudgeError `json:"errors,omitempty"`
 	// Fallback records the escalation to the fallback judge, if any.
 	Fallback *FallbackInfo `json:"fallback,omitempty"`
@@ -218,6 +236,24 @@ type Result struct {
 	// Estimates are the raw estimates the result was built from, in the order
 	// the judges returned them. Not part of the JSON form.
 	Estimates []Estimate `json:"-"`
+}
+
+// Err returns the judges' failures (Errors) joined, each a *JudgeError,
+// and nil when every judge worked. Evaluate does not return them as its
+// error: the result is complete, the failed judges' decisions are uncertain
+// and never pass. Use it where a failed judge must stop the work (a
+// calibration run), or errors.Is(res.Err(), guard.ErrFallbackFailed) to
+// tell who failed.
+func (r *Result) Err() error {
+	if len(r.Errors) == 0 {
+		return nil
+	}
+	errs := make([]error, len(r.Errors))
+	for i := range r.Errors {
+		je := r.Errors[i]
+		errs[i] = &je
+	}
+	return errors.Join(errs...)
 }
 
 // Prob returns the probability of a decision other than ChunkRelevance.

@@ -280,6 +280,10 @@ func (e *resultEncoder) abstentions(as []Abstention) {
 		}
 		e.key(&first, "reason")
 		e.str(a.Reason)
+		if a.Cause != "" {
+			e.key(&first, "cause")
+			e.str(string(a.Cause))
+		}
 		e.buf = append(e.buf, '}')
 	}
 	e.buf = append(e.buf, ']')
@@ -320,6 +324,10 @@ func (e *resultEncoder) judgeErrors(es []JudgeError) {
 		e.decisions(x.Decisions)
 		e.key(&first, "error")
 		e.str(x.Message)
+		if x.Cause != "" {
+			e.key(&first, "cause")
+			e.str(string(x.Cause))
+		}
 		e.buf = append(e.buf, '}')
 	}
 	e.buf = append(e.buf, ']')
@@ -351,6 +359,14 @@ func (e *resultEncoder) fallback(f *FallbackInfo) {
 		e.key(&first, "reason")
 		e.str(f.Reason)
 	}
+	if f.Cause != "" {
+		e.key(&first, "cause")
+		e.str(string(f.Cause))
+	}
+	if len(f.Causes) > 0 {
+		e.key(&first, "causes")
+		e.causes(f.Causes)
+	}
 	e.key(&first, "rule")
 	e.str(f.Rule.String())
 	e.key(&first, "latencyMs")
@@ -358,6 +374,26 @@ func (e *resultEncoder) fallback(f *FallbackInfo) {
 	if f.Usage != (Usage{}) {
 		e.key(&first, "usage")
 		e.usage(f.Usage)
+	}
+	e.buf = append(e.buf, '}')
+}
+
+// causes writes the map with its keys sorted, as encoding/json does.
+func (e *resultEncoder) causes(m map[Cause]int) {
+	var small [12]Cause
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	e.buf = append(e.buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.str(string(k))
+		e.buf = append(e.buf, ':')
+		e.int(m[k])
 	}
 	e.buf = append(e.buf, '}')
 }
@@ -388,6 +424,10 @@ func (e *resultEncoder) claims(cs []Claim) {
 		if c.Reason != "" {
 			e.key(&first, "reason")
 			e.str(c.Reason)
+		}
+		if c.Cause != "" {
+			e.key(&first, "cause")
+			e.str(string(c.Cause))
 		}
 		if len(c.Evidence) > 0 {
 			e.key(&first, "evidence")
@@ -609,7 +649,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, AppendJSON falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0x74ba3a32f00d51f2
+const resultLayoutHash = 0x169603ac63b806fc
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.

@@ -285,7 +285,9 @@ func TestAppendJSONGuardResults(t *testing.T) {
 				}
 				continue
 			}
-			out = append(out, Abstain(d, "", "budget spent"))
+			e := Abstain(d, "", "budget spent")
+			e.Cause = CauseBudget
+			out = append(out, e)
 		}
 		return out, nil
 	})

@@ -45,8 +45,11 @@ func richResult(t *testing.T) guard.Result {
 	)
 	s := newSample(true, "zeta", "alpha", "mu")
 	r, err := g.Evaluate(context.Background(), s)
-	if !errors.Is(err, errBoom) {
-		t.Fatalf("Evaluate error = %v; want %v", err, errBoom)
+	if err != nil {
+		t.Fatalf("Evaluate error = %v; want nil", err)
+	}
+	if err := r.Err(); !errors.Is(err, errBoom) {
+		t.Fatalf("Result.Err() = %v; want %v", err, errBoom)
 	}
 	return r
 }
@@ -87,7 +90,8 @@ func TestResultJSONRoundTrip(t *testing.T) {
 		`"correctness":null`, `"correctness":"uncertain"`,
 		`"diagnosis":"JUDGE_UNCERTAIN"`, `"route":"fallback"`,
 		`"decisionVariant":"with-reference"`,
-		`"errors":[{"judge":"guardtest.Failing","decisions":["correctness"],"error":"boom"}]`,
+		`"errors":[{"judge":"guardtest.Failing","decisions":["correctness"],"error":"boom","cause":"judge_failed"}]`,
+		`{"decision":"correctness","reason":"judge guardtest.Failing failed","cause":"judge_failed"}`,
 		`"decision":"groundedness","kind":"support"`,
 		`"latencyMs":0.25`,
 		`"usage":{"inputTokens":12,"calls":1}`,

@@ -1,0 +1,178 @@
+package guard
+
+import (
+	"context"
+	"errors"
+)
+
+// A Cause says, with a stable name, why a decision has no probability or why
+// an escalated decision stayed unsettled. Results carry one beside every
+// reason text (Abstention.Cause, JudgeError.Cause, FallbackInfo.Cause and
+// FallbackInfo.Causes, Claim.Cause), so that code counts and matches causes
+// instead of parsing reasons, and each cause has a sentinel error (Err) so
+// that errors.Is works on the errors a Result gives: the Err methods of
+// Abstention, FallbackInfo and Estimate, and Result.Err.
+//
+// The names are part of the JSON form and of telemetry; they never change
+// meaning. The zero Cause is "no cause" (an estimate that was given).
+type Cause string
+
+// The causes. The first two are about the guard's own judges; the others
+// about the fallback an escalation was sent to (package cascade sets them
+// on the estimates it returns abstained).
+const (
+	// CauseAbstained: a primary judge could not tell, left the decision
+	// out, or no judge is bound to it (the reason says which).
+	CauseAbstained Cause = "abstained"
+	// CauseJudgeFailed: the judge failed (it is listed in Result.Errors).
+	CauseJudgeFailed Cause = "judge_failed"
+
+	// CauseBreakerOpen: the fallback's circuit breaker was open (or
+	// half-open with its probe calls under way).
+	CauseBreakerOpen Cause = "breaker_open"
+	// CauseDeadline: too little time was left before the request's deadline
+	// for the fallback to answer, or it did not answer in that time.
+	CauseDeadline Cause = "deadline"
+	// CauseBudget: the fallback's call or token budget was spent.
+	CauseBudget Cause = "budget"
+	// CauseConcurrency: the fallback's concurrency limit was reached with
+	// no room to wait.
+	CauseConcurrency Cause = "concurrency"
+	// CauseClosed: the escalator was closed.
+	CauseClosed Cause = "closed"
+	// CauseCancelled: the request ended (its context was cancelled) before
+	// the fallback answered.
+	CauseCancelled Cause = "cancelled"
+	// CauseFallbackFailed: the fallback judge (or the escalator) failed.
+	CauseFallbackFailed Cause = "fallback_failed"
+	// CauseFallbackAbstained: the fallback answered but could not tell, or
+	// left the decision out.
+	CauseFallbackAbstained Cause = "fallback_abstained"
+	// CauseFallbackUncertain: the fallback gave a probability between its
+	// policy's thresholds. Nothing failed, so it has no sentinel error; it
+	// appears only in FallbackInfo.Causes, so that those add up to
+	// FallbackInfo.Unsettled.
+	CauseFallbackUncertain Cause = "fallback_uncertain"
+)
+
+// Causes lists every cause, in the order reports show them.
+var Causes = []Cause{
+	CauseAbstained, CauseJudgeFailed,
+	CauseBreakerOpen, CauseDeadline, CauseBudget, CauseConcurrency, CauseClosed, CauseCancelled,
+	CauseFallbackFailed, CauseFallbackAbstained, CauseFallbackUncertain,
+}
+
+// The sentinel errors of the causes: Cause.Err returns them and every error
+// a Result gives for a cause wraps one, so that, for example,
+// errors.Is(res.Fallback.Err(), guard.ErrFallbackBudget) reports whether the
+// fallback's budget left a decision unsettled. ErrJudge is CauseJudgeFailed's.
+// Package cascade exports the fallback ones under shorter names
+// (cascade.ErrBudget is guard.ErrFallbackBudget: the same value).
+var (
+	ErrAbstained           = errors.New("judge abstained")
+	ErrFallbackBreakerOpen = errors.New("fallback circuit breaker open")
+	ErrFallbackDeadline    = errors.New("fallback deadline too near")
+	ErrFallbackBudget      = errors.New("fallback budget spent")
+	ErrFallbackConcurrency = errors.New("fallback concurrency limit reached")
+	ErrFallbackClosed      = errors.New("fallback escalator closed")
+	ErrFallbackCancelled   = errors.New("request ended before the fallback answered")
+	ErrFallbackFailed      = errors.New("fallback failed")
+	ErrFallbackAbstained   = errors.New("fallback abstained")
+)
+
+// Err returns the cause's sentinel error: nil for the zero Cause,
+// CauseFallbackUncertain and a name this version does not know.
+func (c Cause) Err() error {
+	switch c {
+	case CauseAbstained:
+		return ErrAbstained
+	case CauseJudgeFailed:
+		return ErrJudge
+	case CauseBreakerOpen:
+		return ErrFallbackBreakerOpen
+	case CauseDeadline:
+		return ErrFallbackDeadline
+	case CauseBudget:
+		return ErrFallbackBudget
+	case CauseConcurrency:
+		return ErrFallbackConcurrency
+	case CauseClosed:
+		return ErrFallbackClosed
+	case CauseCancelled:
+		return ErrFallbackCancelled
+	case CauseFallbackFailed:
+		return ErrFallbackFailed
+	case CauseFallbackAbstained:
+		return ErrFallbackAbstained
+	}
+	return nil
+}
+
+// Known reports whether c is one of Causes.
+func (c Cause) Known() bool {
+	for _, k := range Causes {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// CauseOf returns the cause whose sentinel err wraps, "" when none. An
+// error that wraps several (a JudgeError of the escalator wraps ErrJudge and
+// its own cause) gives the most specific: a fallback cause before
+// CauseJudgeFailed.
+func CauseOf(err error) Cause {
+	if err == nil {
+		return ""
+	}
+	for _, c := range Causes[2:] {
+		if s := c.Err(); s != nil && errors.Is(err, s) {
+			return c
+		}
+	}
+	for _, c := range Causes[:2] {
+		if errors.Is(err, c.Err()) {
+			return c
+		}
+	}
+	return ""
+}
+
+// CauseError is the error form of a cause with its reason text: Error
+// returns the reason (the cause's sentinel text when the reason is empty)
+// and Unwrap the sentinel, so that errors.Is(err, guard.ErrFallbackBudget)
+// works on it.
+type CauseError struct {
+	Cause  Cause
+	Reason string
+}
+
+func (e *CauseError) Error() string {
+	if e.Reason != "" {
+		return e.Reason
+	}
+	if s := e.Cause.Err(); s != nil {
+		return s.Error()
+	}
+	return "guard: cause " + string(e.Cause)
+}
+
+// Unwrap returns the cause's sentinel error (nil for a cause without one).
+func (e *CauseError) Unwrap() error { return e.Cause.Err() }
+
+// escalatorCause is the cause of an escalator's error: the one it wraps,
+// else the request's end (cancelled, or its deadline passed), else
+// CauseFallbackFailed.
+func escalatorCause(err error) Cause {
+	if c := CauseOf(err); c != "" && c != CauseJudgeFailed && c != CauseAbstained {
+		return c
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return CauseDeadline
+	case errors.Is(err, context.Canceled):
+		return CauseCancelled
+	}
+	return CauseFallbackFailed
+}
