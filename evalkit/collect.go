@@ -92,9 +92,13 @@ type accumulator struct {
 	legFail [numLegs]int
 	retries bool
 
+	// Abstentions by cause.
+	abstentions map[string]int
+
 	// Cascade.
 	escalated, primaryFailures, fallbackFailures int
 	settled, unsettled, stillUncertain           int
+	unsettledBy                                  map[string]int
 	accepted, escalatedLab, endToEnd             RegionStats
 	selHash                                      hash.Hash
 
@@ -112,6 +116,7 @@ type accumulator struct {
 
 func newAccumulator(cfg *Config) *accumulator {
 	return &accumulator{cfg: cfg, failKinds: map[string]int{}, predicted: map[string]int{},
+		abstentions: causeCounts(abstentionCauses), unsettledBy: causeCounts(fallbackCauses),
 		routes: map[string]int{}, actions: map[string]int{}, fileIdx: map[string]int{},
 		selHash: sha256.New(), sets: map[DecisionSetUse]int{}, diagVers: map[string]bool{}, judges: map[string]string{}}
 }
@@ -176,6 +181,9 @@ func (a *accumulator) add(o *outcome) {
 
 	if a.cfg.ClaimExtractor != nil || len(r.Claims) > 0 {
 		a.claims.add(it, r)
+	}
+	for i := range r.Abstentions {
+		a.abstentions[causeKey(r.Abstentions[i].Cause)]++
 	}
 
 	// Decisions.
@@ -270,6 +278,16 @@ func (a *accumulator) add(o *outcome) {
 			a.escalated++
 			a.settled += fb.Settled
 			a.unsettled += fb.Unsettled
+			named := 0
+			for c, n := range fb.Causes {
+				if n > 0 && c != "" {
+					a.unsettledBy[string(c)] += n
+					named += n
+				}
+			}
+			if rest := fb.Unsettled - named; rest > 0 {
+				a.unsettledBy[CauseUnrecorded] += rest
+			}
 			if o.legs[LegFallback].failed {
 				a.fallbackFailures++
 			}
@@ -394,6 +412,32 @@ func (a *accumulator) claimsReport() *ClaimsReport {
 	return r
 }
 
+// The causes a report counts, each a key of its counts even when 0.
+var (
+	abstentionCauses = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool { return c == guard.CauseFallbackUncertain })
+	fallbackCauses   = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool {
+		return c == guard.CauseAbstained || c == guard.CauseJudgeFailed
+	})
+)
+
+// causeCounts returns counts with a 0 for every cause and CauseUnrecorded.
+func causeCounts(cs []guard.Cause) map[string]int {
+	m := make(map[string]int, len(cs)+1)
+	for _, c := range cs {
+		m[string(c)] = 0
+	}
+	m[CauseUnrecorded] = 0
+	return m
+}
+
+// causeKey is the report key of a cause: its name, or CauseUnrecorded.
+func causeKey(c guard.Cause) string {
+	if c == "" {
+		return CauseUnrecorded
+	}
+	return string(c)
+}
+
 func countRegion(r *RegionStats, wrong bool) {
 	r.Count++
 	if wrong {
@@ -477,7 +521,11 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 
 	r.Diagnosis = a.diagnosisReport()
 	r.Decisions = a.decisionsReport()
-	if cfg.Mode == ModeCascade {
+	r.Abstentions = AbstentionsReport{ByCause: a.abstentions}
+	for _, n := range a.abstentions {
+		r.Abstentions.Total += n
+	}
+	if cfg.Mode == ModeCascade || (cfg.Mode == ModeRecorded && a.escalated > 0) {
 		r.Cascade = a.cascadeReport()
 		if cfg.CascadeSettings != nil {
 			r.Cascade.Settings = cfg.CascadeSettings.report()
@@ -703,7 +751,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 func (a *accumulator) cascadeReport() *CascadeReport {
 	c := &CascadeReport{Rows: a.evaluated, Escalated: a.escalated, ResolvedByPrimary: a.evaluated - a.escalated,
 		PrimaryFailures: a.primaryFailures, FallbackFailures: a.fallbackFailures,
-		SettledDecisions: a.settled, UnsettledDecisions: a.unsettled, StillUncertain: a.stillUncertain}
+		SettledDecisions: a.settled, UnsettledDecisions: a.unsettled, StillUncertain: a.stillUncertain, UnsettledByCause: a.unsettledBy}
 	c.PrimaryResolved = ratio(c.ResolvedByPrimary, c.Rows)
 	c.FallbackRate = ratio(c.Escalated, c.Rows)
 	c.PrimaryFailureRate = ratio(c.PrimaryFailures, c.Rows)

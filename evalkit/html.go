@@ -88,6 +88,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 			esc(dr.Decision), dr.Stage, dr.N, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC), esc(dr.Policy.thresholdsText()), 100*dr.Policy.Coverage)
 	}
 	p("</table>\n")
+	p("<p>Decisions without a probability: %d (by cause: %s).</p>\n", r.Abstentions.Total, esc(causesText(r.Abstentions.ByCause)))
 
 	p(`<h2>Risk–coverage</h2><div class="grid"><div class="card">`)
 	series := []curveSeries{{name: "diagnosis", pts: d.Selective.Curve}}
@@ -159,6 +160,7 @@ func cascadeHTML(b *strings.Builder, c *CascadeReport) {
 	p("<tr><td>%d</td><td>%d (%.1f%%)</td><td>%.1f%%</td><td>%.1f%%</td><td>%s</td><td>%s</td><td>%s</td><td>%d / %d</td><td>%d</td></tr>\n</table>\n",
 		c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved, 100*c.FallbackRate, 100*c.PrimaryFailureRate,
 		esc(regionCell(c.AcceptedRegion)), esc(regionCell(c.EscalatedRows)), pCell(c.EndToEndAccuracy), c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+	p("<p>Unsettled decisions by cause: %s.</p>\n", esc(causesText(c.UnsettledByCause)))
 	if rt := c.Runtime; rt != nil {
 		p("<p>Cascade runtime (<code>%s</code>), per estimate (per chunk for chunk relevance) unless it says calls:</p>\n", esc(rt.Escalator))
 		p("<table><tr><th>escalations</th><th>estimates asked</th><th>cache hits</th><th>settled</th><th>abstained</th><th>fallback calls</th><th>call errors</th><th>shared calls</th><th>breaker trips</th><th>breaker at end</th></tr>\n")

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ragtriage/ragtriage/guard"
 )
 
 // Markdown renders the summary of a report: input accounting, diagnosis
@@ -86,6 +88,7 @@ func Markdown(r *Report) string {
 		p("\n")
 	}
 	p("\nRoutes: %s. Actions: %s.\n", kinds(d.Routes), kinds(d.Actions))
+	p("\nDecisions without a probability: %d (by cause: %s).\n", r.Abstentions.Total, causesText(r.Abstentions.ByCause))
 
 	for _, stage := range []struct {
 		name string
@@ -121,6 +124,7 @@ func Markdown(r *Report) string {
 		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %s | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
 			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), pCell(c.EndToEndAccuracy),
 			c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+		p("\nUnsettled decisions by cause: %s.\n", causesText(c.UnsettledByCause))
 		if rt := c.Runtime; rt != nil {
 			p("\nCascade runtime (`%s`, its counters at the end of the run; estimates are per decision, per chunk for chunk relevance):\n\n", rt.Escalator)
 			p("| escalations | estimates asked | cache hits | settled | abstained | fallback calls | call errors | shared calls | breaker trips | breaker at end | refused: budget | breaker | deadline | concurrency | failed | fallback abstained |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
@@ -362,6 +366,38 @@ func kinds(m map[string]int) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// causesText lists the non-zero counts of a by-cause map in guard.Causes
+// order, then CauseUnrecorded, then names this version does not know
+// (sorted): "budget 3, deadline 1", or "none".
+func causesText(m map[string]int) string {
+	var parts []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		seen[k] = true
+		if n := m[k]; n != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	for _, c := range guard.Causes {
+		add(string(c))
+	}
+	add(CauseUnrecorded)
+	var other []string
+	for k := range m {
+		if !seen[k] {
+			other = append(other, k)
+		}
+	}
+	sort.Strings(other)
+	for _, k := range other {
+		add(k)
+	}
+	if len(parts) == 0 {
+		return "none"
 	}
 	return strings.Join(parts, ", ")
 }

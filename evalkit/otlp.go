@@ -401,8 +401,16 @@ func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
 	if err != nil {
 		return fail("sample %s: %v", id, err)
 	}
-	for _, j := range failedJudges {
-		r.Errors = append(r.Errors, guard.JudgeError{Judge: j, Message: "judge failed (the message is not traced)"})
+	failCauses, _, err := a.strs(otelkeys.JudgeErrorCauses)
+	if err != nil {
+		return fail("sample %s: %v", id, err)
+	}
+	for i, j := range failedJudges {
+		je := guard.JudgeError{Judge: j, Message: "judge failed (the message is not traced)"}
+		if i < len(failCauses) {
+			je.Cause = guard.Cause(failCauses[i])
+		}
+		r.Errors = append(r.Errors, je)
 	}
 	r.Usage = usageAttrs(a, otelkeys.UsageInputTokens, otelkeys.UsageOutputTokens, otelkeys.UsageCalls, otelkeys.UsageRetries)
 
@@ -430,6 +438,18 @@ func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
 		f.Settled, _ = a.int(otelkeys.FallbackSettled)
 		f.Unsettled, _ = a.int(otelkeys.FallbackUnsettled)
 		f.Reason, _ = a.str(otelkeys.FallbackReason)
+		cause, _ := a.str(otelkeys.FallbackCause)
+		f.Cause = guard.Cause(cause)
+		causes, _, err := a.strs(otelkeys.FallbackCauses)
+		if err != nil {
+			return fail("sample %s: %v", id, err)
+		}
+		for _, c := range causes {
+			if f.Causes == nil {
+				f.Causes = make(map[guard.Cause]int, 2)
+			}
+			f.Causes[guard.Cause(c)]++
+		}
 		rule, _ := a.str(otelkeys.FallbackRule)
 		if err := f.Rule.UnmarshalText([]byte(rule)); err != nil {
 			return fail("sample %s: %s: %v", id, otelkeys.FallbackRule, err)
@@ -489,6 +509,7 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 		v      guard.Verdict
 		judge  string
 		reason string
+		cause  guard.Cause
 	}
 	single := map[guard.Decision]*ev{}
 	chunks := map[string]*ev{}
@@ -520,6 +541,8 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 		} else {
 			x.reason, _ = a.str(otelkeys.GenAIEvaluationExplanation)
 			x.judge, _ = a.str(otelkeys.EventJudge)
+			cause, _ := a.str(otelkeys.EventCause)
+			x.cause = guard.Cause(cause)
 		}
 		if d == guard.ChunkRelevance {
 			cid, _ := a.str(otelkeys.EventContextID)
@@ -534,7 +557,7 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 	var missing []string
 	abstain := func(d guard.Decision, cid string, x *ev) {
 		if !x.p.Known {
-			r.Abstentions = append(r.Abstentions, guard.Abstention{Decision: d, ContextID: cid, Judge: x.judge, Reason: x.reason})
+			r.Abstentions = append(r.Abstentions, guard.Abstention{Decision: d, ContextID: cid, Judge: x.judge, Reason: x.reason, Cause: x.cause})
 		}
 	}
 	r.Retrieval.ChunkRelevance = make(guard.Keyed[guard.Prob], len(ids))

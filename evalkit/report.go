@@ -35,7 +35,10 @@ type Report struct {
 	Input     InputReport     `json:"input"`
 	Diagnosis DiagnosisReport `json:"diagnosis"`
 	Decisions DecisionsReport `json:"decisions"`
-	Cascade   *CascadeReport  `json:"cascade,omitempty"`
+	// Abstentions counts the decisions the results give no probability
+	// for, by cause.
+	Abstentions AbstentionsReport `json:"abstentions"`
+	Cascade     *CascadeReport    `json:"cascade,omitempty"`
 	// Claims describes the advanced groundedness mode (claims mode only).
 	Claims *ClaimsReport `json:"claims,omitempty"`
 	// FallbackErrors counts the fallback judge's calls and their failures
@@ -299,7 +302,25 @@ type SweepRow struct {
 	AutoFailErrorRate float64 `json:"autoFailErrorRate"`
 }
 
-// CascadeReport describes the cascade (cascade mode only).
+// AbstentionsReport counts the abstentions of the evaluated results
+// (guard.Result.Abstentions: one per decision without a probability, per
+// context for chunk relevance, labeled or not) by cause.
+type AbstentionsReport struct {
+	Total int `json:"total"`
+	// ByCause has a key for every guard.Cause an abstention can have
+	// (every name of guard.Causes but fallback_uncertain) and
+	// CauseUnrecorded for abstentions whose result names no cause (records
+	// and traces written before causes were recorded); a cause name this
+	// version does not know gets its own key. The counts add up to Total.
+	ByCause map[string]int `json:"byCause"`
+}
+
+// CauseUnrecorded is the key under which reports count abstentions and
+// unsettled decisions whose result names no cause.
+const CauseUnrecorded = "unrecorded"
+
+// CascadeReport describes the cascade: in cascade mode, and in recorded
+// mode when a record was escalated.
 type CascadeReport struct {
 	Rows int `json:"rows"`
 	// ResolvedByPrimary counts the rows the primary judges decided alone;
@@ -319,6 +340,14 @@ type CascadeReport struct {
 	SettledDecisions   int `json:"settledDecisions"`
 	UnsettledDecisions int `json:"unsettledDecisions"`
 	StillUncertain     int `json:"stillUncertain"`
+	// UnsettledByCause counts the UnsettledDecisions by cause, from the
+	// results (guard.FallbackInfo.Causes): a key for every fallback cause
+	// (breaker_open, deadline, budget, concurrency, closed, cancelled,
+	// fallback_failed, fallback_abstained, fallback_uncertain) and
+	// CauseUnrecorded for those whose result names no cause; a cause name
+	// this version does not know gets its own key. The counts add up to
+	// UnsettledDecisions.
+	UnsettledByCause map[string]int `json:"unsettledByCause"`
 	// AcceptedRegion is the diagnosis error among labeled rows the primary
 	// decided alone; Escalated among the labeled escalated rows (after the
 	// fallback); EndToEnd over all labeled rows after the fallback.

@@ -12,7 +12,10 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// An Evaluator judges one sample; *guard.Guard is one.
+// An Evaluator judges one sample; *guard.Guard is one. Like
+// guard.Guard.Evaluate, it returns an error only when it gives no result
+// (the row is then a failure of kind FailSample or FailEval); a judge that
+// failed is part of the result.
 type Evaluator interface {
 	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
 }
@@ -280,14 +283,14 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 		o.cancelled = true
 		return o
 	}
-	if errors.Is(err, guard.ErrInvalidSample) {
-		o.err, o.kind = err, FailSample
-		return o
-	}
-	if err != nil && res.DecisionID == "" {
-		// An evaluator that returned an error and no result (the guard
-		// always returns one unless the sample is invalid).
+	if err != nil {
+		// No result (Evaluator's contract): the guard rejected the sample,
+		// or another evaluator failed. A judge that failed is part of a
+		// result instead (counted as rowsWithJudgeErrors).
 		o.err, o.kind = err, FailEval
+		if errors.Is(err, guard.ErrInvalidSample) {
+			o.kind = FailSample
+		}
 		return o
 	}
 	o.res, o.hasResult, o.measured = res, true, true

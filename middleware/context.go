@@ -74,8 +74,8 @@ type Outcome struct {
 	Gated bool
 	// Queued is true when the sample went to the shadow queue.
 	Queued bool
-	// Err is why there is no result, or the judges' errors that came with
-	// it.
+	// Err is why there is no result. A judge that failed is part of the
+	// result: Result.Errors, Result.Err.
 	Err error
 }
 

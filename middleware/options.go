@@ -18,9 +18,10 @@ import (
 
 // An Evaluator judges one sample. *guard.Guard is one; a cascade or any
 // wrapper around a guard can be another. Evaluate follows guard.Evaluate's
-// contract: an error with an empty Result (no DecisionID), or one wrapping
-// guard.ErrInvalidSample, means there is no result; any other error comes
-// with a complete Result whose failed decisions are uncertain.
+// contract: it returns an error only when it gives no result (an invalid
+// sample: guard.ErrInvalidSample; a wrapper's own failure), and the Result
+// is then ignored. A judge that failed is part of a complete Result
+// (Result.Errors), whose failed decisions are uncertain.
 type Evaluator interface {
 	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
 }

@@ -95,10 +95,12 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	res, err := ev.eval.Evaluate(ctx, ev.sample)
 	elapsed := c.now().Sub(start)
 
-	v := verdict{res: res, err: err, abandoned: ev.mode == modeShadow && ctx.Err() != nil}
-	v.ok = !(err != nil && (errors.Is(err, guard.ErrInvalidSample) || res.DecisionID == ""))
+	// An error means no result (Evaluator's contract); a judge that failed
+	// is part of the result, and goes to the error handler from there.
+	v := verdict{res: res, err: err, ok: err == nil, abandoned: ev.mode == modeShadow && ctx.Err() != nil}
 	if v.ok {
 		v.action = ActionOf(&res)
+		err = res.Err()
 	} else {
 		v.action = guard.Review
 		v.res = guard.Result{}
@@ -219,10 +221,12 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 	}
 	if len(r.Errors) > 0 {
 		names := make([]string, len(r.Errors))
+		causes := make([]string, len(r.Errors))
 		for i := range r.Errors {
-			names[i] = r.Errors[i].Judge
+			names[i], causes[i] = r.Errors[i].Judge, string(r.Errors[i].Cause)
 		}
-		attrs = append(attrs, attribute.StringSlice(otelkeys.JudgeErrors, names))
+		attrs = append(attrs, attribute.StringSlice(otelkeys.JudgeErrors, names),
+			attribute.StringSlice(otelkeys.JudgeErrorCauses, causes))
 	}
 	if u := r.Usage; u != (guard.Usage{}) {
 		attrs = append(attrs,
@@ -247,6 +251,12 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		if f.Reason != "" {
 			attrs = append(attrs, attribute.String(otelkeys.FallbackReason, c.reasonText(f.Reason)))
 		}
+		if f.Cause != "" {
+			attrs = append(attrs, attribute.String(otelkeys.FallbackCause, string(f.Cause)))
+		}
+		if cs := causeList(f.Causes); len(cs) > 0 {
+			attrs = append(attrs, attribute.StringSlice(otelkeys.FallbackCauses, cs))
+		}
 		if u := fallbackUsage(r); u != (guard.Usage{}) {
 			attrs = append(attrs,
 				attribute.Int(otelkeys.FallbackInputTokens, u.InputTokens),
@@ -258,17 +268,17 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 	span.SetAttributes(attrs...)
 
 	// One event per decision. Chunk relevance first, in context order.
-	abst := func(d guard.Decision, ctxID string) (judge, reason string) {
+	abst := func(d guard.Decision, ctxID string) (judge, reason string, cause guard.Cause) {
 		for i := range r.Abstentions {
 			a := &r.Abstentions[i]
 			if a.Decision == d && a.ContextID == ctxID {
-				return a.Judge, a.Reason
+				return a.Judge, a.Reason, a.Cause
 			}
 		}
-		return "", ""
+		return "", "", ""
 	}
 	event := func(d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) {
-		ea := make([]attribute.KeyValue, 0, 5)
+		ea := make([]attribute.KeyValue, 0, 6)
 		ea = append(ea,
 			attribute.String(otelkeys.GenAIEvaluationName, d.String()),
 			attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
@@ -278,12 +288,15 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		if p.Known {
 			ea = append(ea, attribute.Float64(otelkeys.GenAIEvaluationScoreValue, p.Value))
 		} else {
-			judge, reason := abst(d, ctxID)
+			judge, reason, cause := abst(d, ctxID)
 			if reason != "" {
 				ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, c.reasonText(reason)))
 			}
 			if judge != "" {
 				ea = append(ea, attribute.String(otelkeys.EventJudge, judge))
+			}
+			if cause != "" {
+				ea = append(ea, attribute.String(otelkeys.EventCause, string(cause)))
 			}
 		}
 		span.AddEvent(otelkeys.EventEvaluationResult, trace.WithAttributes(ea...))
@@ -379,6 +392,31 @@ func legsOf(r *guard.Result) []record.Leg {
 	primary.Retries, fb.Retries = primary.Usage.Retries, fb.Usage.Retries
 	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
 	return []record.Leg{primary, fb}
+}
+
+// causeList spells out a FallbackInfo.Causes count as one name per
+// unsettled decision, in guard.Causes order (names this version does not
+// know last, sorted), for the ragtriage.fallback.causes attribute.
+func causeList(m map[guard.Cause]int) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range guard.Causes {
+		for range m[c] {
+			out = append(out, string(c))
+		}
+	}
+	var other []string
+	for c, n := range m {
+		if !c.Known() {
+			for range n {
+				other = append(other, string(c))
+			}
+		}
+	}
+	slices.Sort(other)
+	return append(out, other...)
 }
 
 // fallbackUsage is what the fallback spent on the result (the guard sums

@@ -118,8 +118,11 @@ const (
 	LatencyMs        = "ragtriage.latency_ms"
 	// Judges lists the judges as "name@version" strings.
 	Judges = "ragtriage.judges"
-	// JudgeErrors counts the judges that failed.
+	// JudgeErrors lists the judges that failed.
 	JudgeErrors = "ragtriage.judge_errors"
+	// JudgeErrorCauses lists the cause (a guard.Cause name) of each failure
+	// of JudgeErrors, in the same order.
+	JudgeErrorCauses = "ragtriage.judge_errors.causes"
 	// ContextIDs lists the sample's context IDs in retrieval order (IDs only,
 	// never text), so a reader can tell a dropped chunk event from an absent
 	// context.
@@ -133,6 +136,13 @@ const (
 	FallbackSettled   = "ragtriage.fallback.settled"
 	FallbackUnsettled = "ragtriage.fallback.unsettled"
 	FallbackReason    = "ragtriage.fallback.reason"
+	// FallbackCause is the cause (a guard.Cause name: "budget", "deadline",
+	// "breaker_open", …) of FallbackReason.
+	FallbackCause = "ragtriage.fallback.cause"
+	// FallbackCauses lists the cause of each unsettled decision (one entry
+	// per decision, guard.Causes order), so that it holds
+	// ragtriage.fallback.unsettled entries.
+	FallbackCauses = "ragtriage.fallback.causes"
 	FallbackRule      = "ragtriage.fallback.rule"
 	FallbackLatencyMs = "ragtriage.fallback.latency_ms"
 	// What the fallback judge's estimates spent (part of the usage totals).
@@ -161,6 +171,9 @@ const (
 	EventContextID = "ragtriage.context.id"
 	// EventJudge names the judge whose estimate the event reports.
 	EventJudge = "ragtriage.judge"
+	// EventCause is the cause (a guard.Cause name) of an event without a
+	// score: why the decision has no probability.
+	EventCause = "ragtriage.cause"
 )
 
 // Metric names and their attribute keys.

@@ -433,6 +433,9 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		cur = ri
 		res, err := rg.Evaluate(context.Background(), *r.sample)
+		if err == nil {
+			err = res.Err() // a failed judge: the check would be on uncertain decisions
+		}
 		if err != nil {
 			return fail(fmt.Errorf("pass-rule check: %w", err))
 		}

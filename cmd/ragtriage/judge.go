@@ -493,11 +493,12 @@ func judgeLine(ctx context.Context, jc lineJudge, o *outBuf, lineNo int, line []
 	}
 	jc.check.Row(jc.pos(lineNo), &row)
 	res, err := jc.g.Evaluate(ctx, row.Sample)
-	if err != nil && errors.Is(err, guard.ErrInvalidSample) {
+	if err != nil {
+		// No result: the guard rejected the sample (guard.ErrInvalidSample).
 		o.errorLine(lineNo, row.Sample.ID, err.Error())
 		return false
 	}
-	// Any other error is a judge failure, which the result lists: write it.
+	// A judge that failed is listed in the result (errors, abstentions): write it.
 	if err := o.resultLine(lineNo, row.Sample.ID, &res); err != nil {
 		o.Reset()
 		o.errorLine(lineNo, row.Sample.ID, "encoding the result: "+err.Error())

@@ -247,10 +247,10 @@ func describe(res *guard.Result) string {
 // passes) and a description of the result.
 func runCase(ctx context.Context, g *guard.Guard, c *selftestCase) (problems []string, desc string) {
 	res, err := g.Evaluate(ctx, c.Sample)
-	if err != nil && errors.Is(err, guard.ErrInvalidSample) {
+	if err != nil {
 		return []string{"the guard rejected the sample: " + err.Error()}, ""
 	}
-	if err != nil {
+	if err := res.Err(); err != nil {
 		// A judge failure: its decisions are uncertain. A planted case
 		// must be decided by working judges.
 		problems = append(problems, "judge failed: "+err.Error())

@@ -129,10 +129,15 @@ func (r *results) wrap(e middleware.Evaluator) middleware.Evaluator {
 			if fb.Reason != "" {
 				line += ": " + fb.Reason
 			}
+			if fb.Cause != "" {
+				line += " [" + string(fb.Cause) + "]" // a stable name: match causes, not reason texts
+			}
 			line += ")"
 		}
 		if err != nil {
-			line += fmt.Sprintf(" error: %v", err)
+			line += fmt.Sprintf(" no result: %v", err)
+		} else if jerr := res.Err(); jerr != nil {
+			line += fmt.Sprintf(" judge failed: %v", jerr)
 		}
 		r.mu.Lock()
 		r.out = append(r.out, line)

@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 		`"What is the capital of France?" → PASS, route fallback, action allow (fallback settled `,
 		`"How long do I have to ask for a refund?" → GENERATOR_UNGROUNDED, route fallback, action block (fallback settled `,
 		`"How long does standard shipping take?" → JUDGE_UNCERTAIN, route fallback, action block (fallback settled `,
-		`left 1: samples disagree: 3 yes, 2 no)`,
+		`left 1: samples disagree: 3 yes, 2 no [fallback_abstained])`,
 		`"Who painted the Mona Lisa and where does it hang?" → RETRIEVAL_MISS, route auto, action block` + "\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -46,7 +46,7 @@ func ExampleFixed() {
 }
 
 // A judge that ignores cancellation cannot hold the caller past its deadline:
-// its decisions come out uncertain and the error says why.
+// its decisions come out uncertain and the result says why.
 func ExampleSlow() {
 	release := make(chan struct{})
 	defer close(release) // lets the abandoned call finish
@@ -61,9 +61,12 @@ func ExampleSlow() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	res, err := g.Evaluate(ctx, sample)
-	fmt.Println(res.Diagnosis, res.Route, res.Verdicts.Generation.Groundedness)
-	fmt.Println(errors.Is(err, guard.ErrJudge), errors.Is(err, context.DeadlineExceeded))
+	if err != nil {
+		panic(err) // only an invalid sample gives no result
+	}
+	fmt.Println(res.Diagnosis, res.Route, res.Verdicts.Generation.Groundedness, res.Action)
+	fmt.Println(errors.Is(res.Err(), guard.ErrJudge), errors.Is(res.Err(), context.DeadlineExceeded), res.Abstentions[0].Cause)
 	// Output:
-	// JUDGE_UNCERTAIN fallback uncertain
-	// true true
+	// JUDGE_UNCERTAIN fallback uncertain review
+	// true true judge_failed
 }

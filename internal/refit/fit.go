@@ -343,6 +343,9 @@ func judgeRows(c *corpus, idx []int, prof *lexical.Profile) (map[int]*outcome, e
 		s := c.rows[i].sample
 		s.ID = "r" + strconv.Itoa(i)
 		res, err := g.Evaluate(context.Background(), s)
+		if err == nil {
+			err = res.Err() // a failed judge: its decisions would be uncertain
+		}
 		if err != nil {
 			return nil, fmt.Errorf("row %d (%s): %w", i, c.names[c.rows[i].src], err)
 		}

@@ -65,8 +65,11 @@ type Fallback struct {
 	Decisions []string `json:"decisions"`
 	Settled   int      `json:"settled"`
 	Unsettled int      `json:"unsettled"`
-	// Reason says why some decisions stayed unsettled.
+	// Reason says why some decisions stayed unsettled; Cause names it
+	// (guard.Cause: "budget", "deadline", "fallback_uncertain", …) for
+	// clients that act on it.
 	Reason string `json:"reason,omitempty"`
+	Cause  string `json:"cause,omitempty"`
 }
 
 // Handler answers questions through a wrapped RetrievalQA chain. Safe for
@@ -125,7 +128,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r := &out.Result
 		resp.Diagnosis, resp.Reason, resp.Confidence, resp.Route = string(r.Diagnosis), r.Reason, r.Confidence, r.Route.String()
 		if fb := r.Fallback; fb != nil {
-			resp.Fallback = &Fallback{Judge: fb.Judge, Settled: fb.Settled, Unsettled: fb.Unsettled, Reason: fb.Reason}
+			resp.Fallback = &Fallback{Judge: fb.Judge, Settled: fb.Settled, Unsettled: fb.Unsettled, Reason: fb.Reason, Cause: string(fb.Cause)}
 			for _, d := range fb.Decisions {
 				resp.Fallback.Decisions = append(resp.Fallback.Decisions, d.String())
 			}
