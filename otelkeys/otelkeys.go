@@ -142,7 +142,7 @@ const (
 	// FallbackCauses lists the cause of each unsettled decision (one entry
 	// per decision, guard.Causes order), so that it holds
 	// ragtriage.fallback.unsettled entries.
-	FallbackCauses = "ragtriage.fallback.causes"
+	FallbackCauses    = "ragtriage.fallback.causes"
 	FallbackRule      = "ragtriage.fallback.rule"
 	FallbackLatencyMs = "ragtriage.fallback.latency_ms"
 	// What the fallback judge's estimates spent (part of the usage totals).
