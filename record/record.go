@@ -27,7 +27,11 @@ type Record struct {
 	SpanID  string `json:"spanId,omitempty"`
 	// Sample is what was evaluated, when content capture was on.
 	Sample *Sample `json:"sample,omitempty"`
-	// Result is the guard's result.
+	// Result is the guard's result. Since the typed causes (guard.Cause)
+	// its abstentions, errors and fallback carry a "cause" (and the
+	// fallback "causes"); they are new optional fields, so the version
+	// stays: older records read as before, without causes, and reports
+	// count their unsettled decisions and abstentions as "unrecorded".
 	Result guard.Result `json:"result"`
 	// Legs holds latency and usage per leg of the evaluation: "primary" (the
 	// guard's own judges) and, when the answer was escalated, "fallback".
