@@ -544,7 +544,7 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g
 		it := its[slot]
 		if res.reason != "" {
 			out[slot] = guard.Abstain(it.d, it.ctx, res.reason)
-			out[slot].Cause = res.refusal.cause()
+			out[slot].Cause = res.cause
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
 			c.count(ctx, res.refusal)
 			continue
@@ -610,7 +610,7 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
+		return refuseEnded(ctx, ReasonCancelled+": "+err.Error())
 	}
 	// The call runs until the latest deadline among the callers waiting
 	// for it (less the reserve), and never longer than CallTimeout.
@@ -637,7 +637,7 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		if ctx.Err() == nil {
 			return refuse(refDeadline, ReasonDeadline+": the fallback did not answer before the request's deadline")
 		}
-		return refuse(refCancelled, ReasonCancelled+": "+ctx.Err().Error())
+		return refuseEnded(ctx, ReasonCancelled+": "+ctx.Err().Error())
 	}
 	res.fresh = !shared
 	return res
@@ -732,7 +732,7 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 			c.lat.Observe(elapsed)
 			return refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond)))
 		}
-		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
+		return refuseEnded(ctx, ReasonCancelled+": "+err.Error())
 	default:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			c.lat.Observe(elapsed)
@@ -784,11 +784,25 @@ func (c *Cascade) acquire(ctx context.Context) outcome {
 	case <-expire:
 		return refuse(refDeadline, ReasonDeadline+": no fallback slot freed in time")
 	case <-ctx.Done():
-		return refuse(refCancelled, ReasonCancelled+" (waiting for a fallback slot): "+ctx.Err().Error())
+		return refuseEnded(ctx, ReasonCancelled+" (waiting for a fallback slot): "+ctx.Err().Error())
 	}
 }
 
-func refuse(r refusal, reason string) outcome { return outcome{reason: reason, refusal: r} }
+func refuse(r refusal, reason string) outcome {
+	return outcome{reason: reason, refusal: r, cause: r.cause()}
+}
+
+// refuseEnded refuses because the caller's context ended: counted as
+// cancelled (Stats.Cancelled), with the cause that says how it ended —
+// CauseDeadline when its deadline passed, CauseCancelled when it was
+// cancelled.
+func refuseEnded(ctx context.Context, reason string) outcome {
+	o := refuse(refCancelled, reason)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		o.cause = guard.CauseDeadline
+	}
+	return o
+}
 
 func trim(s string, n int) string {
 	if len(s) <= n {

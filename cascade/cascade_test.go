@@ -343,6 +343,9 @@ func TestCallerCancellationNotCounted(t *testing.T) {
 		if !out[0].Abstained {
 			t.Fatalf("out = %+v; want abstained", out[0])
 		}
+		if err := out[0].Err(); !errors.Is(err, cascade.ErrDeadline) || errors.Is(err, cascade.ErrCancelled) {
+			t.Errorf("out[0].Err() = %v (cause %q); want the deadline's cause, not a cancellation", err, out[0].Cause)
+		}
 	}
 	// The caller cancels.
 	ctx, cancel := context.WithCancel(context.Background())

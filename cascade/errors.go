@@ -20,7 +20,8 @@ var (
 	ErrBreakerOpen = guard.ErrFallbackBreakerOpen
 	// ErrDeadline: too little time was left for the fallback, no slot
 	// freed in time, or it did not answer before the caller's deadline
-	// (ReasonDeadline).
+	// (ReasonDeadline; also ReasonCancelled when it was the caller's
+	// deadline that ended the request, which Stats counts as Cancelled).
 	ErrDeadline = guard.ErrFallbackDeadline
 	// ErrBudget: the call or token budget was spent (ReasonBudget).
 	ErrBudget = guard.ErrFallbackBudget
@@ -30,7 +31,7 @@ var (
 	// ErrClosed: Close was called (ReasonClosed).
 	ErrClosed = guard.ErrFallbackClosed
 	// ErrCancelled: the caller's context was cancelled before the fallback
-	// answered (ReasonCancelled).
+	// answered (ReasonCancelled, its deadline not passed).
 	ErrCancelled = guard.ErrFallbackCancelled
 	// ErrFallbackFailed: the fallback returned an error, panicked or gave a
 	// malformed answer (ReasonFailed).

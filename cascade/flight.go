@@ -9,11 +9,13 @@ import (
 )
 
 // outcome is what one fallback call produced for its group: the estimates,
-// or the reason none could be had (then refusal names the counter).
+// or the reason none could be had (then refusal names the counter and
+// cause the abstentions' guard.Cause).
 type outcome struct {
 	ests    []guard.Estimate
 	reason  string
 	refusal refusal
+	cause   guard.Cause
 	// fresh is false for callers that joined a call another caller
 	// started: they did not spend its tokens.
 	fresh bool

@@ -40,8 +40,8 @@ const (
 	CauseConcurrency Cause = "concurrency"
 	// CauseClosed: the escalator was closed.
 	CauseClosed Cause = "closed"
-	// CauseCancelled: the request ended (its context was cancelled) before
-	// the fallback answered.
+	// CauseCancelled: the request was cancelled (its context, before its
+	// deadline) before the fallback answered.
 	CauseCancelled Cause = "cancelled"
 	// CauseFallbackFailed: the fallback judge (or the escalator) failed.
 	CauseFallbackFailed Cause = "fallback_failed"

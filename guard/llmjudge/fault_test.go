@@ -8,6 +8,7 @@ package llmjudge_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -104,16 +105,19 @@ func (r *rig) eval(t *testing.T, ctx context.Context, i int) guard.Result {
 	return res
 }
 
-func wantUnsettled(t *testing.T, res guard.Result, rule guard.Degrade, reason string) {
+// wantUnsettled checks that the fallback left res unsettled for the cause
+// whose sentinel is cause (matched with errors.Is, not by the reason's
+// text), with a reason that mentions detail.
+func wantUnsettled(t *testing.T, res guard.Result, rule guard.Degrade, cause error, detail string) {
 	t.Helper()
 	f := res.Fallback
 	want := guard.Block
 	if rule == guard.FailOpen {
 		want = guard.Allow
 	}
-	if res.Diagnosis != guard.JudgeUncertain || f.Unsettled == 0 || !strings.Contains(f.Reason, reason) || res.Action != want {
-		t.Errorf("result %s: diagnosis %s, fallback %+v, action %v; want JUDGE_UNCERTAIN, unsettled, reason %q, action %v",
-			res.DecisionID, res.Diagnosis, *f, res.Action, reason, want)
+	if res.Diagnosis != guard.JudgeUncertain || f.Unsettled == 0 || !errors.Is(f.Err(), cause) || !strings.Contains(f.Reason, detail) || res.Action != want {
+		t.Errorf("result %s: diagnosis %s, fallback %+v, action %v; want JUDGE_UNCERTAIN, unsettled (%v, reason with %q), action %v",
+			res.DecisionID, res.Diagnosis, *f, res.Action, cause, detail, want)
 	}
 }
 
@@ -147,7 +151,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 3 },
 	}))
 	for i := 0; i < 3; i++ {
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ReasonFailed)
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrFallbackFailed, "upstream exploded")
 	}
 	if st := r.c.Stats(); st.BreakerState != "open" || st.BreakerTrips != 1 {
 		t.Fatalf("stats %+v; want the breaker open", st)
@@ -155,7 +159,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 	n := r.srv.Count()
 	for i := 3; i < 6; i++ {
 		start := time.Now()
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ReasonBreakerOpen)
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrBreakerOpen, "")
 		if d := time.Since(start); d > 200*time.Millisecond {
 			t.Errorf("a refused row took %v", d)
 		}
@@ -211,10 +215,11 @@ func TestFaultDeadlines(t *testing.T) {
 				}
 				// The cascade says "deadline too near"; if the machine was
 				// so loaded that it answered late, the guard cut it off
-				// at the deadline itself ("…cancellation…").
+				// at the deadline itself: the cause is the deadline either
+				// way.
 				f := res.Fallback
 				if res.Diagnosis != guard.JudgeUncertain || f.Unsettled == 0 || res.Action != guard.Allow ||
-					!(strings.Contains(f.Reason, cascade.ReasonDeadline) || strings.Contains(f.Reason, "cancellation")) {
+					!errors.Is(f.Err(), cascade.ErrDeadline) {
 					t.Errorf("row %d: diagnosis %s fallback %+v action %v", i, res.Diagnosis, *f, res.Action)
 				}
 			}
@@ -255,7 +260,7 @@ func TestFaultRetryAfter(t *testing.T) {
 	r.srv.SetModel(func(fakeopenai.Request) fakeopenai.Reply {
 		return fakeopenai.Reply{Status: http.StatusTooManyRequests, RetryAfter: "20", Message: "rate limit exceeded"}
 	})
-	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, "429")
+	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, cascade.ErrFallbackFailed, "429")
 }
 
 func TestFaultBadBodies(t *testing.T) {
@@ -266,7 +271,7 @@ func TestFaultBadBodies(t *testing.T) {
 		{Body: `{"choices": []}`},
 	} {
 		r := newRig(t, func(fakeopenai.Request) fakeopenai.Reply { return rep }, guard.FailClosed)
-		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, cascade.ReasonFailed)
+		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, cascade.ErrFallbackFailed, "")
 		if st := r.c.Stats(); st.CallErrors != 1 {
 			t.Errorf("body %q: stats %+v; want one counted failure", rep.Body, st)
 		}

@@ -2,7 +2,6 @@ package hardening
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -93,8 +92,8 @@ type phaseStats struct {
 	streak    int // settled evaluations in a row (by completion)
 	fullAt    time.Duration
 	start     time.Time
-	reasons   map[string]int
-	errs      int
+	reasons   map[string]int // unsettled escalations by cause (guard.Cause)
+	errs      int // results listing a failed judge (or no result)
 	lat       Latencies
 }
 
@@ -105,15 +104,14 @@ func (p *phaseStats) add(res *guard.Result, err error, lat time.Duration) {
 	p.n++
 	p.diagnoses[res.Diagnosis]++
 	p.actions[res.Action]++
-	if err != nil {
+	if err != nil || res.Err() != nil {
 		p.errs++
 	}
 	if f := res.Fallback; f != nil {
 		if f.Unsettled > 0 {
 			p.unsettled++
 			p.streak = 0
-			reason, _, _ := strings.Cut(f.Reason, ":")
-			p.reasons[reason]++
+			p.reasons[string(f.Cause)]++
 		} else if f.Settled > 0 {
 			p.settled++
 			p.streak++
@@ -137,7 +135,7 @@ func (p *phaseStats) String() string {
 			other = append(other, fmt.Sprintf("%s=%d", d, p.diagnoses[d]))
 		}
 	}
-	return fmt.Sprintf("n=%d PASS=%d JUDGE_UNCERTAIN=%d %sallow=%d block=%d settled=%d unsettled=%d errors=%d latency[%v] reasons: %s",
+	return fmt.Sprintf("n=%d PASS=%d JUDGE_UNCERTAIN=%d %sallow=%d block=%d settled=%d unsettled=%d errors=%d latency[%v] causes: %s",
 		p.n, p.diagnoses[guard.PassDiagnosis], p.diagnoses[guard.JudgeUncertain], strings.Join(append(other, ""), " "), p.actions[guard.Allow], p.actions[guard.Block],
 		p.settled, p.unsettled, p.errs, p.lat.Summary(), strings.Join(rs, ", "))
 }
@@ -151,13 +149,10 @@ func checkResult(t *testing.T, rule guard.Degrade, res *guard.Result, err error,
 	if lat > faultDeadline+hangBound {
 		t.Errorf("evaluation took %v; deadline %v: a hang", lat, faultDeadline)
 	}
-	if err != nil {
-		// Only a judge failure may come with a result, and the result
-		// must be complete.
-		var je *guard.JudgeError
-		if !errors.As(err, &je) || res.DecisionID == "" {
-			t.Errorf("Evaluate: %v (result %q); want a complete result and judge errors only", err, res.DecisionID)
-		}
+	// Every evaluation has a complete result and no error: a failed judge
+	// is part of the result.
+	if err != nil || res.DecisionID == "" {
+		t.Errorf("Evaluate: %v (result %q); want a complete result and no error", err, res.DecisionID)
 	}
 	switch res.Action {
 	case guard.Allow:
@@ -176,8 +171,8 @@ func checkResult(t *testing.T, rule guard.Degrade, res *guard.Result, err error,
 		if rule == guard.FailOpen {
 			want = guard.Allow
 		}
-		if res.Action != want || f.Rule != rule || f.Reason == "" {
-			t.Errorf("unsettled escalation: action %v, rule %v, reason %q; want %v under %v with a reason", res.Action, f.Rule, f.Reason, want, rule)
+		if res.Action != want || f.Rule != rule || f.Reason == "" || !f.Cause.Known() {
+			t.Errorf("unsettled escalation: action %v, rule %v, reason %q, cause %q; want %v under %v with a reason and a cause", res.Action, f.Rule, f.Reason, f.Cause, want, rule)
 		}
 	}
 }

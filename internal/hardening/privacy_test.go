@@ -286,13 +286,15 @@ func runPrivacyGuard(t *testing.T, ch *channels, g *guard.Guard, opts ...middlew
 				ctx := middleware.WithCallInfo(context.Background(), middleware.CallInfo{ID: fmt.Sprintf("case%d-round%d", i, round)})
 				_, err = chains.Run(ctx, wrapped, c.question)
 				ch.returned(err)
-				// The guard's own errors, as a caller of Evaluate sees them.
+				// The guard's own errors, as a caller of Evaluate sees them:
+				// none without a result, the failed judges in the result.
 				s := guard.Sample{Question: c.question, Answer: c.answer}
 				for k, d := range c.docs {
 					s.Contexts = append(s.Contexts, guard.Context{ID: fmt.Sprint("doc", k+1), Text: d})
 				}
-				_, err = g.Evaluate(context.Background(), s)
+				res, err := g.Evaluate(context.Background(), s)
 				ch.returned(err)
+				ch.returned(res.Err())
 			}
 		}
 	}
