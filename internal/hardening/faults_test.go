@@ -93,7 +93,7 @@ type phaseStats struct {
 	fullAt    time.Duration
 	start     time.Time
 	reasons   map[string]int // unsettled escalations by cause (guard.Cause)
-	errs      int // results listing a failed judge (or no result)
+	errs      int            // results listing a failed judge (or no result)
 	lat       Latencies
 }
 
