@@ -11,7 +11,9 @@ import (
 
 // Markdown renders the summary of a report: input accounting, diagnosis
 // quality with its threshold table (threshold | coverage | accepted errors |
-// error rate), per-decision quality and threshold tables, the cascade, the
+// error rate), the decisions without a probability by cause, per-decision
+// quality and threshold tables, the cascade (with its unsettled decisions
+// by cause), the
 // claims (claims mode: counts and the bounded claims listing), latency,
 // usage, cost and the reproducibility block.
 func Markdown(r *Report) string {

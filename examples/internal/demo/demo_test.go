@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -63,8 +64,9 @@ func TestCases(t *testing.T) {
 			}
 		case "escalate":
 			if res.Diagnosis != guard.JudgeUncertain || res.Route != guard.Fallback || res.Action != guard.Block ||
-				fb == nil || fb.Unsettled == 0 || fb.Rule != guard.FailClosed || !strings.Contains(fb.Reason, "samples disagree") {
-				t.Errorf("escalate: %s route %s action %s fallback %+v (%s); want JUDGE_UNCERTAIN via the fallback, unsettled (samples disagree), blocked fail-closed",
+				fb == nil || fb.Unsettled == 0 || fb.Rule != guard.FailClosed || !strings.Contains(fb.Reason, "samples disagree") ||
+				!errors.Is(fb.Err(), guard.ErrFallbackAbstained) {
+				t.Errorf("escalate: %s route %s action %s fallback %+v (%s); want JUDGE_UNCERTAIN via the fallback, unsettled (the fallback abstained: samples disagree), blocked fail-closed",
 					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
 			}
 		case "miss":
