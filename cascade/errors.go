@@ -36,8 +36,8 @@ var (
 	// ErrFallbackFailed: the fallback returned an error, panicked or gave a
 	// malformed answer (ReasonFailed).
 	ErrFallbackFailed = guard.ErrFallbackFailed
-	// ErrFallbackAbstained: the fallback itself abstained, or left the
-	// estimate out (ReasonNoEstimate).
+	// ErrFallbackAbstained: the fallback itself abstained (with its own
+	// reason), or left the estimate out (ReasonNoEstimate).
 	ErrFallbackAbstained = guard.ErrFallbackAbstained
 )
 
