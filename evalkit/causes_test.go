@@ -3,9 +3,11 @@ package evalkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/guardtest"
+	"github.com/ragtriage/ragtriage/otelkeys"
 	"github.com/ragtriage/ragtriage/record"
 )
 
@@ -238,5 +241,110 @@ func TestCausesEndToEnd(t *testing.T) {
 	}
 	if got := rep.Abstentions; !maps.Equal(got.ByCause, wantAbst) || got.Total != 9 {
 		t.Errorf("abstentions = %+v; want total 9, %v", got, wantAbst)
+	}
+}
+
+// TestReadOTLPCauses checks that the cause attributes the middleware puts
+// on an evaluation span (see middleware's TestCausesOnSpansAndRecords) are
+// read back into the record: the escalate span of the round-trip fixture,
+// given a fallback whose budget left two decisions unsettled, one of them
+// without a score.
+func TestReadOTLPCauses(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(fixture, &doc); err != nil {
+		t.Fatal(err)
+	}
+	str := func(k, v string) any { return map[string]any{"key": k, "value": map[string]any{"stringValue": v}} }
+	strs := func(k string, vs ...string) any {
+		var arr []any
+		for _, v := range vs {
+			arr = append(arr, map[string]any{"stringValue": v})
+		}
+		return map[string]any{"key": k, "value": map[string]any{"arrayValue": map[string]any{"values": arr}}}
+	}
+	found := false
+	for _, rs := range doc["resourceSpans"].([]any) {
+		for _, ss := range rs.(map[string]any)["scopeSpans"].([]any) {
+			for _, sp := range ss.(map[string]any)["spans"].([]any) {
+				span := sp.(map[string]any)
+				attrs, _ := span["attributes"].([]any)
+				isTarget := false
+				for _, a := range attrs {
+					kv := a.(map[string]any)
+					if kv["key"] == otelkeys.SampleID && kv["value"].(map[string]any)["stringValue"] == "escalate-bare" {
+						isTarget = true
+					}
+				}
+				if !isTarget || span["name"] != otelkeys.SpanEvaluation {
+					continue
+				}
+				found = true
+				span["attributes"] = append(attrs,
+					str(otelkeys.FallbackJudge, "cascade(x)"), strs(otelkeys.FallbackDecisions, "groundedness", "contradiction"),
+					str(otelkeys.FallbackRule, "fail_closed"), str(otelkeys.FallbackReason, "budget spent: 10 calls"),
+					str(otelkeys.FallbackCause, "budget"), strs(otelkeys.FallbackCauses, "budget", "budget"),
+					strs(otelkeys.JudgeErrors, "primary"), strs(otelkeys.JudgeErrorCauses, "judge_failed"))
+				// Contradiction loses its score and gains the cause.
+				for _, e := range span["events"].([]any) {
+					ev := e.(map[string]any)
+					var kept []any
+					isContradiction := false
+					for _, a := range ev["attributes"].([]any) {
+						kv := a.(map[string]any)
+						if kv["key"] == otelkeys.GenAIEvaluationName && kv["value"].(map[string]any)["stringValue"] == "contradiction" {
+							isContradiction = true
+						}
+					}
+					if !isContradiction {
+						continue
+					}
+					for _, a := range ev["attributes"].([]any) {
+						if a.(map[string]any)["key"] != otelkeys.GenAIEvaluationScoreValue {
+							kept = append(kept, a)
+						}
+					}
+					ev["attributes"] = append(kept, str(otelkeys.GenAIEvaluationExplanation, "budget spent"), str(otelkeys.EventCause, "budget"))
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no escalate-bare evaluation span in the fixture")
+	}
+	line, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *Record
+	if _, err := ReadOTLP(bytes.NewReader(append(line, '\n')), func(_ int, r Record) error {
+		if r.ID == "escalate-bare" {
+			rec = &r
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rec == nil {
+		t.Fatal("no record for escalate-bare")
+	}
+	r := &rec.Result
+	if f := r.Fallback; f == nil || f.Cause != guard.CauseBudget || !maps.Equal(f.Causes, map[guard.Cause]int{guard.CauseBudget: 2}) || !errors.Is(f.Err(), cascade.ErrBudget) {
+		t.Errorf("fallback = %+v; want cause budget twice", f)
+	}
+	if len(r.Errors) != 1 || r.Errors[0].Cause != guard.CauseJudgeFailed || !errors.Is(r.Err(), guard.ErrJudge) {
+		t.Errorf("errors = %+v; want the primary's failure with its cause", r.Errors)
+	}
+	var got []guard.Cause
+	for _, a := range r.Abstentions {
+		if a.Decision == guard.Contradiction {
+			got = append(got, a.Cause)
+		}
+	}
+	if len(got) != 1 || got[0] != guard.CauseBudget {
+		t.Errorf("contradiction abstention causes %v (abstentions %+v); want [budget]", got, r.Abstentions)
 	}
 }
