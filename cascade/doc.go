@@ -10,11 +10,13 @@
 //     ends because the caller's context ended (cancelled, or its deadline
 //     passed) is excluded from the breaker's counts; a call stopped by the
 //     cascade's own CallTimeout counts as a failure;
-//   - a golang-lru cache of settled estimates, keyed by a SHA-256 of the
-//     judge's name and version, the definition set (every decision's ID and
-//     version), and the sample's question, contexts, answer and reference
-//     with white space normalized, plus the decision and, for chunk
-//     relevance, the context ID;
+//   - a golang-lru cache of settled estimates, keyed per decision by a
+//     SHA-256 of the judge's name and version, the decision's definition
+//     (ID and version), the decision (and, for chunk relevance, the context
+//     ID), and the texts that decision's question shows, with white space
+//     normalized (Inputs): chunk relevance sees the question and that
+//     chunk, sufficiency and conflict the question and the contexts, so a
+//     right and a wrong answer to the same question share them;
 //   - collapsing: identical calls under way at the same time share one
 //     fallback call, which runs until the latest deadline among the callers
 //     waiting for it (each caller still returns at its own) and is
