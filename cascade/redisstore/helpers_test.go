@@ -17,7 +17,16 @@ import (
 	"github.com/ragtriage/ragtriage/internal/redistest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The fault tests kill Redis on purpose; go-redis would log every
+	// refused dial.
+	redis.SetLogger(quiet{})
+	goleak.VerifyTestMain(m)
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // judge is a scripted fallback judge (a test double, not a model): it
 // answers every requested decision with P, counting its calls.
