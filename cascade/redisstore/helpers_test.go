@@ -61,7 +61,9 @@ func (j *judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	return out, nil
 }
 
-func (j *judge) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: "scripted-test-judge", Version: "1"} }
+func (j *judge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "scripted-test-judge", Version: "1"}
+}
 
 // clock is a manual clock.
 type clock struct {
