@@ -749,7 +749,10 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		return c.call(fctx, g, probe, p95)
 	})
 	if !ok {
-		if ctx.Err() == nil {
+		// The wait ends half the reserve before the caller's deadline; on a
+		// loaded machine that deadline may have passed too by now, which is
+		// still the deadline, not a cancellation.
+		if err := ctx.Err(); err == nil || errors.Is(err, context.DeadlineExceeded) {
 			return refuse(refDeadline, ReasonDeadline+": the fallback did not answer before the request's deadline")
 		}
 		return refuse(refCancelled, ReasonCancelled+": "+ctx.Err().Error())

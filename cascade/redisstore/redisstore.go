@@ -490,13 +490,9 @@ func (s *Store) flush(ctx context.Context) error {
 	return nil
 }
 
-// Flush sends the counters gathered so far to Redis now.
-func (s *Store) Flush(ctx context.Context) error {
-	if s.opt.Now().UnixNano() < s.downUntil.Load() {
-		return ErrUnavailable
-	}
-	return s.flush(ctx)
-}
+// Flush sends the counters gathered so far to Redis now (asking Redis even
+// within RetryAfter of a failure). Counters it could not send stay pending.
+func (s *Store) Flush(ctx context.Context) error { return s.flush(ctx) }
 
 // Counts returns the fleet's counters: what every replica on this Redis and
 // prefix has flushed.

@@ -53,18 +53,18 @@ import (
 )
 
 type config struct {
-	redis     string
-	dataset   string
-	prefix    string
-	replicas  int
-	requests  int
-	parallel  int
-	budget    int
-	window    time.Duration
-	latency   time.Duration
-	timeout   time.Duration
-	seed      uint64
-	keepState bool
+	redis    string
+	dataset  string
+	prefix   string
+	replicas int
+	requests int
+	parallel int
+	budget   int
+	window   time.Duration
+	latency  time.Duration
+	timeout  time.Duration
+	storeTO  time.Duration
+	seed     uint64
 }
 
 func main() {
@@ -79,6 +79,7 @@ func main() {
 	flag.DurationVar(&c.window, "window", time.Minute, "budget window")
 	flag.DurationVar(&c.latency, "fallback-latency", 20*time.Millisecond, "simulated fallback latency per call")
 	flag.DurationVar(&c.timeout, "timeout", 2*time.Second, "deadline of each request")
+	flag.DurationVar(&c.storeTO, "store-timeout", 50*time.Millisecond, "cap on each Redis operation (cascade.Limits.StoreTimeout); past it a replica uses its own store")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the request order")
 	flag.Parse()
 	if err := run(context.Background(), os.Stdout, c); err != nil {
@@ -139,7 +140,7 @@ func run(ctx context.Context, w io.Writer, c config) error {
 			return err
 		}
 		cas, err := cascade.New(fallback, cascade.WithStore(st), cascade.WithBudget(budget),
-			cascade.WithLimits(cascade.Limits{MaxConcurrent: c.parallel, MaxWaiting: c.parallel}))
+			cascade.WithLimits(cascade.Limits{MaxConcurrent: c.parallel, MaxWaiting: c.parallel, StoreTimeout: c.storeTO}))
 		if err != nil {
 			rdb.Close()
 			return err
