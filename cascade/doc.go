@@ -30,6 +30,15 @@
 //     that reserve, capped by Limits.CallTimeout;
 //   - a budget: a maximum number of calls and/or tokens per sliding window.
 //
+// The cache and the budget live in a Store. Each Cascade has an in-process
+// one (MemoryStore); WithStore adds a store shared by a fleet of replicas
+// (package cascade/redisstore keeps it in Redis), so that the replicas share
+// settled estimates and spend one budget. Shared-store operations are
+// bounded by Limits.StoreTimeout; one that fails is served by the
+// in-process store and counted (Stats.StoreFallbacks), and since the
+// in-process budget is charged on every call, a replica whose shared store
+// is down makes no call it would not make alone.
+//
 // When the fallback cannot settle an estimate — breaker open, deadline too
 // near, budget spent, no slot, or the fallback failed — the estimate comes
 // back abstained with a Reason that starts with one of the Reason constants.
