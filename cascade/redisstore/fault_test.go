@@ -153,3 +153,48 @@ func TestFaultUnavailableFailsFast(t *testing.T) {
 		t.Errorf("health %+v; want up after 1 rejoin", h)
 	}
 }
+
+// A Redis that stalls (SIGSTOP: connections open, nothing answered) costs
+// each operation at most Limits.StoreTimeout: the replicas go on with their
+// own stores, count it, and do not ask Redis again before RetryAfter. When
+// it answers again they rejoin.
+func TestFaultRedisStalls(t *testing.T) {
+	srv := redistest.Start(t)
+	clk := newClock()
+	fb := &judge{P: 0.9}
+	stall := cascade.WithLimits(cascade.Limits{StoreTimeout: 30 * time.Millisecond})
+	a := newReplica(t, srv, fb, redisstore.Options{Now: clk.Now, RetryAfter: time.Second}, stall)
+	ctx := context.Background()
+	if _, err := a.c.Escalate(ctx, escalation(sample(1))); err != nil {
+		t.Fatal(err)
+	}
+	waitEntries(t, a.st, 1)
+	srv.Pause()
+	for i := 2; i < 12; i++ {
+		out, err := a.c.Escalate(ctx, escalation(sample(i)))
+		if err != nil || out[0].Abstained {
+			t.Fatalf("escalation %d with Redis stalled: %v %+v; want the fallback's answer", i, err, out)
+		}
+	}
+	st, h := a.c.Stats(), a.st.Health()
+	if st.StoreFallbacks == 0 || h.Failures != 1 || !h.Down {
+		t.Errorf("with Redis stalled: %d store fallbacks, health %+v; want fallbacks counted, one failure (then RetryAfter)", st.StoreFallbacks, h)
+	}
+	srv.Resume()
+	clk.Advance(2 * time.Second)
+	b := newReplica(t, srv, fb, redisstore.Options{}, stall)
+	if _, err := a.c.Escalate(ctx, escalation(sample(1))); err != nil { // in a's own cache: no Redis op
+		t.Fatal(err)
+	}
+	if _, err := a.c.Escalate(ctx, escalation(sample(50))); err != nil {
+		t.Fatal(err)
+	}
+	if h := a.st.Health(); h.Down || h.Rejoins != 1 {
+		t.Errorf("after Redis resumed: health %+v; want up, one rejoin", h)
+	}
+	waitEntries(t, a.st, 2)
+	if out, err := b.c.Escalate(ctx, escalation(sample(50))); err != nil || b.c.Stats().SharedHits != 1 {
+		t.Errorf("replica b after the stall: %v %+v, %d shared hits; want a's estimate from Redis", err, out, b.c.Stats().SharedHits)
+	}
+	checkStats(t, a.c.Stats())
+}

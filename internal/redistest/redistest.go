@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -121,8 +122,25 @@ func (s *Server) Kill() {
 	if cmd == nil {
 		return
 	}
+	cmd.Process.Signal(syscall.SIGCONT) // a paused server must not stay stopped
 	cmd.Process.Kill()
 	<-done
+}
+
+// Pause stops the server process (SIGSTOP): it keeps its connections and
+// its data but answers nothing, as a Redis stalled by a long command, a
+// fork or a swapping host would. Resume lets it go on (SIGCONT).
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig os.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		s.cmd.Process.Signal(sig)
+	}
 }
 
 // Restart starts the server again on the same address, empty.
