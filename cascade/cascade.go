@@ -873,16 +873,16 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 			// calls with as little time left are skipped. (A probe's is
 			// below the p95 it tested and would only refresh the window.)
 			c.lat.Observe(elapsed)
-			return refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond)))
+			return made(refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond))))
 		}
-		return refuse(refCancelled, ReasonCancelled+": "+err.Error())
+		return made(refuse(refCancelled, ReasonCancelled+": "+err.Error()))
 	default:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			c.lat.Observe(elapsed)
 		}
 		c.st.callErrors.Add(1)
 		c.m.calls.Add(bg, 1, c.m.failed)
-		return refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300))
+		return made(refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300)))
 	}
 }
 
@@ -932,6 +932,10 @@ func (c *Cascade) acquire(ctx context.Context) outcome {
 }
 
 func refuse(r refusal, reason string) outcome { return outcome{reason: reason, refusal: r} }
+
+// made marks an outcome as that of a call the fallback received (which
+// failed or was cut short): it counts as a fallback call.
+func made(o outcome) outcome { o.called = true; return o }
 
 func trim(s string, n int) string {
 	if len(s) <= n {
