@@ -210,8 +210,9 @@ func WithBreaker(b Breaker) Option {
 	}
 }
 
-// WithCacheSize sets how many estimates the LRU cache holds; a negative
-// size turns the cache off. Default DefaultCacheSize.
+// WithCacheSize sets how many estimates the in-process LRU cache holds; a
+// negative size turns it off (a shared store given with WithStore is still
+// asked). Default DefaultCacheSize.
 func WithCacheSize(n int) Option {
 	return func(c *config) error { c.cacheSize = n; return nil }
 }
