@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/sony/gobreaker/v2"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
@@ -91,13 +90,18 @@ type Limits struct {
 	// probe that answers faster than the p95 starts a new window. A probe
 	// needs more than twice Reserve left. Default 500ms.
 	ProbeInterval time.Duration
+	// StoreTimeout caps each operation on a shared store (WithStore), and
+	// each ends half the Reserve before the caller's deadline at the
+	// latest. An operation that runs out of time is served by the
+	// in-process store and counted. Default 50ms.
+	StoreTimeout time.Duration
 }
 
 // DefaultLimits are the limits used when none are set.
-var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second, ProbeInterval: 500 * time.Millisecond}
+var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second, ProbeInterval: 500 * time.Millisecond, StoreTimeout: 50 * time.Millisecond}
 
 func (l Limits) withDefaults() (Limits, error) {
-	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 {
+	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 || l.StoreTimeout < 0 {
 		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
 	}
 	d := DefaultLimits
@@ -121,6 +125,9 @@ func (l Limits) withDefaults() (Limits, error) {
 	}
 	if l.ProbeInterval == 0 {
 		l.ProbeInterval = d.ProbeInterval
+	}
+	if l.StoreTimeout == 0 {
+		l.StoreTimeout = d.StoreTimeout
 	}
 	if l.MinLatencySamples > l.LatencyWindow {
 		return l, fmt.Errorf("cascade: limits: MinLatencySamples %d > LatencyWindow %d", l.MinLatencySamples, l.LatencyWindow)
@@ -147,6 +154,7 @@ type config struct {
 	settings  *gobreaker.Settings
 	breaker   Breaker
 	cacheSize int
+	shared    Store
 	mp        metric.MeterProvider
 	now       func() time.Time
 }
@@ -204,10 +212,30 @@ func WithBreaker(b Breaker) Option {
 	}
 }
 
-// WithCacheSize sets how many estimates the LRU cache holds; a negative
-// size turns the cache off. Default DefaultCacheSize.
+// WithCacheSize sets how many estimates the in-process LRU cache holds; a
+// negative size turns it off (a shared store given with WithStore is still
+// asked). Default DefaultCacheSize.
 func WithCacheSize(n int) Option {
 	return func(c *config) error { c.cacheSize = n; return nil }
+}
+
+// WithStore shares the cache, the budget and counters through s (for a
+// fleet of replicas: package cascade/redisstore), in front of the cascade's
+// own in-process store. Lookups try the in-process cache first, then s; a
+// call needs both the in-process budget and s's budget to allow it (so N
+// replicas spend one budget, and each is still held to what it would spend
+// alone); settled estimates, spend and refunds go to both. An operation on
+// s that fails or takes longer than Limits.StoreTimeout is served by the
+// in-process store alone and counted (Stats.StoreFallbacks): the replica
+// goes on as if it were alone, and uses s again as soon as s answers.
+func WithStore(s Store) Option {
+	return func(c *config) error {
+		if s == nil {
+			return errors.New("cascade: WithStore: nil store")
+		}
+		c.shared = s
+		return nil
+	}
 }
 
 // WithMeterProvider records metrics with mp instead of the global
@@ -223,8 +251,8 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 }
 
 // WithClock sets the clock that times fallback calls (for the p95) and
-// slides the budget window. Context deadlines are always compared with the
-// real time.
+// slides the in-process budget window. Context deadlines are always
+// compared with the real time; a shared store keeps its own clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {
@@ -244,9 +272,11 @@ type Cascade struct {
 	info     guard.JudgeInfo
 	limits   Limits
 	breaker  Breaker
-	own      bool // the breaker was built here (trips counted exactly)
-	cache    *lru.Cache[itemKey, guard.Estimate]
-	budget   *budget
+	own      bool         // the breaker was built here (trips counted exactly)
+	local    *MemoryStore // the in-process cache and budget
+	budget   *budget      // local's account for bcfg (nil: unlimited)
+	bcfg     Budget
+	shared   Store // nil unless WithStore
 	lat      *latencyWindow
 	probed   atomic.Int64 // clock time (Unix ns) of the last latency probe
 	sem      chan struct{}
@@ -282,16 +312,11 @@ func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
 	if c.info.Name == "" {
 		c.info.Name = fmt.Sprintf("%T", fallback)
 	}
-	if cfg.cacheSize >= 0 {
-		n := cfg.cacheSize
-		if n == 0 {
-			n = DefaultCacheSize
-		}
-		if c.cache, err = lru.New[itemKey, guard.Estimate](n); err != nil {
-			return nil, fmt.Errorf("cascade: cache: %w", err)
-		}
+	if c.local, err = NewMemoryStore(cfg.cacheSize, cfg.now); err != nil {
+		return nil, err
 	}
-	c.budget = newBudget(cfg.budget, cfg.now)
+	c.bcfg, c.shared = cfg.budget, cfg.shared
+	c.budget = c.local.account(cfg.budget)
 	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
 	c.sem = make(chan struct{}, lim.MaxConcurrent)
 	c.flights.joined = func() { c.st.collapsed.Add(1) }
@@ -365,6 +390,7 @@ func (c *Cascade) Close(ctx context.Context) error {
 type item struct {
 	d   guard.Decision
 	ctx string
+	ci  int // index of ctx in the sample's contexts; -1 when ctx is empty
 }
 
 // items lists the estimates esc asks for, in request order, chunk relevance
@@ -385,12 +411,13 @@ func items(esc *guard.Escalation) ([]item, error) {
 		case guard.ChunkRelevance:
 			if len(esc.ContextIDs) == 0 {
 				for i := range s.Contexts {
-					out = append(out, item{d, s.Contexts[i].ID})
+					out = append(out, item{d, s.Contexts[i].ID, i})
 				}
 				continue
 			}
 			for _, id := range esc.ContextIDs {
-				if !hasContext(s, id) {
+				ci := contextIndex(s, id)
+				if ci < 0 {
 					return nil, fmt.Errorf("cascade: Escalate: context %q is not in the sample", id)
 				}
 				dup := false
@@ -400,28 +427,31 @@ func items(esc *guard.Escalation) ([]item, error) {
 					}
 				}
 				if !dup {
-					out = append(out, item{d, id})
+					out = append(out, item{d, id, ci})
 				}
 			}
 		case guard.Correctness:
 			if s.Reference == nil {
 				return nil, errors.New("cascade: Escalate: correctness asked for a sample without a reference")
 			}
-			out = append(out, item{d, ""})
+			out = append(out, item{d, "", -1})
 		default:
-			out = append(out, item{d, ""})
+			out = append(out, item{d, "", -1})
 		}
 	}
 	return out, nil
 }
 
-func hasContext(s *guard.Sample, id string) bool {
+func hasContext(s *guard.Sample, id string) bool { return contextIndex(s, id) >= 0 }
+
+// contextIndex returns the index of the first context with the ID, or -1.
+func contextIndex(s *guard.Sample, id string) int {
 	for i := range s.Contexts {
 		if s.Contexts[i].ID == id {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // Escalate implements guard.Escalator: it returns one estimate per escalated
@@ -446,27 +476,38 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	s := esc.Sample
-	digest := sampleDigest(c.info, esc.Definitions, s)
+	kr := newKeyer(c.info, esc.Definitions, s)
+	keys := make([]Key, len(its))
 	var misses []int
 	for i, it := range its {
-		if c.cache != nil {
-			if e, ok := c.cache.Get(itemKey{digest, it.d, it.ctx}); ok {
-				out[i] = fromCache(e, s)
-				continue
-			}
+		keys[i] = kr.key(it.d, it.ctx, it.ci)
+		if e, ok := c.local.get(keys[i]); ok {
+			out[i] = fromCache(e, s)
+			continue
 		}
 		misses = append(misses, i)
+	}
+	cnt := Counts{Escalations: 1, Requested: uint64(len(its))}
+	sharedHits := 0
+	if c.shared != nil && len(misses) > 0 {
+		misses, sharedHits = c.lookupShared(ctx, its, keys, misses, out, s)
 	}
 	hits := len(its) - len(misses)
 	c.st.hits.Add(uint64(hits))
 	c.st.misses.Add(uint64(len(misses)))
+	cnt.CacheHits, cnt.SharedHits = uint64(hits), uint64(sharedHits)
 	if hits > 0 {
 		c.m.cache.Add(ctx, int64(hits), c.m.hit)
 	}
+	if sharedHits > 0 {
+		c.st.sharedHits.Add(uint64(sharedHits))
+		c.m.sharedHits.Add(ctx, int64(sharedHits))
+	}
 	if len(misses) == 0 {
+		c.report(cnt)
 		return out, nil
 	}
-	if c.cache != nil {
+	if c.local.cache != nil || c.shared != nil {
 		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
 	}
 
@@ -475,7 +516,6 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 	// chunks asked about (a chunk's relevance depends on the question and
 	// that chunk alone). When every chunk is asked, one call does both.
 	var whole, chunks group
-	whole.digest, chunks.digest = digest, digest
 	for _, i := range misses {
 		if its[i].d == guard.ChunkRelevance {
 			chunks.ctxIDs = append(chunks.ctxIDs, its[i].ctx)
@@ -506,6 +546,12 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		chunks.req = guard.Request{Sample: &sub, Decisions: chunks.decisions, Definitions: esc.Definitions}
 	}
 	whole.req = guard.Request{Sample: s, Decisions: whole.decisions, Definitions: esc.Definitions}
+	for _, g := range []*group{&whole, &chunks} {
+		for _, slot := range g.slots {
+			g.items = append(g.items, its[slot])
+			g.keys = append(g.keys, keys[slot])
+		}
+	}
 
 	var wg sync.WaitGroup
 	var resChunks outcome
@@ -520,62 +566,129 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		resWhole = c.run(ctx, &whole)
 	}
 	wg.Wait()
-	c.place(ctx, out, its, &whole, resWhole, digest)
-	c.place(ctx, out, its, &chunks, resChunks, digest)
+	c.place(ctx, out, &whole, resWhole, &cnt)
+	c.place(ctx, out, &chunks, resChunks, &cnt)
+	c.report(cnt)
 	return out, nil
+}
+
+// report hands an escalation's counts to the shared store, if any.
+func (c *Cascade) report(cnt Counts) {
+	if c.shared != nil {
+		c.shared.Count(cnt)
+	}
+}
+
+// storeCtx bounds one shared-store operation: Limits.StoreTimeout, and half
+// the reserve before the caller's deadline.
+func (c *Cascade) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	end := time.Now().Add(c.limits.StoreTimeout)
+	if dl, ok := ctx.Deadline(); ok {
+		if d := dl.Add(-c.limits.Reserve / 2); d.Before(end) {
+			end = d
+		}
+	}
+	return context.WithDeadline(ctx, end)
+}
+
+// storeFailed counts a shared-store operation that failed or ran out of
+// time and was served by the in-process store.
+func (c *Cascade) storeFailed(ctx context.Context, op storeOp) {
+	c.st.storeFallbacks.Add(1)
+	c.m.storeFallbacks.Add(context.WithoutCancel(ctx), 1, c.m.storeOp[op])
+	c.shared.Count(Counts{StoreFallbacks: 1})
+}
+
+// lookupShared asks the shared store for the keys the in-process cache
+// missed, fills out with what it finds (warming the in-process cache), and
+// returns the slots still missing and how many the shared store answered.
+// An entry that does not fit its item (another decision, context, an
+// abstention or a probability outside [0, 1]) is a miss.
+func (c *Cascade) lookupShared(ctx context.Context, its []item, keys []Key, misses []int, out []guard.Estimate, s *guard.Sample) ([]int, int) {
+	mk := make([]Key, len(misses))
+	for j, i := range misses {
+		mk[j] = keys[i]
+	}
+	sctx, cancel := c.storeCtx(ctx)
+	ests, found, err := c.shared.Get(sctx, mk)
+	cancel()
+	if err == nil && (len(ests) != len(mk) || len(found) != len(mk)) {
+		err = fmt.Errorf("store returned %d estimates and %d flags for %d keys", len(ests), len(found), len(mk))
+	}
+	if err != nil {
+		c.storeFailed(ctx, opGet)
+		return misses, 0
+	}
+	left, n := misses[:0], 0
+	for j, i := range misses {
+		e := ests[j]
+		if found[j] && e.Decision == its[i].d && e.ContextID == its[i].ctx && !e.Abstained && e.P >= 0 && e.P <= 1 {
+			e.Usage, e.Latency = guard.Usage{}, 0
+			c.local.put(keys[i], e)
+			out[i] = fromCache(e, s)
+			n++
+			continue
+		}
+		left = append(left, i)
+	}
+	return left, n
 }
 
 // group is one fallback call an escalation makes.
 type group struct {
-	digest    [32]byte
 	decisions []guard.Decision
 	ctxIDs    []string // chunk relevance contexts; nil when not asked
 	slots     []int    // indexes into the escalation's items
+	items     []item   // the items of slots, in order
+	keys      []Key    // their cache keys
 	req       guard.Request
 }
 
 // place puts a call's outcome into the escalation's result slots, caching
 // what the fallback settled and abstaining what it did not.
-func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g *group, res outcome, digest [32]byte) {
+func (c *Cascade) place(ctx context.Context, out []guard.Estimate, g *group, res outcome, cnt *Counts) {
 	if len(g.slots) == 0 {
 		return
 	}
-	for _, slot := range g.slots {
-		it := its[slot]
+	if res.fresh && res.called {
+		cnt.FallbackCalls++
+		cnt.Tokens += uint64(max(res.tokens, 0))
+	}
+	for k, slot := range g.slots {
+		it := g.items[k]
 		if res.reason != "" {
 			out[slot] = guard.Abstain(it.d, it.ctx, res.reason)
 			out[slot].Cause = res.cause
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
 			c.count(ctx, res.refusal)
+			cnt.Abstained++
+			if res.refusal == refBudget {
+				cnt.RefusedBudget++
+			}
 			continue
 		}
-		var e *guard.Estimate
-		for k := range res.ests {
-			if res.ests[k].Decision == it.d && res.ests[k].ContextID == it.ctx {
-				e = &res.ests[k]
-				break
-			}
-		}
+		e := findEstimate(res.ests, it)
 		switch {
 		case e == nil:
 			out[slot] = guard.Abstain(it.d, it.ctx, ReasonNoEstimate)
 			out[slot].Cause = guard.CauseFallbackAbstained
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
 			c.count(ctx, refAbstained)
+			cnt.Abstained++
 		case e.Abstained:
 			out[slot] = *e
 			if out[slot].Cause == "" {
 				out[slot].Cause = guard.CauseFallbackAbstained
 			}
 			c.count(ctx, refAbstained)
+			cnt.Abstained++
 		default:
 			out[slot] = *e
 			c.st.settled.Add(1)
-			if c.cache != nil {
-				v := *e
-				v.Usage, v.Latency = guard.Usage{}, 0
-				c.cache.Add(itemKey{digest, it.d, it.ctx}, v)
-			}
+			cnt.Settled++
+			v := *e
+			v.Usage, v.Latency = guard.Usage{}, 0
+			c.local.put(g.keys[k], v)
 		}
 		if !res.fresh {
 			// Another caller's call: its cost is counted there, and its
@@ -585,6 +698,16 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, its []item, g
 			out[slot] = fromCache(out[slot], g.req.Sample)
 		}
 	}
+}
+
+// findEstimate returns the estimate for it among ests, or nil.
+func findEstimate(ests []guard.Estimate, it item) *guard.Estimate {
+	for k := range ests {
+		if ests[k].Decision == it.d && ests[k].ContextID == it.ctx {
+			return &ests[k]
+		}
+	}
+	return nil
 }
 
 // run makes (or joins) one fallback call for g, unless the breaker, the
@@ -630,11 +753,14 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		wctx, cancel = context.WithDeadline(ctx, dl.Add(-c.limits.Reserve/2))
 		defer cancel()
 	}
-	res, shared, ok := c.flights.do(wctx, callKey(g.digest, g.decisions, g.ctxIDs), want, hard, func(fctx *flightCtx) outcome {
+	res, shared, ok := c.flights.do(wctx, callKey(g.keys), want, hard, func(fctx *flightCtx) outcome {
 		return c.call(fctx, g, probe, p95)
 	})
 	if !ok {
-		if ctx.Err() == nil {
+		// The wait ends half the reserve before the caller's deadline; on a
+		// loaded machine that deadline may have passed too by now, which is
+		// still the deadline, not a cancellation.
+		if err := ctx.Err(); err == nil || errors.Is(err, context.DeadlineExceeded) {
 			return refuse(refDeadline, ReasonDeadline+": the fallback did not answer before the request's deadline")
 		}
 		return refuseEnded(ctx, ReasonCancelled+": "+ctx.Err().Error())
@@ -670,6 +796,23 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	if why != "" {
 		return refuse(refBudget, ReasonBudget+": "+why)
 	}
+	var sc sharedCharge
+	if c.shared != nil && c.bcfg.limited() {
+		sctx, cancel := c.storeCtx(ctx)
+		ch, err := c.shared.Reserve(sctx, c.bcfg)
+		cancel()
+		switch {
+		case err == nil:
+			sc = sharedCharge{ch, true}
+		case errors.Is(err, ErrBudgetSpent):
+			c.budget.Refund(charged)
+			return refuse(refBudget, ReasonBudget+": fleet: "+strings.TrimPrefix(err.Error(), ErrBudgetSpent.Error()+": "))
+		default:
+			// The shared budget could not be asked: the in-process budget,
+			// charged above, decides alone.
+			c.storeFailed(ctx, opReserve)
+		}
+	}
 	start := c.now()
 	ran := false
 	ests, err := c.breaker.Execute(func() ([]guard.Estimate, error) {
@@ -688,10 +831,14 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	c.observeState()
 	if !ran {
 		c.budget.Refund(charged)
+		r := refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
 		if errors.Is(err, gobreaker.ErrTooManyRequests) {
-			return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
+			r = refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
 		}
-		return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
+		if sc.ok {
+			r.after = func() { c.afterCall(g, nil, sc, false, 0) }
+		}
+		return r
 	}
 	bg := context.WithoutCancel(ctx)
 	c.m.duration.Record(bg, elapsed.Seconds())
@@ -721,7 +868,11 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 		if tokens > 0 {
 			c.m.tokens.Add(bg, int64(tokens))
 		}
-		return outcome{ests: ests}
+		r := outcome{ests: ests, called: true, tokens: tokens}
+		if c.shared != nil {
+			r.after = func() { c.afterCall(g, ests, sc, true, tokens) }
+		}
+		return r
 	case IsExcluded(err):
 		c.st.excluded.Add(1)
 		c.m.calls.Add(bg, 1, c.m.excluded)
@@ -730,16 +881,16 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 			// calls with as little time left are skipped. (A probe's is
 			// below the p95 it tested and would only refresh the window.)
 			c.lat.Observe(elapsed)
-			return refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond)))
+			return made(refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond))))
 		}
-		return refuseEnded(ctx, ReasonCancelled+": "+err.Error())
+		return made(refuseEnded(ctx, ReasonCancelled+": "+err.Error()))
 	default:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			c.lat.Observe(elapsed)
 		}
 		c.st.callErrors.Add(1)
 		c.m.calls.Add(bg, 1, c.m.failed)
-		return refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300))
+		return made(refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300)))
 	}
 }
 
@@ -803,6 +954,10 @@ func refuseEnded(ctx context.Context, reason string) outcome {
 	}
 	return o
 }
+
+// made marks an outcome as that of a call the fallback received (which
+// failed or was cut short): it counts as a fallback call.
+func made(o outcome) outcome { o.called = true; return o }
 
 func trim(s string, n int) string {
 	if len(s) <= n {

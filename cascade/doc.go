@@ -10,11 +10,13 @@
 //     ends because the caller's context ended (cancelled, or its deadline
 //     passed) is excluded from the breaker's counts; a call stopped by the
 //     cascade's own CallTimeout counts as a failure;
-//   - a golang-lru cache of settled estimates, keyed by a SHA-256 of the
-//     judge's name and version, the definition set (every decision's ID and
-//     version), and the sample's question, contexts, answer and reference
-//     with white space normalized, plus the decision and, for chunk
-//     relevance, the context ID;
+//   - a golang-lru cache of settled estimates, keyed per decision by a
+//     SHA-256 of the judge's name and version, the decision's definition
+//     (ID and version), the decision (and, for chunk relevance, the context
+//     ID), and the texts that decision's question shows, with white space
+//     normalized (Inputs): chunk relevance sees the question and that
+//     chunk, sufficiency and conflict the question and the contexts, so a
+//     right and a wrong answer to the same question share them;
 //   - collapsing: identical calls under way at the same time share one
 //     fallback call, which runs until the latest deadline among the callers
 //     waiting for it (each caller still returns at its own) and is
@@ -27,6 +29,15 @@
 //     Limits.ProbeInterval; the call's own deadline is the caller's minus
 //     that reserve, capped by Limits.CallTimeout;
 //   - a budget: a maximum number of calls and/or tokens per sliding window.
+//
+// The cache and the budget live in a Store. Each Cascade has an in-process
+// one (MemoryStore); WithStore adds a store shared by a fleet of replicas
+// (package cascade/redisstore keeps it in Redis), so that the replicas share
+// settled estimates and spend one budget. Shared-store operations are
+// bounded by Limits.StoreTimeout; one that fails is served by the
+// in-process store and counted (Stats.StoreFallbacks), and since the
+// in-process budget is charged on every call, a replica whose shared store
+// is down makes no call it would not make alone.
 //
 // When the fallback cannot settle an estimate — breaker open, deadline too
 // near, budget spent, no slot, or the fallback failed — the estimate comes

@@ -55,3 +55,32 @@ func Example() {
 	// Exchange window? abstained: budget spent
 	// calls=2 cache hits=1 budget refusals=1
 }
+
+// Two cascades in one process share a MemoryStore: an estimate one of them
+// settled answers the other, and both spend one budget. A fleet of
+// processes does the same with the Redis store of cascade/redisstore.
+func ExampleWithStore() {
+	calls := 0
+	fallback := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		calls++
+		return []guard.Estimate{{Decision: req.Decisions[0], P: 0.9}}, nil
+	})
+	shared, err := cascade.NewMemoryStore(0, nil)
+	if err != nil {
+		panic(err)
+	}
+	budget := cascade.WithBudget(cascade.Budget{Window: time.Minute, MaxCalls: 10})
+	a, _ := cascade.New(fallback, cascade.WithStore(shared), budget)
+	b, _ := cascade.New(fallback, cascade.WithStore(shared), budget)
+	defs := guard.Definitions(guard.WithoutReference)
+	esc := guard.Escalation{Request: guard.Request{Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs,
+		Sample: &guard.Sample{Question: "Refund window?", Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}}}
+	a.Escalate(context.Background(), esc)
+	a.Close(context.Background()) // waits for the shared write
+	out, _ := b.Escalate(context.Background(), esc)
+	b.Close(context.Background())
+	spent, _ := shared.Usage(cascade.Budget{Window: time.Minute, MaxCalls: 10})
+	fmt.Printf("P=%.1f calls=%d shared hits=%d budget spent=%d\n", out[0].P, calls, b.Stats().SharedHits, spent)
+	// Output:
+	// P=0.9 calls=1 shared hits=1 budget spent=1
+}

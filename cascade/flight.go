@@ -19,6 +19,12 @@ type outcome struct {
 	// fresh is false for callers that joined a call another caller
 	// started: they did not spend its tokens.
 	fresh bool
+	// called says the fallback was called; tokens is what it reported.
+	called bool
+	tokens int
+	// after, when set, runs on the call's goroutine once every caller has
+	// the outcome (shared-store work that need not hold them up).
+	after func()
 }
 
 // flight is one fallback call under way, shared by every caller that asked
@@ -170,6 +176,8 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 			defer g.wg.Done()
 			defer fctx.end(context.Canceled)
 			r := fn(fctx)
+			after := r.after
+			r.after = nil
 			g.mu.Lock()
 			f.res = r
 			if g.m[key] == f {
@@ -177,6 +185,9 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 			}
 			g.mu.Unlock()
 			close(f.done)
+			if after != nil {
+				after()
+			}
 		}()
 	}
 	g.mu.Unlock()

@@ -3,6 +3,7 @@ package cascade
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"hash"
 	"sync"
 	"unicode"
@@ -12,22 +13,70 @@ import (
 )
 
 // keyVersion changes whenever the key layout or the normalization changes,
-// so that no cache ever mixes keys of two layouts.
-const keyVersion = "ragtriage.cascade.key.v1"
+// so that no cache (in-process or shared) ever mixes keys of two layouts.
+// v2: each decision's key covers only the inputs its prompt shows.
+const keyVersion = "ragtriage.cascade.key.v2"
 
-// itemKey names one cached estimate: the digest of everything the fallback
-// saw (judge, definitions, normalized texts) plus the decision and, for
-// chunk relevance, the context.
-type itemKey struct {
-	digest    [32]byte
-	decision  guard.Decision
-	contextID string
+// Key names one cached estimate: a SHA-256 over the key layout's version,
+// the fallback judge's name and version, the decision's definition (its ID
+// and version in the escalation's definition set), the decision and, for
+// chunk relevance, the context ID, and the normalized texts of the inputs
+// that decision's question shows (see Inputs). Two samples that differ only
+// in what a decision does not look at share that decision's key: a right and
+// a hallucinated answer to the same question over the same contexts share
+// chunk relevance, sufficiency and conflict.
+type Key [32]byte
+
+// String returns the key in hexadecimal (the form a shared store uses in its
+// entry names).
+func (k Key) String() string { return hex.EncodeToString(k[:]) }
+
+// Input is one part of a sample a decision's question can show.
+type Input uint8
+
+const (
+	InputQuestion  Input = 1 << iota // the question
+	InputChunk                       // one context (ID and text): chunk relevance
+	InputContexts                    // every context, in order (IDs and texts)
+	InputAnswer                      // the answer
+	InputReference                   // the reference answer (present or absent)
+)
+
+// Inputs returns the parts of a sample the question of decision d shows,
+// and so what its cache key covers (the prompts of package guard/llmjudge
+// show exactly these):
+//
+//	chunk_relevance                        question, that one context
+//	context_sufficiency, context_conflict  question, every context
+//	answer_relevance                       question, answer
+//	groundedness, contradiction            question, every context, answer
+//	correctness                            question, reference, answer
+//
+// A fallback judge behind a cascade must not let an estimate of d depend on
+// anything else of the sample (metadata, scores and the sample ID are never
+// part of a key): the cache hands the estimate to every sample that agrees
+// on these inputs. Inputs of an invalid decision are every part.
+func Inputs(d guard.Decision) Input {
+	switch d {
+	case guard.ChunkRelevance:
+		return InputQuestion | InputChunk
+	case guard.ContextSufficiency, guard.ContextConflict:
+		return InputQuestion | InputContexts
+	case guard.AnswerRelevance:
+		return InputQuestion | InputAnswer
+	case guard.Groundedness, guard.Contradiction:
+		return InputQuestion | InputContexts | InputAnswer
+	case guard.Correctness:
+		return InputQuestion | InputReference | InputAnswer
+	}
+	return InputQuestion | InputContexts | InputAnswer | InputReference
 }
 
 // hasher is a pooled SHA-256 with a scratch buffer for normalized text.
 type hasher struct {
 	h   hash.Hash
 	buf []byte
+	out [32]byte // scratch for Sum, so that summing allocates nothing
 }
 
 var hasherPool = sync.Pool{New: func() any { return &hasher{h: sha256.New(), buf: make([]byte, 0, 1024)} }}
@@ -51,10 +100,10 @@ func (h *hasher) flush(all bool) {
 }
 
 // sum flushes and returns the digest.
-func (h *hasher) sum() (out [32]byte) {
+func (h *hasher) sum() [32]byte {
 	h.flush(true)
-	h.h.Sum(out[:0])
-	return out
+	h.h.Sum(h.out[:0])
+	return h.out
 }
 
 // text writes a tag byte, the normalized form of s, and a 0 terminator.
@@ -145,61 +194,172 @@ func (h *hasher) int(tag byte, n int) {
 	h.buf = binary.AppendUvarint(h.buf, uint64(n))
 }
 
-// sampleDigest hashes what the fallback judge sees for a sample: the judge
-// and its version, the definition set (and each definition's ID and
-// version), and the normalized question, contexts (ID and text, in order),
-// answer and reference (present or absent). Metadata, scores and the sample
-// ID are left out: they do not reach the question a judge answers.
-func sampleDigest(judge guard.JudgeInfo, defs *guard.DefinitionSet, s *guard.Sample) [32]byte {
+// keyer computes the keys of one escalation's items. Each part of the
+// sample (question, each context, the context set, answer, reference) is
+// normalized and hashed once, when the first item that shows it asks for
+// it; an item's key is then a SHA-256 over fixed fields and the digests of
+// its parts. Not safe for concurrent use.
+type keyer struct {
+	judge guard.JudgeInfo
+	defs  *guard.DefinitionSet
+	s     *guard.Sample
+	have  Input
+	q, a  [32]byte
+	r     [32]byte
+	set   [32]byte
+	// Per-context digests: the first 8 inline (no allocation for the
+	// usual sample), the rest in more; done has a bit per hashed context
+	// below 64, moreDone the rest.
+	ctx      [8][32]byte
+	done     uint64
+	more     [][32]byte
+	moreDone []bool
+}
+
+func newKeyer(judge guard.JudgeInfo, defs *guard.DefinitionSet, s *guard.Sample) keyer {
+	return keyer{judge: judge, defs: defs, s: s}
+}
+
+// getHasher returns a reset pooled hasher; putHasher gives it back.
+func getHasher() *hasher {
 	h := hasherPool.Get().(*hasher)
 	h.h.Reset()
 	h.buf = h.buf[:0]
-	h.field('k', keyVersion)
-	h.field('j', judge.Name)
-	h.field('v', judge.Version)
-	if defs != nil {
-		h.field('D', defs.ID)
-		h.field('V', defs.Version)
-		h.field('T', string(defs.Variant))
-		for i := range defs.Definitions {
-			d := &defs.Definitions[i]
-			h.int('d', int(d.Decision))
-			h.field('i', d.ID)
-			h.field('r', d.Version)
-		}
-	}
-	h.text('q', s.Question)
-	h.int('n', len(s.Contexts))
-	for i := range s.Contexts {
-		h.field('c', s.Contexts[i].ID)
-		h.text('t', s.Contexts[i].Text)
-	}
-	h.text('a', s.Answer)
-	if s.Reference != nil {
-		h.text('R', *s.Reference)
-	} else {
-		h.field('N', "")
-	}
-	out := h.sum()
+	return h
+}
+
+func putHasher(h *hasher) {
 	if cap(h.buf) <= 64<<10 {
 		hasherPool.Put(h)
 	}
+}
+
+// digestText hashes one normalized text under tag.
+func digestText(tag byte, s string) [32]byte {
+	h := getHasher()
+	h.text(tag, s)
+	out := h.sum()
+	putHasher(h)
 	return out
 }
 
-// callKey names a fallback call: the sample digest plus the decisions and
-// contexts it asks for.
-func callKey(digest [32]byte, ds []guard.Decision, ctxIDs []string) [32]byte {
-	h := hasherPool.Get().(*hasher)
-	h.h.Reset()
-	h.buf = append(h.buf[:0], digest[:]...)
-	for _, d := range ds {
-		h.int('d', int(d))
+// context returns the digest of context i (ID and normalized text).
+func (k *keyer) context(i int) [32]byte {
+	if i < len(k.ctx) {
+		if k.done&(1<<i) == 0 {
+			k.ctx[i] = contextDigest(&k.s.Contexts[i])
+			k.done |= 1 << i
+		}
+		return k.ctx[i]
 	}
-	for _, id := range ctxIDs {
-		h.field('c', id)
+	j := i - len(k.ctx)
+	if k.more == nil {
+		k.more = make([][32]byte, len(k.s.Contexts)-len(k.ctx))
+		k.moreDone = make([]bool, len(k.more))
+	}
+	if !k.moreDone[j] {
+		k.more[j] = contextDigest(&k.s.Contexts[i])
+		k.moreDone[j] = true
+	}
+	return k.more[j]
+}
+
+// contextDigest hashes a context's ID and normalized text.
+func contextDigest(c *guard.Context) [32]byte {
+	h := getHasher()
+	h.field('c', c.ID)
+	h.text('t', c.Text)
+	out := h.sum()
+	putHasher(h)
+	return out
+}
+
+// part computes the digest of one sample-wide part once.
+func (k *keyer) part(p Input) [32]byte {
+	if k.have&p == 0 {
+		switch p {
+		case InputQuestion:
+			k.q = digestText('q', k.s.Question)
+		case InputAnswer:
+			k.a = digestText('a', k.s.Answer)
+		case InputReference:
+			if k.s.Reference != nil {
+				k.r = digestText('R', *k.s.Reference)
+			} else {
+				k.r = sha256.Sum256([]byte("N\x00"))
+			}
+		case InputContexts:
+			h := getHasher()
+			h.int('n', len(k.s.Contexts))
+			for i := range k.s.Contexts {
+				d := k.context(i)
+				h.buf = append(h.buf, d[:]...)
+			}
+			k.set = h.sum()
+			putHasher(h)
+		}
+		k.have |= p
+	}
+	switch p {
+	case InputQuestion:
+		return k.q
+	case InputAnswer:
+		return k.a
+	case InputReference:
+		return k.r
+	}
+	return k.set
+}
+
+// key returns the key of the estimate of d (for chunk relevance: about
+// context ci, whose ID is ctxID).
+func (k *keyer) key(d guard.Decision, ctxID string, ci int) Key {
+	var parts [4][32]byte
+	n := 0
+	in := Inputs(d)
+	for _, p := range [...]Input{InputQuestion, InputContexts, InputAnswer, InputReference} {
+		if in&p != 0 {
+			parts[n] = k.part(p)
+			n++
+		}
+	}
+	if in&InputChunk != 0 && ci >= 0 {
+		parts[n] = k.context(ci)
+		n++
+	}
+	h := getHasher()
+	h.field('k', keyVersion)
+	h.field('j', k.judge.Name)
+	h.field('v', k.judge.Version)
+	h.int('d', int(d))
+	if k.defs != nil {
+		if def, ok := k.defs.Lookup(d); ok {
+			h.field('i', def.ID)
+			h.field('r', def.Version)
+		} else {
+			h.field('u', "")
+		}
+	}
+	h.field('x', ctxID)
+	for i := 0; i < n; i++ {
+		h.buf = append(h.buf, parts[i][:]...)
+	}
+	out := Key(h.sum())
+	putHasher(h)
+	return out
+}
+
+// callKey names a fallback call by the keys of the estimates it asks for:
+// two calls that ask for the same keys would get interchangeable answers,
+// so they are collapsed into one.
+func callKey(keys []Key) [32]byte {
+	h := getHasher()
+	h.field('K', keyVersion)
+	for i := range keys {
+		h.buf = append(h.buf, keys[i][:]...)
+		h.flush(false)
 	}
 	out := h.sum()
-	hasherPool.Put(h)
+	putHasher(h)
 	return out
 }

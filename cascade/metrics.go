@@ -20,11 +20,15 @@ const (
 	MetricFallbackTime  = "ragtriage.cascade.fallback.duration"
 	MetricRefusals      = "ragtriage.cascade.refusals" // counter by reason (estimates not sent to the fallback)
 	MetricTokens        = "ragtriage.cascade.fallback.tokens"
+	// With a shared store (WithStore):
+	MetricSharedHits     = "ragtriage.cascade.store.hits"      // counter: estimates the shared store answered
+	MetricStoreFallbacks = "ragtriage.cascade.store.fallbacks" // counter by op: shared-store operations served locally
 
 	AttrResult  = attribute.Key("result")
 	AttrOutcome = attribute.Key("outcome")
 	AttrReason  = attribute.Key("reason")
 	AttrBreaker = attribute.Key("breaker")
+	AttrOp      = attribute.Key("op") // get, put, reserve, spend, refund
 )
 
 // Outcomes of a fallback call (the outcome attribute).
@@ -38,6 +42,9 @@ type metrics struct {
 	hit, miss            metric.MeasurementOption
 	ok, failed, excluded metric.MeasurementOption
 	refusal              [numRefusals]metric.MeasurementOption
+	storeOp              [numStoreOps]metric.MeasurementOption
+	sharedHits           metric.Int64Counter
+	storeFallbacks       metric.Int64Counter
 	cache                metric.Int64Counter
 	calls                metric.Int64Counter
 	trips                metric.Int64Counter
@@ -61,6 +68,15 @@ func newMetrics(mp metric.MeterProvider, c *Cascade) (*metrics, error) {
 	x.ok, x.failed, x.excluded = opt(AttrOutcome.String(OutcomeOK)), opt(AttrOutcome.String(OutcomeError)), opt(AttrOutcome.String(OutcomeExcluded))
 	for r := refusal(1); r < numRefusals; r++ {
 		x.refusal[r] = opt(AttrReason.String(r.label()))
+	}
+	for o := storeOp(0); o < numStoreOps; o++ {
+		x.storeOp[o] = opt(AttrOp.String(storeOpLabels[o]))
+	}
+	if x.sharedHits, err = m.Int64Counter(MetricSharedHits, metric.WithDescription("Escalated estimates the shared store (fleet cache) answered.")); err != nil {
+		return nil, err
+	}
+	if x.storeFallbacks, err = m.Int64Counter(MetricStoreFallbacks, metric.WithDescription("Shared-store operations that failed or ran out of time and were served by the in-process store, by op.")); err != nil {
+		return nil, err
 	}
 	if x.cache, err = m.Int64Counter(MetricCache, metric.WithDescription("Escalated estimates looked up in the cascade cache, by result (hit or miss).")); err != nil {
 		return nil, err

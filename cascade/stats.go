@@ -31,6 +31,7 @@ type counters struct {
 	abstained                                      [numRefusals]atomic.Uint64
 	calls, callErrors, excluded, collapsed, probes atomic.Uint64
 	trips, inTokens, outTokens                     atomic.Uint64
+	sharedHits, storeFallbacks                     atomic.Uint64
 }
 
 // count records one estimate abstained for reason r.
@@ -51,9 +52,12 @@ type Stats struct {
 	Escalations uint64 `json:"escalations"`
 	// Requested counts the estimates asked for (one per chunk for chunk
 	// relevance).
-	Requested   uint64 `json:"requested"`
+	Requested uint64 `json:"requested"`
+	// CacheHits counts estimates answered from a cache: the in-process one
+	// or, with WithStore, the shared one (SharedHits of them).
 	CacheHits   uint64 `json:"cacheHits"`
 	CacheMisses uint64 `json:"cacheMisses"`
+	SharedHits  uint64 `json:"sharedHits,omitempty"`
 	// Settled counts estimates the fallback gave (not abstained).
 	Settled uint64 `json:"settled"`
 	// Abstained counts estimates returned abstained, for any reason below.
@@ -85,6 +89,10 @@ type Stats struct {
 	// InputTokens and OutputTokens sum what the fallback reported.
 	InputTokens  uint64 `json:"inputTokens"`
 	OutputTokens uint64 `json:"outputTokens"`
+	// StoreFallbacks counts operations on the shared store (WithStore)
+	// that failed or ran out of time and were served by the in-process
+	// store alone.
+	StoreFallbacks uint64 `json:"storeFallbacks,omitempty"`
 	// LatencyP95 is the fallback's p95 latency over the window (0 until
 	// enough calls were seen), stale or not.
 	LatencyP95 time.Duration `json:"latencyP95"`
@@ -117,6 +125,8 @@ func (c *Cascade) Stats() Stats {
 		BreakerState:       c.breaker.State().String(),
 		InputTokens:        c.st.inTokens.Load(),
 		OutputTokens:       c.st.outTokens.Load(),
+		SharedHits:         c.st.sharedHits.Load(),
+		StoreFallbacks:     c.st.storeFallbacks.Load(),
 		LatencyP95:         c.lat.Known(),
 	}
 	s.Abstained = s.RefusedBreaker + s.RefusedDeadline + s.RefusedBudget + s.RefusedConcurrency + s.RefusedClosed + s.Cancelled + s.Failed + s.FallbackAbstained
