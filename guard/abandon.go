@@ -88,7 +88,7 @@ func (a *abandonState) admit() error {
 		return nil
 	}
 	a.refused.Add(1)
-	return fmt.Errorf("guard: %w (%d outstanding, limit %d)", ErrAbandonLimit, n, lim)
+	return fmt.Errorf("%w (%d outstanding, limit %d)", ErrAbandonLimit, n, lim)
 }
 
 // The states of one judge call on its own goroutine.
