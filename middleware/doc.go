@@ -92,20 +92,23 @@
 //
 // # Cost
 //
-// Measured with the package's benchmarks on a 2-core AMD EPYC (medians of
-// five runs on a quiet machine), with the global no-op OpenTelemetry
-// providers and a hand-built chain (one wrapped retriever, one wrapped LLM;
-// BenchmarkBareChain: 1.25 µs, 17 allocations):
+// Measured with the package's benchmarks on a shared 2-core Intel Xeon
+// (medians of ten runs), with the global no-op OpenTelemetry providers and a
+// hand-built chain (one wrapped retriever, one wrapped LLM;
+// BenchmarkBareChain: 1.07 µs, 17 allocations):
 //
-//   - guard off (capture and tracing only): +0.75 µs and +15 allocations
-//     per call over the bare chain (BenchmarkWrapOff, 2.0 µs), 9 of them the
+//   - guard off (capture and tracing only): +0.73 µs and +15 allocations
+//     per call over the bare chain (BenchmarkWrapOff, 1.8 µs), 9 of them the
 //     global no-op tracer's own spans and contexts;
-//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 4.3 µs with
-//     the embedded judges on this short sample) plus 3.4 µs and 31
-//     allocations (BenchmarkWrapInline, 8.9 µs);
-//   - shadow mode: +2.0 µs and +30 allocations on the caller's side
-//     (BenchmarkWrapShadow, 3.3 µs), including building the sample and
-//     handing it to the queue.
+//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 1.6 µs with
+//     the scripted test judge on this short sample) plus 2.2 µs and 31
+//     allocations (BenchmarkWrapInline, 4.8 µs);
+//   - guard inline with a record sink: 8.1 µs (BenchmarkWrapInlineSink):
+//     the caller builds the record and queues it; encoding and writing it
+//     happen on the chain's writer goroutine;
+//   - shadow mode: +1.9 µs on the caller's side (BenchmarkWrapShadow,
+//     3.0 µs), including building the sample and handing it to the queue;
+//     the 34 allocations per call it reports include the worker's.
 //
 // Reproduce with `go test -run '^$' -bench . -benchmem ./middleware`.
 //
