@@ -117,7 +117,10 @@
 // judge ignoring cancellation cannot hold the caller past its deadline; such a
 // judge keeps running, and reading the sample, until it returns, so do not
 // modify the sample's contexts after a deadline until the judge has had time
-// to return.
+// to return. Those abandoned calls are counted ([Guard.Abandoned]) and
+// bounded ([WithAbandonLimit], 256 by default): past the bound, a judge that
+// would run on a goroutine of its own is not called, and its decisions are
+// uncertain with [ErrAbandonLimit], until enough of them have returned.
 //
 // # Cost
 //

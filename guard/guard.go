@@ -9,7 +9,8 @@ import (
 )
 
 // Guard evaluates samples with its judges, applies its policy and diagnoses
-// the result. A Guard is immutable after New and safe for concurrent use.
+// the result. A Guard is immutable after New (but for its count of
+// abandoned judge calls, see Abandoned) and safe for concurrent use.
 type Guard struct {
 	bindings  []binding
 	policy    Policy
@@ -18,6 +19,7 @@ type Guard struct {
 	now       func() time.Time
 	esc       *escalation
 	claims    ClaimExtractor
+	abandon   abandonState // judge calls left running after ctx ended (abandon.go)
 }
 
 type binding struct {
@@ -508,22 +510,25 @@ func (g *Guard) call(ctx context.Context, b *binding, req Request) ([]Estimate, 
 		}
 		return out, err
 	}
-	type reply struct {
-		out []Estimate
-		err error
+	// A judge that ignores cancellation keeps its goroutine after ctx ends:
+	// those are counted, and bounded (abandon.go).
+	if err := g.abandon.admit(); err != nil {
+		return nil, err
 	}
-	ch := make(chan reply, 1)
+	c := &judgeCall{reply: make(chan judgeReply, 1)}
 	go func() {
 		out, err := safeJudge(ctx, b.judge, req)
-		ch <- reply{out, err}
+		c.reply <- judgeReply{out, err}
+		g.abandon.finish(c)
 	}()
 	select {
-	case r := <-ch:
+	case r := <-c.reply:
 		if r.err == nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("judge returned after cancellation: %w", ctx.Err())
 		}
 		return r.out, r.err
 	case <-ctx.Done():
+		g.abandon.leave(c)
 		return nil, fmt.Errorf("judge did not return before cancellation: %w", ctx.Err())
 	}
 }

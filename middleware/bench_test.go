@@ -2,11 +2,13 @@ package middleware
 
 import (
 	"context"
+	"io"
 	"testing"
 
 	"github.com/tmc/langchaingo/chains"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // The benchmarks use the hand-built test chain (retrieve one document,
@@ -66,6 +68,30 @@ func BenchmarkWrapInline(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkWrapInlineSink: BenchmarkWrapInline with a record sink (JSON
+// Lines to io.Discard). The caller builds the record and queues it; the
+// chain's writer goroutine encodes and writes it.
+func BenchmarkWrapInlineSink(b *testing.B) {
+	c, err := New(handBuilt{r: WrapRetriever(kbRetriever{}), llm: WrapLLM(&scriptedLLM{})}, WithGuard(testGuard(b), Gate{}),
+		WithSink(record.NewWriter(io.Discard)), WithSinkQueue(1<<16))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Call(ctx, benchIn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if err := c.Shutdown(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	st := c.SinkStats()
+	b.ReportMetric(float64(st.Dropped)/float64(max(st.Captured, 1)), "dropped/op")
 }
 
 // nopEvaluator returns a fixed result at once, so that the shadow workers

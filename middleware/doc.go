@@ -38,7 +38,15 @@
 // With [WithShadow] the output is never changed or delayed: a [Shadow]
 // evaluates samples on a bounded queue with its own workers, drops (and
 // counts) what does not fit, and drains or reports what it lost on
-// [Shadow.Shutdown]. Sampling rate and a filter are in [ShadowConfig].
+// [Shadow.Shutdown]. Each evaluation has a deadline (ShadowConfig.Timeout,
+// 10 s by default): one that runs out is counted ([ShadowStats].TimedOut,
+// the ragtriage.shadow.timeouts metric) and marked on its span and record.
+// Sampling rate and a filter are in [ShadowConfig].
+//
+// A judge that ignores cancellation cannot hold a caller or a worker past
+// the deadline either: *guard.Guard abandons such a call, counts it and,
+// past a bound, stops calling the judge until its calls return (see
+// guard.WithAbandonLimit and (*guard.Guard).Abandoned).
 //
 // # Telemetry
 //
@@ -66,22 +74,41 @@
 // replays. A sink's failure goes to the error handler ([WithErrorHandler],
 // otel.Handle by default) and never changes what the chain returns.
 //
+// Records are written on a goroutine of the chain's, never on the caller's,
+// in inline mode as in shadow mode: each goes on a bounded queue
+// ([WithSinkQueue], 1024 records by default) without waiting, so a slow or
+// blocked sink delays no call; a record that does not fit is dropped and
+// counted ([Chain.SinkStats], the ragtriage.sink.dropped metric).
+// [Chain.Shutdown] writes what is queued, within its context, and reports
+// what was dropped or lost in a [*ShutdownError]; call it (after
+// [Shadow.Shutdown] in shadow mode) before closing the sink's file:
+//
+//	chain, _ := middleware.New(qa, middleware.WithGuard(g, gate),
+//		middleware.WithSink(record.NewWriter(f)))
+//	...
+//	if err := chain.Shutdown(ctx); err != nil {
+//		log.Print(err) // counts of the records dropped and lost
+//	}
+//
 // # Cost
 //
-// Measured with the package's benchmarks on a 2-core AMD EPYC (medians of
-// five runs on a quiet machine), with the global no-op OpenTelemetry
-// providers and a hand-built chain (one wrapped retriever, one wrapped LLM;
-// BenchmarkBareChain: 1.25 µs, 17 allocations):
+// Measured with the package's benchmarks on a shared 2-core Intel Xeon
+// (medians of ten runs), with the global no-op OpenTelemetry providers and a
+// hand-built chain (one wrapped retriever, one wrapped LLM;
+// BenchmarkBareChain: 1.07 µs, 17 allocations):
 //
-//   - guard off (capture and tracing only): +0.75 µs and +15 allocations
-//     per call over the bare chain (BenchmarkWrapOff, 2.0 µs), 9 of them the
+//   - guard off (capture and tracing only): +0.73 µs and +15 allocations
+//     per call over the bare chain (BenchmarkWrapOff, 1.8 µs), 9 of them the
 //     global no-op tracer's own spans and contexts;
-//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 4.3 µs with
-//     the embedded judges on this short sample) plus 3.4 µs and 31
-//     allocations (BenchmarkWrapInline, 8.9 µs);
-//   - shadow mode: +2.0 µs and +30 allocations on the caller's side
-//     (BenchmarkWrapShadow, 3.3 µs), including building the sample and
-//     handing it to the queue.
+//   - guard inline: the guard's own cost (BenchmarkGuardAlone, 1.6 µs with
+//     the scripted test judge on this short sample) plus 2.2 µs and 31
+//     allocations (BenchmarkWrapInline, 4.8 µs);
+//   - guard inline with a record sink: 8.1 µs (BenchmarkWrapInlineSink):
+//     the caller builds the record and queues it; encoding and writing it
+//     happen on the chain's writer goroutine;
+//   - shadow mode: +1.9 µs on the caller's side (BenchmarkWrapShadow,
+//     3.0 µs), including building the sample and handing it to the queue;
+//     the 34 allocations per call it reports include the worker's.
 //
 // Reproduce with `go test -run '^$' -bench . -benchmem ./middleware`.
 //
@@ -89,5 +116,7 @@
 //
 // [Chain], [Retriever], [LLM] and [Shadow] are safe for concurrent use (if
 // what they wrap is). An [Outcome] is filled by the call it was attached to
-// and is read after that call returns.
+// and is read after that call returns. A Shadow owns its workers
+// (Shadow.Shutdown ends them); a Chain owns its record writer goroutine,
+// which runs only while records are queued (Chain.Shutdown ends the queue).
 package middleware

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -248,4 +249,17 @@ func (k *telemetryKit) histCount(t testing.TB, name string) uint64 {
 		}
 	}
 	return n
+}
+
+// shutdownChain shuts a wrapped chain's record queue down, so that its
+// records are written, and fails the test if any was dropped or lost.
+func shutdownChain(t testing.TB, c chains.Chain) {
+	t.Helper()
+	w, ok := c.(*Chain)
+	if !ok {
+		t.Fatalf("%T is not a *Chain", c)
+	}
+	if err := w.Shutdown(context.Background()); err != nil {
+		t.Fatalf("Chain.Shutdown: %v", err)
+	}
 }

@@ -213,6 +213,7 @@ func TestContentRedacted(t *testing.T) {
 			}
 		}
 	}
+	shutdownChain(t, chain)
 	var rec evalkit.Record
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatal(err)
@@ -247,6 +248,7 @@ func TestConversationalRetrievalQA(t *testing.T) {
 	if out.Sample.Question != qPass || out.OriginalQuestion != "What is its capital?" {
 		t.Errorf("question %q, original %q; want the condensed and the original", out.Sample.Question, out.OriginalQuestion)
 	}
+	shutdownChain(t, chain)
 	var rec evalkit.Record
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatal(err)
@@ -303,6 +305,8 @@ func TestHandBuiltTwiceWrapped(t *testing.T) {
 	if !errors.As(err, &ge) || !errors.Is(err, ErrBlocked) || ge.Result == nil || ge.Result.Diagnosis != guard.GeneratorUngrounded {
 		t.Fatalf("err = %v; want a *GateError blocking GENERATOR_UNGROUNDED", err)
 	}
+	shutdownChain(t, inner)
+	shutdownChain(t, outer)
 	if w, f := sink.Counts(); w != 1 || f != 0 {
 		t.Errorf("records written %d, failed %d; want 1, 0", w, f)
 	}
@@ -400,6 +404,10 @@ func TestSinkFailure(t *testing.T) {
 	if err != nil || ans != aPass {
 		t.Fatalf("Run = %q, %v; want the answer", ans, err)
 	}
+	shutdownChain(t, chain)
+	if st := chain.(*Chain).SinkStats(); st != (SinkStats{Captured: 1, Failed: 1}) {
+		t.Errorf("SinkStats = %+v; want 1 captured, 1 failed", st)
+	}
 	if len(handled) != 1 || !errors.Is(handled[0], boom) {
 		t.Errorf("handled = %v; want the sink error", handled)
 	}
@@ -427,6 +435,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		}
 		want[out.ID] = out
 	}
+	shutdownChain(t, chain)
 	lines := bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n"))
 	if len(lines) != 3 {
 		t.Fatalf("%d lines; want 3", len(lines))

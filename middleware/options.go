@@ -73,10 +73,12 @@ type config struct {
 	redact  Redactor // nil: no user text in telemetry or records
 	now     func() time.Time
 
-	inline Evaluator
-	gate   Gate
-	shadow *Shadow
-	sink   Sink
+	inline    Evaluator
+	gate      Gate
+	shadow    *Shadow
+	sink      Sink
+	sinkQueue int          // 0: DefaultSinkQueue
+	records   *recordQueue // the chain's queue to sink (New makes it)
 
 	name                              string
 	source                            string
@@ -190,13 +192,31 @@ func WithShadow(s *Shadow) Option {
 }
 
 // WithSink writes a record of every evaluated answer to s. Without it,
-// nothing is written.
+// nothing is written. Records are not written on the caller's goroutine:
+// each is put on the chain's record queue (WithSinkQueue records; no
+// waiting) and written by one writer goroutine that the chain starts when
+// there is something to write and that exits when the queue is empty. A
+// record that does not fit is dropped and counted (Chain.SinkStats, the
+// ragtriage.sink.dropped metric). Chain.Shutdown writes what is queued, so
+// call it before closing what s writes to.
 func WithSink(s Sink) Option {
 	return func(c *config) error {
 		if s == nil {
 			return errors.New("middleware: WithSink: nil sink")
 		}
 		c.sink = s
+		return nil
+	}
+}
+
+// WithSinkQueue bounds the chain's record queue (see WithSink) to n records
+// waiting for the sink; zero means DefaultSinkQueue (1024).
+func WithSinkQueue(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("middleware: WithSinkQueue: negative size %d", n)
+		}
+		c.sinkQueue = n
 		return nil
 	}
 }

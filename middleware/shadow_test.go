@@ -80,6 +80,7 @@ func TestShadowOverload(t *testing.T) {
 	if err := sh.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
+	shutdownChain(t, chain)
 	st = sh.Stats()
 	if st.Evaluated != 3 || st.Lost != 0 {
 		t.Errorf("after Shutdown stats = %+v; want 3 evaluated, none lost", st)

@@ -31,6 +31,7 @@ type instruments struct {
 	evaluations metric.Int64Counter
 	duration    metric.Float64Histogram
 	sinkErrors  metric.Int64Counter
+	sinkDropped metric.Int64Counter
 }
 
 func newInstruments(mp metric.MeterProvider) (*instruments, error) {
@@ -50,6 +51,10 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 		metric.WithDescription("Records the sink failed to write."),
 		metric.WithUnit("{record}"))
 	err = errors.Join(err, e)
+	in.sinkDropped, e = m.Int64Counter(otelkeys.MetricSinkDropped,
+		metric.WithDescription("Records never handed to the sink: the record queue was full or shut down, or Shutdown gave up on them."),
+		metric.WithUnit("{record}"))
+	err = errors.Join(err, e)
 	if err != nil {
 		return nil, errorf("creating metric instruments: %w", err)
 	}
@@ -60,6 +65,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 type evaluation struct {
 	cfg      *config
 	eval     Evaluator
+	shadow   *Shadow // in shadow mode, the Shadow that evaluates it
 	id       string
 	mode     string
 	sample   guard.Sample
@@ -75,14 +81,20 @@ type verdict struct {
 	action guard.Action
 	err    error
 	// abandoned: a shadow evaluation whose context Shutdown cancelled while
-	// it ran. Its result is not trusted: it is neither counted nor
-	// recorded, and the shadow counts the sample as lost.
+	// it ran, or that Shutdown gave up waiting for. Its result is not
+	// trusted: it is neither counted nor recorded, and the shadow counts
+	// the sample as lost.
 	abandoned bool
+	// timedOut: a shadow evaluation whose deadline (ShadowConfig.Timeout)
+	// passed before the evaluator returned. It is counted and recorded as
+	// such.
+	timedOut bool
 }
 
 // run evaluates the sample under an evaluation span, records metrics and
-// writes the record. ctx must carry the chain span (inline) or be a
-// background context (shadow: the parent comes from ev.parent).
+// queues the record for the sink. ctx must carry the chain span (inline) or
+// be the worker's context with the evaluation's deadline (shadow: the
+// parent comes from ev.parent).
 func (ev *evaluation) run(ctx context.Context) verdict {
 	c := ev.cfg
 	if ev.parent.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
@@ -97,7 +109,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 
 	// An error means no result (Evaluator's contract); a judge that failed
 	// is part of the result, and goes to the error handler from there.
-	v := verdict{res: res, err: err, ok: err == nil, abandoned: ev.mode == modeShadow && ctx.Err() != nil}
+	v := verdict{res: res, err: err, ok: err == nil}
 	if v.ok {
 		v.action = ActionOf(&res)
 		err = res.Err()
@@ -105,7 +117,18 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		v.action = guard.Review
 		v.res = guard.Result{}
 	}
-	if err != nil {
+	if ev.shadow != nil {
+		v.timedOut = ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShadowTimeout)
+		v.abandoned = !ev.shadow.settle(ctx, &v)
+	}
+	switch {
+	case v.abandoned:
+	case v.timedOut:
+		if err == nil {
+			err = errors.New("the evaluator returned after the deadline")
+		}
+		c.handle(errorf("evaluating sample %s: %w after %v: %w", ev.id, ErrShadowTimeout, ev.shadow.cfg.Timeout, err))
+	case err != nil:
 		c.handle(errorf("evaluating sample %s: %w", ev.id, err))
 	}
 
@@ -121,16 +144,16 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 
 	if span.IsRecording() {
 		ev.annotate(span, &v)
+		if v.timedOut {
+			span.SetAttributes(attribute.Bool(otelkeys.ShadowTimedOut, true))
+			span.SetStatus(codes.Error, "shadow evaluation timed out")
+		}
 	}
 	sc := span.SpanContext()
 	span.End()
 
-	if c.sink != nil && v.ok && !v.abandoned {
-		rec := ev.record(&v, start, sc)
-		if werr := c.sink.WriteRecord(context.WithoutCancel(ctx), rec); werr != nil {
-			c.inst.sinkErrors.Add(context.WithoutCancel(ctx), 1)
-			c.handle(errorf("record sink: sample %s: %w", ev.id, werr))
-		}
+	if c.records != nil && v.ok && !v.abandoned {
+		c.records.put(context.WithoutCancel(ctx), ev.record(&v, start, sc))
 	}
 	return v
 }
@@ -338,6 +361,7 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 		Result:   c.exportResult(&v.res),
 		Legs:     legsOf(&v.res),
 		Metadata: ev.sample.Metadata,
+		TimedOut: v.timedOut,
 	}
 	if sc.IsValid() {
 		rec.TraceID, rec.SpanID = sc.TraceID().String(), sc.SpanID().String()

@@ -74,6 +74,13 @@ func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 	if cfg.inst, err = newInstruments(cfg.mp); err != nil {
 		return nil, err
 	}
+	if cfg.sink != nil {
+		size := cfg.sinkQueue
+		if size == 0 {
+			size = DefaultSinkQueue
+		}
+		cfg.records = newRecordQueue(cfg.sink, cfg, size)
+	}
 	if cfg.name == "" {
 		cfg.name = fmt.Sprintf("%T", chain)
 	}
@@ -242,7 +249,7 @@ func (c *Chain) Call(ctx context.Context, inputs map[string]any, options ...chai
 	}
 	ev := &evaluation{cfg: cfg, id: id, mode: mode, sample: sample, original: original, parent: span.SpanContext()}
 	if mode == modeShadow {
-		ev.eval = cfg.shadow.eval
+		ev.eval, ev.shadow = cfg.shadow.eval, cfg.shadow
 		queued := cfg.shadow.submit(ev)
 		if rec {
 			span.SetAttributes(attribute.String(otelkeys.ShadowOutcome, queued))

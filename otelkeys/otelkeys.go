@@ -129,6 +129,10 @@ const (
 	ContextIDs = "ragtriage.context.ids"
 	// EvaluationError is the evaluation's error, when it had one.
 	EvaluationError = "ragtriage.evaluation.error"
+	// ShadowTimedOut is true on a shadow evaluation whose deadline
+	// (middleware.ShadowConfig.Timeout) passed before the evaluator
+	// returned.
+	ShadowTimedOut = "ragtriage.shadow.timed_out"
 
 	FallbackJudge     = "ragtriage.fallback.judge"
 	FallbackDecisions = "ragtriage.fallback.decisions"
@@ -185,9 +189,18 @@ const (
 	// MetricShadowDropped counts shadow samples dropped because the queue was
 	// full or the shadow evaluator was shut down.
 	MetricShadowDropped = "ragtriage.shadow.dropped"
+	// MetricShadowTimeouts counts shadow evaluations whose deadline
+	// (middleware.ShadowConfig.Timeout) passed before the evaluator
+	// returned.
+	MetricShadowTimeouts = "ragtriage.shadow.timeouts"
 	// MetricSinkErrors counts records the sink failed to write.
 	MetricSinkErrors = "ragtriage.sink.errors"
-	// DropReason is the attribute of MetricShadowDropped: "queue_full" or
-	// "closed" or "shutdown".
+	// MetricSinkDropped counts records never handed to the sink: the
+	// chain's record queue was full or shut down, or Shutdown gave up
+	// before they were written.
+	MetricSinkDropped = "ragtriage.sink.dropped"
+	// DropReason is the attribute of MetricShadowDropped and
+	// MetricSinkDropped: "queue_full", "closed" (after Shutdown began) or
+	// "shutdown" (queued, abandoned when Shutdown's context ended).
 	DropReason = "ragtriage.drop.reason"
 )

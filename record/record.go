@@ -38,6 +38,11 @@ type Record struct {
 	Legs []Leg `json:"legs,omitempty"`
 	// Metadata is free-form, copied from the sample.
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// TimedOut says the evaluation was a shadow evaluation whose deadline
+	// (middleware.ShadowConfig.Timeout) passed before the evaluator
+	// returned: Result is what it returned then, the decisions it could not
+	// finish uncertain (Result.Errors says which judge failed).
+	TimedOut bool `json:"timedOut,omitempty"`
 }
 
 // Sample is the content of a recorded sample, in the dataset shape.

@@ -1,4 +1,4 @@
-# Hardening (docs/reliability.md): the fault, sink, shadow-shutdown, load
+# Hardening (docs/reliability.md): the fault, sink, shadow-shutdown, stall, load
 # (short form: 2,000 requests per run), soak (short form: 20,000
 # evaluations), privacy and prompt-injection tests of internal/hardening,
 # again with -v so that their figures land in the CI log, and the CLI's

@@ -65,6 +65,13 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	// The chains write their records on a goroutine of their own:
+	// Shutdown writes what is still queued.
+	for _, chain := range []chains.Chain{withContent, without} {
+		if err := chain.(*middleware.Chain).Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := tp.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}

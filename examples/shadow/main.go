@@ -91,7 +91,10 @@ func run(ctx context.Context, w, info io.Writer, otlp string, content bool, reco
 		defer f.Close()
 		opts = append(opts, middleware.WithSink(record.NewWriter(f)))
 	}
-	chain := middleware.Wrap(chains.NewRetrievalQAFromLLM(&demo.ScriptedLLM{}, demo.Retriever{K: 1}), opts...)
+	chain, err := middleware.New(chains.NewRetrievalQAFromLLM(&demo.ScriptedLLM{}, demo.Retriever{K: 1}), opts...)
+	if err != nil {
+		return err
+	}
 
 	for _, c := range demo.Cases {
 		start := time.Now()
@@ -103,11 +106,20 @@ func run(ctx context.Context, w, info io.Writer, otlp string, content bool, reco
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// The shadow first (its evaluations produce records), then the chain's
+	// record queue (it writes them), before the file is closed.
 	if err := sh.Shutdown(sctx); err != nil {
 		return err
 	}
+	if err := chain.Shutdown(sctx); err != nil {
+		return err
+	}
 	st := sh.Stats()
-	fmt.Fprintf(info, "shadow: %d offered, %d evaluated, %d dropped, %d lost\n", st.Offered, st.Evaluated, st.Dropped, st.Lost)
+	fmt.Fprintf(info, "shadow: %d offered, %d evaluated, %d dropped, %d lost, %d timed out\n", st.Offered, st.Evaluated, st.Dropped, st.Lost, st.TimedOut)
+	if records != "" {
+		rs := chain.SinkStats()
+		fmt.Fprintf(info, "records: %d written to %s, %d failed, %d dropped\n", rs.Written, records, rs.Failed, rs.Dropped)
+	}
 	found.print(info)
 	fmt.Fprintf(info, "scripted stand-in: %d model calls from the fallback judge\n", standIn.Calls())
 	return tp.ForceFlush(ctx)

@@ -1,6 +1,6 @@
 // Package hardening holds the reliability tests of ragtriage: faults of the
 // fallback judge while traffic flows, a failing record sink, shadow shutdown
-// under load, a load test of examples/httpserver, a memory soak, privacy of
+// under load, stalls (a judge that never returns, a sink that blocks), a load test of examples/httpserver, a memory soak, privacy of
 // every telemetry channel and prompt-injection cases. The tests live in the
 // _test.go files; this file has the few helpers they share. The figures the
 // tests report, and the commands that reproduce them, are in

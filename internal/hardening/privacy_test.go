@@ -270,6 +270,7 @@ func runPrivacyGuard(t *testing.T, ch *channels, g *guard.Guard, opts ...middlew
 		t.Fatal(err)
 	}
 	base := append([]middleware.Option{middleware.WithTracerProvider(ch.tp), middleware.WithMeterProvider(ch.mp), middleware.WithSink(ch)}, opts...)
+	var chainsMade []*middleware.Chain
 	for round := range 3 {
 		for i := range privacyCases {
 			c := &privacyCases[i]
@@ -283,6 +284,7 @@ func runPrivacyGuard(t *testing.T, ch *channels, g *guard.Guard, opts ...middlew
 				if err != nil {
 					t.Fatal(err)
 				}
+				chainsMade = append(chainsMade, wrapped)
 				ctx := middleware.WithCallInfo(context.Background(), middleware.CallInfo{ID: fmt.Sprintf("case%d-round%d", i, round)})
 				_, err = chains.Run(ctx, wrapped, c.question)
 				ch.returned(err)
@@ -301,6 +303,13 @@ func runPrivacyGuard(t *testing.T, ch *channels, g *guard.Guard, opts ...middlew
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ch.returned(sh.Shutdown(ctx))
+	// Then the chains' record queues, so that every record has reached the
+	// sink before the channels are searched.
+	for _, c := range chainsMade {
+		if err := c.Shutdown(ctx); err != nil {
+			t.Errorf("chain Shutdown: %v", err)
+		}
+	}
 }
 
 func TestPrivacyDefaultOptions(t *testing.T) {

@@ -88,7 +88,10 @@ func TestSinkDiskFull(t *testing.T) {
 	}
 	gate := middleware.Gate{Block: middleware.ReturnError, Review: middleware.ReturnError}
 	g := kbGuard(t)
-	withSink := kbChain(t, middleware.WithGuard(g, gate), middleware.WithSink(w), middleware.WithMeterProvider(mp), middleware.WithErrorHandler(onErr))
+	// A queue that holds every record: this test is about a failing disk,
+	// not a slow one (TestSinkBlocked is), so none may be dropped.
+	withSink := kbChain(t, middleware.WithGuard(g, gate), middleware.WithSink(w), middleware.WithSinkQueue(workers*perWorker),
+		middleware.WithMeterProvider(mp), middleware.WithErrorHandler(onErr))
 	noSink := kbChain(t, middleware.WithGuard(g, gate), middleware.WithErrorHandler(func(error) {}))
 
 	var mismatches atomic.Int64
@@ -118,6 +121,9 @@ func TestSinkDiskFull(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if err := withSink.(*middleware.Chain).Shutdown(context.Background()); err != nil {
+		t.Errorf("chain Shutdown: %v", err)
+	}
 	written, failed := w.Counts()
 	metricFailed := sumCounter(t, reader, otelkeys.MetricSinkErrors)
 	evaluated := sumCounter(t, reader, otelkeys.MetricEvaluations)
@@ -217,8 +223,13 @@ func TestShadowShutdownUnderLoad(t *testing.T) {
 			time.Sleep(20 * time.Millisecond) // traffic goes on after Shutdown
 			close(stop)
 			wg.Wait()
-			st := sh.Stats()
-			t.Logf("calls=%d shutdown took %v (deadline %v) err=%v stats=%+v records=%d", calls.Load(), took.Round(time.Microsecond), tc.deadline, serr, st, sink.n.Load())
+			// Then the chain's record queue: every record of an evaluation
+			// is written (or counted as dropped).
+			if err := ch.(*middleware.Chain).Shutdown(context.Background()); err != nil {
+				t.Errorf("chain Shutdown: %v", err)
+			}
+			st, rs := sh.Stats(), ch.(*middleware.Chain).SinkStats()
+			t.Logf("calls=%d shutdown took %v (deadline %v) err=%v stats=%+v records=%d (%+v)", calls.Load(), took.Round(time.Microsecond), tc.deadline, serr, st, sink.n.Load(), rs)
 			if took > tc.deadline+250*time.Millisecond {
 				t.Errorf("Shutdown took %v; deadline %v", took, tc.deadline)
 			}
@@ -234,8 +245,8 @@ func TestShadowShutdownUnderLoad(t *testing.T) {
 			if st.Queued != st.Evaluated+st.Failed+st.Lost {
 				t.Errorf("queued %d != evaluated + failed + lost (%+v): a sample vanished", st.Queued, st)
 			}
-			if uint64(sink.n.Load()) != st.Evaluated {
-				t.Errorf("records %d != evaluated %d", sink.n.Load(), st.Evaluated)
+			if rs.Captured != st.Evaluated || rs.Written != uint64(sink.n.Load()) || rs.Written+rs.Failed+rs.Dropped+rs.Lost != rs.Captured {
+				t.Errorf("records %d, sink stats %+v, evaluated %d: a record went missing", sink.n.Load(), rs, st.Evaluated)
 			}
 			var se *middleware.ShutdownError
 			if tc.wantLost {

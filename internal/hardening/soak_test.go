@@ -159,6 +159,9 @@ func TestSoakShadowCascade(t *testing.T) {
 	if err := sh.Shutdown(ctx); err != nil {
 		t.Errorf("shadow Shutdown: %v", err)
 	}
+	if err := chain.(*middleware.Chain).Shutdown(ctx); err != nil {
+		t.Errorf("chain Shutdown (records): %v", err)
+	}
 	elapsed := time.Since(start)
 	stats := sh.Stats()
 	written, failed := sink.Counts()

@@ -75,15 +75,15 @@ type Fallback struct {
 // Handler answers questions through a wrapped RetrievalQA chain. Safe for
 // concurrent use.
 type Handler struct {
-	chain chains.Chain
+	chain *middleware.Chain
 	guard *demo.Guard
 }
 
 // NewHandler builds the handler with the demo knowledge base, the scripted
 // LLM and the demo guard (demo.NewGuard: the embedded judges escalating to
 // the LLM judge over the scripted stand-in); opts are added to the
-// middleware's (a tracer provider, a sink, ...). Close releases the guard's
-// cascade.
+// middleware's (a tracer provider, a sink, ...). Close writes the records
+// still queued for the sink and releases the guard's cascade.
 func NewHandler(opts ...middleware.Option) (*Handler, error) {
 	g, _, err := demo.NewGuard()
 	if err != nil {
@@ -99,9 +99,14 @@ func NewHandler(opts ...middleware.Option) (*Handler, error) {
 	return &Handler{chain: c, guard: g}, nil
 }
 
-// Close ends the guard's cascade, waiting until ctx ends for fallback calls
-// under way. Requests after Close cannot be settled by the fallback.
-func (h *Handler) Close(ctx context.Context) error { return h.guard.Close(ctx) }
+// Close writes the records still queued for the sink (Chain.Shutdown: a
+// *middleware.ShutdownError says what was dropped or lost) and ends the
+// guard's cascade, waiting until ctx ends for fallback calls under way.
+// Requests after Close cannot be settled by the fallback, and their records
+// are dropped.
+func (h *Handler) Close(ctx context.Context) error {
+	return errors.Join(h.chain.Shutdown(ctx), h.guard.Close(ctx))
+}
 
 const maxBody = 64 << 10
 
