@@ -42,8 +42,17 @@ func (j *stubbornJudge) Judge(_ context.Context, req guard.Request) ([]guard.Est
 
 // evaluateCancelled evaluates s with a context that is cancelled as soon as
 // the judge has started (or never, when the judge is not called, in which
-// case Evaluate returns on its own).
+// case Evaluate returns on its own). The error is Evaluate's when it gave no
+// result, else the result's own (its failed judges).
 func evaluateCancelled(g *guard.Guard, j *stubbornJudge, s guard.Sample) (guard.Result, error) {
+	res, err := evaluateCancelledRaw(g, j, s)
+	if err != nil {
+		return res, err
+	}
+	return res, res.Err()
+}
+
+func evaluateCancelledRaw(g *guard.Guard, j *stubbornJudge, s guard.Sample) (guard.Result, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -129,8 +138,11 @@ func TestAbandonedCallsConcurrent(t *testing.T) {
 			defer wg.Done()
 			for range per {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-				_, err := g.Evaluate(ctx, s)
+				res, err := g.Evaluate(ctx, s)
 				cancel()
+				if err == nil {
+					err = res.Err() // a failed judge lives in the result
+				}
 				switch {
 				case errors.Is(err, guard.ErrAbandonLimit):
 					refused.Add(1)
