@@ -28,11 +28,10 @@ func Example() {
 	}
 	defer c.Close(context.Background())
 
-	defs := guard.Definitions(guard.WithoutReference)
 	ask := func(q string) guard.Estimate {
 		s := &guard.Sample{Question: q, Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}
 		out, err := c.Escalate(context.Background(), guard.Escalation{Request: guard.Request{
-			Sample: s, Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs}})
+			Sample: s, Decisions: []guard.Decision{guard.Groundedness}}})
 		if err != nil {
 			panic(err)
 		}

@@ -145,28 +145,38 @@ func (h *hasher) int(tag byte, n int) {
 	h.buf = binary.AppendUvarint(h.buf, uint64(n))
 }
 
+// The two definition sets a sample's decisions can belong to (see
+// guard.Definitions).
+var (
+	defsWithRef    = guard.Definitions(guard.WithReference)
+	defsWithoutRef = guard.Definitions(guard.WithoutReference)
+)
+
 // sampleDigest hashes what the fallback judge sees for a sample: the judge
-// and its version, the definition set (and each definition's ID and
-// version), and the normalized question, contexts (ID and text, in order),
-// answer and reference (present or absent). Metadata, scores and the sample
-// ID are left out: they do not reach the question a judge answers.
-func sampleDigest(judge guard.JudgeInfo, defs *guard.DefinitionSet, s *guard.Sample) [32]byte {
+// and its version, the definition set of the sample's variant (and each
+// definition's ID and version), and the normalized question, contexts (ID
+// and text, in order), answer and reference (present or absent). Metadata,
+// scores and the sample ID are left out: they do not reach the question a
+// judge answers.
+func sampleDigest(judge guard.JudgeInfo, s *guard.Sample) [32]byte {
 	h := hasherPool.Get().(*hasher)
 	h.h.Reset()
 	h.buf = h.buf[:0]
 	h.field('k', keyVersion)
 	h.field('j', judge.Name)
 	h.field('v', judge.Version)
-	if defs != nil {
-		h.field('D', defs.ID)
-		h.field('V', defs.Version)
-		h.field('T', string(defs.Variant))
-		for i := range defs.Definitions {
-			d := &defs.Definitions[i]
-			h.int('d', int(d.Decision))
-			h.field('i', d.ID)
-			h.field('r', d.Version)
-		}
+	defs := &defsWithoutRef
+	if s.Reference != nil {
+		defs = &defsWithRef
+	}
+	h.field('D', defs.ID)
+	h.field('V', defs.Version)
+	h.field('T', string(defs.Variant))
+	for i := range defs.Definitions {
+		d := &defs.Definitions[i]
+		h.int('d', int(d.Decision))
+		h.field('i', d.ID)
+		h.field('r', d.Version)
 	}
 	h.text('q', s.Question)
 	h.int('n', len(s.Contexts))

@@ -2,7 +2,6 @@ package guard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -12,10 +11,12 @@ import (
 //
 // The guard calls Escalate only when its own outcome routes to the fallback
 // (the diagnosis is JUDGE_UNCERTAIN), and only for the uncertain decisions.
-// Escalate returns estimates the same way a Judge does; an estimate it
-// cannot give is returned with Abstained set and a Reason ("circuit breaker
-// open", "budget spent", …) or left out. A returned error makes every
-// escalated decision uncertain and is reported like a judge failure.
+// Escalate returns estimates the same way a Judge does: one per escalated
+// decision (per listed context for chunk relevance), an estimate it cannot
+// give returned with Abstained set and a Reason ("circuit breaker open",
+// "budget spent", …); one left out reads as an abstention. A returned error
+// makes every escalated decision uncertain and is reported like a judge
+// failure.
 type Escalator interface {
 	Escalate(ctx context.Context, esc Escalation) ([]Estimate, error)
 }
@@ -35,9 +36,6 @@ type Escalation struct {
 	Request
 	// ContextIDs lists the contexts whose relevance is uncertain.
 	ContextIDs []string
-	// Primary holds what the guard's own judges estimated for the escalated
-	// decisions (including abstentions). Read only.
-	Primary []Estimate
 }
 
 // Degrade is the rule applied when the fallback cannot settle an escalated
@@ -143,15 +141,25 @@ func (a *Action) UnmarshalText(b []byte) error {
 }
 
 // WithEscalator sends the decisions the guard's judges leave uncertain to e,
-// and reads e's estimates with policy p (which must be valid; the zero policy
-// would leave everything uncertain). rule decides Result.Action when e cannot
-// settle them.
+// and reads e's estimates with policy p. rule decides Result.Action when e
+// cannot settle them.
+//
+// p must be valid and set thresholds for every decision: a decision left
+// unset would be asked of the fallback, and paid for, and its answer never
+// read (the zero policy would settle nothing at all). UniformPolicy builds
+// one; a decision the fallback must not settle can be marked Undecided().
+// A nil escalator, or a nil pointer in an Escalator, is refused.
+//
+// The guard does not own e: whoever created it closes it (a cascade's
+// Close), after the last Evaluate. ragtriage.New builds the embedded
+// judges, the cascade and this option in one call, and closes the cascade
+// with the guard.
 func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
 	return func(g *Guard) error {
-		if e == nil {
-			return errors.New("guard: WithEscalator: nil escalator")
+		if isNil(e) {
+			return nilError("WithEscalator", "escalator", e)
 		}
-		if err := p.Validate(); err != nil {
+		if err := checkFallbackPolicy(p); err != nil {
 			return err
 		}
 		if rule > FailOpen {
