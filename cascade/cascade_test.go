@@ -60,6 +60,8 @@ func TestNewValidates(t *testing.T) {
 		opts []cascade.Option
 	}{
 		{"nil fallback", nil, nil},
+		{"typed-nil fallback", (*fake)(nil), nil},
+		{"nil JudgeFunc fallback", guard.JudgeFunc(nil), nil},
 		{"negative limit", f, []cascade.Option{cascade.WithLimits(cascade.Limits{MaxWaiting: -1})}},
 		{"budget without window", f, []cascade.Option{cascade.WithBudget(cascade.Budget{MaxCalls: 3})}},
 		{"min samples over window", f, []cascade.Option{cascade.WithLimits(cascade.Limits{LatencyWindow: 4, MinLatencySamples: 5})}},
@@ -69,6 +71,8 @@ func TestNewValidates(t *testing.T) {
 	for _, c := range cases {
 		if _, err := cascade.New(c.fb, c.opts...); err == nil {
 			t.Errorf("%s: New succeeded; want an error", c.name)
+		} else if strings.HasPrefix(c.name, "typed-nil") && !strings.Contains(err.Error(), "nil *cascade_test.fake") {
+			t.Errorf("%s: error %q does not name the typed nil", c.name, err)
 		}
 	}
 }
