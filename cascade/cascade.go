@@ -290,10 +290,12 @@ type Cascade struct {
 	st       counters
 }
 
-// New returns a Cascade around the fallback judge.
+// New returns a Cascade around the fallback judge. It refuses a nil
+// fallback, including a nil pointer in a Judge (what a failed constructor
+// returns beside its error). Close the Cascade when done with it.
 func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
-	if fallback == nil {
-		return nil, errors.New("cascade: New: nil fallback judge")
+	if err := checkFallback(fallback); err != nil {
+		return nil, err
 	}
 	cfg := config{now: time.Now}
 	for _, o := range opts {
@@ -476,7 +478,7 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	s := esc.Sample
-	kr := newKeyer(c.info, esc.Definitions, s)
+	kr := newKeyer(c.info, s)
 	keys := make([]Key, len(its))
 	var misses []int
 	for i, it := range its {
@@ -543,9 +545,9 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 				}
 			}
 		}
-		chunks.req = guard.Request{Sample: &sub, Decisions: chunks.decisions, Definitions: esc.Definitions}
+		chunks.req = guard.Request{Sample: &sub, Decisions: chunks.decisions}
 	}
-	whole.req = guard.Request{Sample: s, Decisions: whole.decisions, Definitions: esc.Definitions}
+	whole.req = guard.Request{Sample: s, Decisions: whole.decisions}
 	for _, g := range []*group{&whole, &chunks} {
 		for _, slot := range g.slots {
 			g.items = append(g.items, its[slot])

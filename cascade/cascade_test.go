@@ -92,6 +92,8 @@ func TestNewValidates(t *testing.T) {
 		opts []cascade.Option
 	}{
 		{"nil fallback", nil, nil},
+		{"typed-nil fallback", (*fake)(nil), nil},
+		{"nil JudgeFunc fallback", guard.JudgeFunc(nil), nil},
 		{"negative limit", f, []cascade.Option{cascade.WithLimits(cascade.Limits{MaxWaiting: -1})}},
 		{"budget without window", f, []cascade.Option{cascade.WithBudget(cascade.Budget{MaxCalls: 3})}},
 		{"min samples over window", f, []cascade.Option{cascade.WithLimits(cascade.Limits{LatencyWindow: 4, MinLatencySamples: 5})}},
@@ -101,6 +103,8 @@ func TestNewValidates(t *testing.T) {
 	for _, c := range cases {
 		if _, err := cascade.New(c.fb, c.opts...); err == nil {
 			t.Errorf("%s: New succeeded; want an error", c.name)
+		} else if strings.HasPrefix(c.name, "typed-nil") && !strings.Contains(err.Error(), "nil *cascade_test.fake") {
+			t.Errorf("%s: error %q does not name the typed nil", c.name, err)
 		}
 	}
 }
@@ -149,19 +153,14 @@ func TestCacheHit(t *testing.T) {
 	if second[0].P != 0.93 || second[0].Usage != (guard.Usage{}) || second[0].Latency != 0 {
 		t.Errorf("cached estimate = %+v; want P 0.93, no usage, no latency", second[0])
 	}
-	// A different answer, a different definition version, or a changed
-	// context misses.
+	// A different answer, a reference (the with-reference definition set),
+	// or a changed context misses.
 	s3 := *s
 	s3.Answer = "You can get a refund within 31 days of delivery."
 	mustEscalate(t, c, ctx, escalation(&s3, guard.Groundedness))
-	esc := escalation(s, guard.Groundedness)
-	defs := *esc.Definitions
-	defs.Definitions = append([]guard.Definition(nil), defs.Definitions...)
-	for i := range defs.Definitions {
-		defs.Definitions[i].Version = "9.9.9"
-	}
-	esc.Definitions = &defs
-	mustEscalate(t, c, ctx, esc)
+	sr := *s
+	sr.Reference = guard.Ref("")
+	mustEscalate(t, c, ctx, escalation(&sr, guard.Groundedness))
 	s4 := *s
 	s4.Contexts = []guard.Context{{ID: "c1", Text: "Refunds are accepted within 14 days of delivery."}, s.Contexts[1]}
 	mustEscalate(t, c, ctx, escalation(&s4, guard.Groundedness))

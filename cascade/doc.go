@@ -70,14 +70,15 @@
 // and a 50 ms fallback limited to 8 calls at once, no more than 8 calls are
 // ever under way; waiting callers get about 155 calls/s of the 160 possible.
 //
-// Usage:
+// Usage: ragtriage.New builds a cascade with the embedded judges in front
+// and closes it with the guard. By hand:
 //
-//	fallback, _ := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{Model: "gpt-4o-mini", APIKey: key})
+//	fallback, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{Model: "gpt-4o-mini", APIKey: key})
+//	if err != nil { … } // a nil judge beside the error: New would refuse it
 //	c, err := cascade.New(fallback,
 //		cascade.WithLimits(cascade.Limits{MaxConcurrent: 4, MaxWaiting: 16}),
 //		cascade.WithBudget(cascade.Budget{Window: time.Minute, MaxCalls: 600}))
 //	if err != nil { … }
-//	defer c.Close(context.Background())
-//	g, err := guard.New(guard.WithJudge(primary), guard.WithPolicy(p),
-//		guard.WithEscalator(c, fallbackPolicy, guard.FailClosed))
+//	defer c.Close(context.Background()) // after the guard's last Evaluate
+//	g, err := lexical.NewGuard(guard.WithEscalator(c, guard.UniformPolicy(0.3, 0.7), guard.FailClosed))
 package cascade

@@ -28,11 +28,10 @@ func Example() {
 	}
 	defer c.Close(context.Background())
 
-	defs := guard.Definitions(guard.WithoutReference)
 	ask := func(q string) guard.Estimate {
 		s := &guard.Sample{Question: q, Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}
 		out, err := c.Escalate(context.Background(), guard.Escalation{Request: guard.Request{
-			Sample: s, Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs}})
+			Sample: s, Decisions: []guard.Decision{guard.Groundedness}}})
 		if err != nil {
 			panic(err)
 		}
@@ -72,8 +71,7 @@ func ExampleWithStore() {
 	budget := cascade.WithBudget(cascade.Budget{Window: time.Minute, MaxCalls: 10})
 	a, _ := cascade.New(fallback, cascade.WithStore(shared), budget)
 	b, _ := cascade.New(fallback, cascade.WithStore(shared), budget)
-	defs := guard.Definitions(guard.WithoutReference)
-	esc := guard.Escalation{Request: guard.Request{Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs,
+	esc := guard.Escalation{Request: guard.Request{Decisions: []guard.Decision{guard.Groundedness},
 		Sample: &guard.Sample{Question: "Refund window?", Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}}}
 	a.Escalate(context.Background(), esc)
 	a.Close(context.Background()) // waits for the shared write

@@ -216,7 +216,19 @@ type keyer struct {
 	moreDone []bool
 }
 
-func newKeyer(judge guard.JudgeInfo, defs *guard.DefinitionSet, s *guard.Sample) keyer {
+// The two definition sets a sample's decisions can belong to (see
+// guard.Definitions); a key names the definition of its decision in the set
+// of the sample's variant.
+var (
+	defsWithRef    = guard.Definitions(guard.WithReference)
+	defsWithoutRef = guard.Definitions(guard.WithoutReference)
+)
+
+func newKeyer(judge guard.JudgeInfo, s *guard.Sample) keyer {
+	defs := &defsWithoutRef
+	if s.Reference != nil {
+		defs = &defsWithRef
+	}
 	return keyer{judge: judge, defs: defs, s: s}
 }
 

@@ -46,8 +46,8 @@ type Claim struct {
 // failure is reported in Result.Errors.
 func WithClaims(x ClaimExtractor) Option {
 	return func(g *Guard) error {
-		if x == nil {
-			return errors.New("guard: WithClaims: nil extractor")
+		if isNil(x) {
+			return nilError("WithClaims", "claim extractor", x)
 		}
 		g.claims = x
 		return nil
@@ -64,7 +64,7 @@ const MaxClaims = 64
 // Claims it escalates are recorded in info (nil when none was), which
 // Evaluate merges into Result.Fallback so that the degrade rule applies to
 // a claim the fallback could not settle.
-func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, ests []Estimate, res *Result) (_ []Estimate, claimed bool, info *FallbackInfo) {
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res *Result) (_ []Estimate, claimed bool, info *FallbackInfo) {
 	var b *binding
 	for i := range g.bindings {
 		if contains(g.bindings[i].decisions, Groundedness) {
@@ -102,7 +102,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 		c.Text = text
 		cs := *s
 		cs.Answer = text
-		e, err := g.claimEstimate(ctx, b, &cs, defs)
+		e, err := g.claimEstimate(ctx, b, &cs)
 		if err != nil {
 			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, fmt.Errorf("claim %d: %w", i+1, err)))
 			e = Abstain(Groundedness, "", "the judge failed on this claim")
@@ -118,7 +118,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 				info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
 			}
 			t0 := g.now()
-			fe, ok, why, cause := g.escalateClaim(ctx, &cs, defs, e, res)
+			fe, ok, why, cause := g.escalateClaim(ctx, &cs, res)
 			info.LatencyMs += float64(g.now().Sub(t0)) / float64(time.Millisecond)
 			info.Usage = info.Usage.Add(fe.Usage)
 			spent = spent.Add(fe.Usage)
@@ -181,9 +181,9 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, defs *DefinitionSet, 
 }
 
 // claimEstimate asks the groundedness judge about one claim.
-func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample, defs *DefinitionSet) (Estimate, error) {
+func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample) (Estimate, error) {
 	ds := []Decision{Groundedness}
-	out, err := g.call(ctx, b, Request{Sample: cs, Decisions: ds, Definitions: defs})
+	out, err := g.call(ctx, b, Request{Sample: cs, Decisions: ds})
 	if err == nil {
 		err = checkEstimates(out, ds, cs)
 	}
@@ -204,12 +204,9 @@ func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample, defs 
 
 // escalateClaim sends one uncertain claim to the escalator; ok is false when
 // it gave no estimate (why and cause say why; a failure is also reported).
-func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, defs *DefinitionSet, prim Estimate, res *Result) (_ Estimate, ok bool, why string, cause Cause) {
+func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, res *Result) (_ Estimate, ok bool, why string, cause Cause) {
 	ds := []Decision{Groundedness}
-	out, err := g.callEscalator(ctx, Escalation{
-		Request: Request{Sample: cs, Decisions: ds, Definitions: defs},
-		Primary: []Estimate{prim},
-	})
+	out, err := g.callEscalator(ctx, Escalation{Request: Request{Sample: cs, Decisions: ds}})
 	if err == nil {
 		err = checkEstimates(out, ds, cs)
 	}

@@ -38,9 +38,13 @@
 //
 // # Getting a guard
 //
-// The usual way is [github.com/ragtriage/ragtriage/guard/lexical.NewGuard],
-// which returns a guard with the embedded judges (deterministic, no network,
-// no model) and the policy calibrated with them:
+// The production shape — the embedded judges, a calibrated profile, a
+// cascade to an LLM fallback, one Close — is one call:
+// [github.com/ragtriage/ragtriage.New]. For the embedded judges alone,
+// [github.com/ragtriage/ragtriage/guard/lexical.NewGuard] returns a guard
+// with the judges (deterministic, no network, no model) and the policy
+// calibrated with them (lexical.WithProfile loads another profile, with its
+// thresholds):
 //
 //	g, err := lexical.NewGuard()
 //	if err != nil {
@@ -68,7 +72,8 @@
 //
 // [WithEscalator] gives the guard a fallback for what its judges leave
 // uncertain (package cascade wraps an LLM judge in a circuit breaker, cache,
-// deadline and budget). Only an answer diagnosed JUDGE_UNCERTAIN is
+// deadline and budget), read with a fallback policy of its own
+// ([UniformPolicy] builds one; a zero policy is refused). Only an answer diagnosed JUDGE_UNCERTAIN is
 // escalated, and only its uncertain decisions (chunk relevance only while no
 // chunk passes); the fallback's estimates are read with the fallback's own
 // policy and the answer is diagnosed again, with route Fallback and
@@ -102,6 +107,13 @@
 //
 // Any function can be a judge through [JudgeFunc], and [WithJudge] routes
 // decisions to judges (a later WithJudge takes over the decisions it names).
+// A [Calibrated] judge brings its policy: without [WithPolicy] each decision
+// is read with the policy of the judge that answers it. Constructors refuse
+// a nil collaborator, and a nil pointer in an interface (what a failed
+// constructor returns beside its error), with an error.
+//
+// A [Result] is JSON (its form is stable) and a [log/slog.LogValuer]: it
+// logs as a compact group without the sample's text.
 // Package [github.com/ragtriage/ragtriage/guard/guardtest] has fakes and a
 // conformance test for judges.
 //

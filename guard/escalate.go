@@ -38,9 +38,6 @@ type Escalation struct {
 	Request
 	// ContextIDs lists the contexts whose relevance is uncertain.
 	ContextIDs []string
-	// Primary holds what the guard's own judges estimated for the escalated
-	// decisions (including abstentions). Read only.
-	Primary []Estimate
 }
 
 // Degrade is the rule applied when the fallback cannot settle an escalated
@@ -184,15 +181,25 @@ func (a *Action) UnmarshalText(b []byte) error {
 }
 
 // WithEscalator sends the decisions the guard's judges leave uncertain to e,
-// and reads e's estimates with policy p (which must be valid; the zero policy
-// would leave everything uncertain). rule decides Result.Action when e cannot
-// settle them.
+// and reads e's estimates with policy p. rule decides Result.Action when e
+// cannot settle them.
+//
+// p must be valid and set thresholds for every decision: a decision left
+// unset would be asked of the fallback, and paid for, and its answer never
+// read (the zero policy would settle nothing at all). UniformPolicy builds
+// one; a decision the fallback must not settle can be marked Undecided().
+// A nil escalator, or a nil pointer in an Escalator, is refused.
+//
+// The guard does not own e: whoever created it closes it (a cascade's
+// Close), after the last Evaluate. ragtriage.New builds the embedded
+// judges, the cascade and this option in one call, and closes the cascade
+// with the guard.
 func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
 	return func(g *Guard) error {
-		if e == nil {
-			return errors.New("guard: WithEscalator: nil escalator")
+		if isNil(e) {
+			return nilError("WithEscalator", "escalator", e)
 		}
-		if err := p.Validate(); err != nil {
+		if err := checkFallbackPolicy(p); err != nil {
 			return err
 		}
 		if rule > FailOpen {

@@ -14,6 +14,7 @@ import (
 type Guard struct {
 	bindings  []binding
 	policy    Policy
+	policySet bool // WithPolicy was given
 	diagnoser Diagnoser
 	limits    Limits
 	now       func() time.Time
@@ -35,11 +36,14 @@ type Option func(*Guard) error
 
 // WithJudge routes the given decisions (all seven when none are given) to j.
 // A later WithJudge takes over the decisions it names from earlier ones. A
-// decision no judge answers is always uncertain.
+// decision no judge answers is always uncertain. A judge that is Calibrated
+// brings its policy for the decisions it answers, unless WithPolicy is
+// given. A nil judge, or a nil pointer in a Judge (what a failed
+// constructor returns beside its error), is refused.
 func WithJudge(j Judge, ds ...Decision) Option {
 	return func(g *Guard) error {
-		if j == nil {
-			return errors.New("guard: WithJudge: nil judge")
+		if isNil(j) {
+			return nilError("WithJudge", "judge", j)
 		}
 		if len(ds) == 0 {
 			ds = Decisions
@@ -75,13 +79,17 @@ func WithJudge(j Judge, ds ...Decision) Option {
 	}
 }
 
-// WithPolicy sets the thresholds. Without it every decision is uncertain.
+// WithPolicy sets the thresholds and the pass rule. Without it each decision
+// is read with the policy of the Calibrated judge that answers it (the
+// embedded lexical judges bring their profile's), and a decision whose judge
+// brings none is always uncertain. The zero Policy, given explicitly, makes
+// every decision uncertain.
 func WithPolicy(p Policy) Option {
 	return func(g *Guard) error {
 		if err := p.Validate(); err != nil {
 			return err
 		}
-		g.policy = p
+		g.policy, g.policySet = p, true
 		return nil
 	}
 }
@@ -89,8 +97,8 @@ func WithPolicy(p Policy) Option {
 // WithDiagnoser replaces the built-in diagnosis rules.
 func WithDiagnoser(d Diagnoser) Option {
 	return func(g *Guard) error {
-		if d == nil {
-			return errors.New("guard: WithDiagnoser: nil diagnoser")
+		if isNil(d) {
+			return nilError("WithDiagnoser", "diagnoser", d)
 		}
 		g.diagnoser = d
 		return nil
@@ -116,7 +124,12 @@ func WithClock(now func() time.Time) Option {
 
 // New returns a Guard. With no options it has no judges and the zero policy:
 // every sample comes out JUDGE_UNCERTAIN, except one with no contexts, which
-// Diagnose reports as RETRIEVAL_MISS (nothing was retrieved).
+// Diagnose reports as RETRIEVAL_MISS (nothing was retrieved). Without
+// WithPolicy the policy comes from the Calibrated judges (see WithPolicy).
+//
+// A Guard starts nothing and owns nothing it was given: an escalator such
+// as a cascade.Cascade is closed by whoever created it (ragtriage.New
+// returns a guard whose Close does it).
 func New(opts ...Option) (*Guard, error) {
 	g := &Guard{diagnoser: DefaultDiagnoser, limits: DefaultLimits, now: time.Now}
 	for _, o := range opts {
@@ -134,6 +147,11 @@ func New(opts ...Option) (*Guard, error) {
 		kept[i].noRef = without(kept[i].decisions, Correctness)
 	}
 	g.bindings = kept
+	if !g.policySet {
+		if err := g.derivePolicy(); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
 }
 
@@ -169,13 +187,13 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		defs = &withRef
 	}
 	var res Result
-	ests := g.primary(ctx, &s, defs, &res)
+	ests := g.primary(ctx, &s, &res)
 	var (
 		claimed bool
 		claimFB *FallbackInfo
 	)
 	if g.claims != nil {
-		ests, claimed, claimFB = g.claimsMode(ctx, &s, defs, ests, &res)
+		ests, claimed, claimFB = g.claimsMode(ctx, &s, ests, &res)
 	}
 	g.assemble(&res, &s, defs, ests)
 	// A request cancelled before the fallback was asked, or a primary judge
@@ -194,7 +212,7 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 }
 
 // primary runs the guard's own judges.
-func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res *Result) []Estimate {
+func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate {
 	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
@@ -209,7 +227,7 @@ func (g *Guard) primary(ctx context.Context, s *Sample, defs *DefinitionSet, res
 			res.Judges = make(map[string]string, len(g.bindings)+1)
 		}
 		res.Judges[b.info.Name] = b.info.Version
-		out, err := g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds), Definitions: defs})
+		out, err := g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
 		if err == nil {
 			err = checkEstimates(out, ds, s)
 		}
@@ -265,19 +283,11 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	if len(ds) == 0 {
 		return
 	}
-	var prim []Estimate
-	for i := range ests {
-		e := &ests[i]
-		if escalated(e, ds, ids) {
-			prim = append(prim, *e)
-		}
-	}
 	info := &FallbackInfo{Judge: g.esc.name, Decisions: ds, Contexts: ids, Rule: g.esc.rule}
 	t0 := g.now()
 	out, err := g.callEscalator(ctx, Escalation{
-		Request:    Request{Sample: s, Decisions: slices.Clone(ds), Definitions: defs},
+		Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
 		ContextIDs: slices.Clone(ids),
-		Primary:    prim,
 	})
 	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
 	if err == nil {

@@ -377,7 +377,8 @@ func TestJudgeDefaultName(t *testing.T) {
 	}
 }
 
-// A judge's request carries the sample, the decisions and their definitions.
+// A judge's request carries the sample and the decisions; the definitions
+// are those of the sample's variant, which the result names.
 func TestEvaluateRequest(t *testing.T) {
 	for _, ref := range []bool{false, true} {
 		var got guard.Request
@@ -400,17 +401,18 @@ func TestEvaluateRequest(t *testing.T) {
 		if got.Wants(guard.Correctness) != ref {
 			t.Errorf("reference=%v: request wants correctness = %v", ref, !ref)
 		}
-		if got.Definitions == nil || got.Definitions.Variant != variant {
-			t.Fatalf("reference=%v: request definitions = %+v; want the %s set", ref, got.Definitions, variant)
+		defs := guard.Definitions(got.Sample.Variant())
+		if defs.Variant != variant {
+			t.Fatalf("reference=%v: the request's sample is of variant %s; want %s", ref, defs.Variant, variant)
 		}
 		for _, d := range got.Decisions {
-			if _, ok := got.Definitions.Lookup(d); !ok {
-				t.Errorf("reference=%v: decision %v has no definition in the request's set", ref, d)
+			if _, ok := defs.Lookup(d); !ok {
+				t.Errorf("reference=%v: decision %v has no definition in the sample's set", ref, d)
 			}
 		}
-		if r.DecisionID != got.Definitions.ID || r.DecisionVersion != guard.DefinitionsVersion || r.DecisionVariant != variant {
+		if r.DecisionID != defs.ID || r.DecisionVersion != guard.DefinitionsVersion || r.DecisionVariant != variant {
 			t.Errorf("reference=%v: result names %s %s %s; want %s %s %s", ref, r.DecisionID, r.DecisionVersion, r.DecisionVariant,
-				got.Definitions.ID, guard.DefinitionsVersion, variant)
+				defs.ID, guard.DefinitionsVersion, variant)
 		}
 	}
 }

@@ -9,15 +9,14 @@ import (
 )
 
 // Request is what a judge is asked: the decisions to estimate for one sample.
-// A judge must not modify the sample.
+// A judge must not modify the sample. The wording of each decision is in
+// Definitions(req.Sample.Variant()).
 type Request struct {
 	Sample *Sample
 	// Decisions lists what to estimate. ChunkRelevance, when listed, asks for
 	// one estimate per context. Correctness is only listed when the sample has
 	// a reference.
 	Decisions []Decision
-	// Definitions is the set the decisions belong to.
-	Definitions *DefinitionSet
 }
 
 // Wants reports whether d is among the requested decisions.
@@ -30,11 +29,17 @@ func (r *Request) Wants(d Decision) bool {
 	return false
 }
 
-// A Judge estimates decisions for a sample. It returns one Estimate per
-// requested decision (per context for ChunkRelevance); an estimate it cannot
-// give is returned with Abstained set, or simply left out, and the guard
-// treats it as an abstention. A returned error makes every requested decision
-// uncertain. Implementations must honour ctx and be safe for concurrent use.
+// A Judge estimates decisions for a sample. It returns exactly one Estimate
+// per requested decision (one per context for ChunkRelevance) and none for a
+// decision that was not asked; an estimate it cannot give is returned with
+// Abstained set and a Reason (see Abstain), so that the result says why. A
+// returned error makes every requested decision uncertain. Implementations
+// must honour ctx and be safe for concurrent use. guardtest.TestJudge checks
+// this contract.
+//
+// The guard itself is lenient where the contract is strict: an estimate
+// left out reads as an abstention ("no judge estimated it"), never as a
+// pass.
 //
 // The returned slice belongs to the guard, which fills in empty Judge names
 // and keeps it in Result.Estimates: return a new slice on every call (never

@@ -17,11 +17,14 @@
 // chain of a call captures, so wrapping twice does not capture twice.
 //
 //	qa := chains.NewRetrievalQAFromLLM(llm, retriever)
-//	g, _ := lexical.NewGuard()
-//	chain := middleware.Wrap(qa, middleware.WithGuard(g, middleware.Gate{
+//	g, err := ragtriage.New() // the embedded judges; ragtriage.WithFallback adds an LLM fallback
+//	if err != nil { … }
+//	defer g.Close(context.Background())
+//	chain, err := middleware.New(qa, middleware.WithGuard(g, middleware.Gate{
 //		Block:  middleware.ReturnError,   // a confident failure: *GateError
 //		Review: middleware.ReplaceAnswer, // undecided: a safe fallback text
 //	}))
+//	if err != nil { … } // Wrap is the same, panicking on an error
 //	ctx, out := middleware.WithOutcome(ctx)
 //	ctx = middleware.WithReference(ctx, "30 days") // optional, per call
 //	answer, err := chains.Run(ctx, chain, "How long do refunds take?")

@@ -168,8 +168,8 @@ func WithContent(r Redactor) Option {
 // and applies gate to the outcome. Exclusive with WithShadow.
 func WithGuard(e Evaluator, gate Gate) Option {
 	return func(c *config) error {
-		if e == nil {
-			return errors.New("middleware: WithGuard: nil evaluator")
+		if err := checkEvaluator("WithGuard", e); err != nil {
+			return err
 		}
 		if err := gate.validate(); err != nil {
 			return err

@@ -1,8 +1,6 @@
 package middleware
 
 import (
-	"strings"
-
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -24,43 +22,9 @@ import (
 // withheld replaces a quoted excerpt.
 const withheld = `"[withheld]"`
 
-// scrubText returns s with every quoted excerpt — between straight double
-// quotes (a backslash escapes one) or between “ and ” — replaced by
-// withheld. A quote that is never closed (a message cut short) runs to the
-// end of s.
-func scrubText(s string) string {
-	if !strings.ContainsAny(s, "\"“") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		switch {
-		case s[i] == '"':
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			b.WriteString(withheld)
-			i = min(j+1, len(s)+1)
-		case strings.HasPrefix(s[i:], "“"):
-			k := strings.Index(s[i:], "”")
-			b.WriteString(withheld)
-			if k < 0 {
-				i = len(s)
-			} else {
-				i += k + len("”")
-			}
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	return b.String()
-}
+// scrubText returns s with every quoted excerpt withheld (see
+// guard.WithholdQuotes, which writes the same withheld text).
+func scrubText(s string) string { return guard.WithholdQuotes(s) }
 
 // scrubbedError is an error whose message has its quoted excerpts withheld;
 // errors.Is and errors.As still see the error it wraps.

@@ -122,8 +122,8 @@ const (
 // WithErrorHandler. Spans, metrics and records of each evaluation follow
 // the options of the chain that submitted it.
 func NewShadow(e Evaluator, cfg ShadowConfig, opts ...Option) (*Shadow, error) {
-	if e == nil {
-		return nil, errors.New("middleware: NewShadow: nil evaluator")
+	if err := checkEvaluator("NewShadow", e); err != nil {
+		return nil, err
 	}
 	if cfg.Workers < 0 || cfg.QueueSize < 0 {
 		return nil, fmt.Errorf("middleware: NewShadow: negative Workers (%d) or QueueSize (%d)", cfg.Workers, cfg.QueueSize)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -466,5 +465,3 @@ func joinComma(ss []string) string {
 	}
 	return string(b)
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -35,8 +35,11 @@ var (
 	_ callbacks.HandlerHaver = (*Chain)(nil)
 )
 
-// Wrap returns chain wrapped: see New. It panics (a programmer error) when
-// New would return an error: a nil chain or an invalid option.
+// Wrap is New for chains built from constants, in the manner of
+// regexp.MustCompile: it returns chain wrapped, and panics when New would
+// return an error (a nil chain, a nil or typed-nil guard, an invalid
+// option). Where the options depend on anything a user or a file can get
+// wrong, call New and handle its error.
 func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 	c, err := New(chain, opts...)
 	if err != nil {
@@ -45,7 +48,8 @@ func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 	return c
 }
 
-// New wraps chain. For chains.RetrievalQA and chains.ConversationalRetrievalQA
+// New wraps chain, or returns an error naming what is wrong with chain or
+// an option. For chains.RetrievalQA and chains.ConversationalRetrievalQA
 // (values or pointers) it instruments a copy: their retriever is wrapped
 // with WrapRetriever and the LLM of their StuffDocuments and condense-question
 // LLMChains with WrapLLM (the caller's chain is not modified). Any other chain

@@ -133,11 +133,10 @@ func sample(i int) *guard.Sample {
 }
 
 func escalation(s *guard.Sample, ds ...guard.Decision) guard.Escalation {
-	defs := guard.Definitions(s.Variant())
 	if len(ds) == 0 {
 		ds = []guard.Decision{guard.Groundedness}
 	}
-	return guard.Escalation{Request: guard.Request{Sample: s, Decisions: ds, Definitions: &defs}}
+	return guard.Escalation{Request: guard.Request{Sample: s, Decisions: ds}}
 }
 
 func checkStats(t testing.TB, s cascade.Stats) {

@@ -21,6 +21,7 @@ import (
 	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/internal/resultjson"
 )
 
 var judgeCommand = &command{
@@ -507,9 +508,9 @@ func judgeLine(ctx context.Context, jc lineJudge, o *outBuf, lineNo int, line []
 	return true
 }
 
-// outBuf builds one output line. Results are written by the guard's own
-// encoder (guard.Result.AppendJSON), which gives the bytes encoding/json
-// would give, without its allocations.
+// outBuf builds one output line. Results are written by resultjson.Append,
+// which gives the bytes encoding/json would give, without its allocations
+// (encoding/json costs `judge` about a quarter of its throughput).
 type outBuf struct {
 	b []byte
 }
@@ -552,7 +553,7 @@ func (o *outBuf) resultLine(lineNo int, id string, res *guard.Result) error {
 	o.head(lineNo, id)
 	o.b = append(o.b, `,"result":`...)
 	var err error
-	if o.b, err = res.AppendJSON(o.b, false); err != nil {
+	if o.b, err = resultjson.Append(o.b, res, false); err != nil {
 		return err
 	}
 	o.b = append(o.b, "}\n"...)

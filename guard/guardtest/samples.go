@@ -114,8 +114,7 @@ func allDecisions(s *guard.Sample) []guard.Decision {
 
 // request builds the request the guard would send for s and ds.
 func request(s *guard.Sample, ds []guard.Decision) guard.Request {
-	defs := guard.Definitions(s.Variant())
-	return guard.Request{Sample: s, Decisions: ds, Definitions: &defs}
+	return guard.Request{Sample: s, Decisions: ds}
 }
 
 // subsets are the partial requests TestJudge makes, for a sample: each

@@ -96,12 +96,7 @@ func computeGolden(t *testing.T, j *lexical.Judge, s *guard.Sample) goldenRow {
 	}
 	row := goldenRow{ID: s.ID, Features: [][]float64{chunks, f.ContextSufficiency, f.ContextConflict,
 		f.AnswerRelevance, f.Groundedness, f.Contradiction, f.Correctness}}
-	variant := guard.WithoutReference
-	if s.Reference != nil {
-		variant = guard.WithReference
-	}
-	defs := guard.Definitions(variant)
-	ests, err := j.Judge(context.Background(), guard.Request{Sample: s, Decisions: guard.Decisions, Definitions: &defs})
+	ests, err := j.Judge(context.Background(), guard.Request{Sample: s, Decisions: guard.Decisions})
 	if err != nil {
 		t.Fatalf("%s: Judge: %v", s.ID, err)
 	}

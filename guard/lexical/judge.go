@@ -53,20 +53,64 @@ func New(p *Profile) (*Judge, error) {
 	return j, nil
 }
 
-// NewGuard returns a guard that uses the default judge for every decision and
-// the default profile's policy. Options are applied after those defaults.
+// NewGuard returns a guard with the embedded judges answering every decision
+// under the shipped profile (DefaultProfile): its models, its thresholds and
+// its pass rule. Options are applied after those defaults:
+//
+//   - WithProfile(p) or WithProfileFile(path) swaps in another profile (one
+//     written by `ragtriage calibrate`), with its thresholds and pass rule;
+//   - guard.WithJudge(j) with a judge from New(p) does the same: a judge
+//     brings its profile's policy for the decisions it answers (see
+//     guard.Calibrated);
+//   - guard.WithPolicy(p) overrides the thresholds and pass rule;
+//   - guard.WithEscalator adds a fallback (ragtriage.New builds the whole
+//     production shape, cascade included, in one call).
 func NewGuard(opts ...guard.Option) (*guard.Guard, error) {
 	j, err := New(nil)
 	if err != nil {
 		return nil, err
 	}
-	return guard.New(append([]guard.Option{guard.WithJudge(j), guard.WithPolicy(j.prof.Policy)}, opts...)...)
+	return guard.New(append([]guard.Option{guard.WithJudge(j)}, opts...)...)
+}
+
+// WithProfile returns a guard option that binds the embedded judges,
+// calibrated by p, to every decision; they bring p's thresholds and pass
+// rule with them (unless guard.WithPolicy is also given). A nil p is the
+// shipped DefaultProfile. A profile that does not fit these judges (another
+// features version, other feature names, an invalid policy) is refused with
+// the reason.
+//
+//	p, err := lexical.LoadProfile("profile.json") // from `ragtriage calibrate`
+//	…
+//	g, err := lexical.NewGuard(lexical.WithProfile(p))
+func WithProfile(p *Profile) guard.Option {
+	return func(g *guard.Guard) error {
+		j, err := New(p)
+		if err != nil {
+			return err
+		}
+		return guard.WithJudge(j)(g)
+	}
+}
+
+// WithProfileFile is WithProfile with the profile read from a file by
+// LoadProfile: lexical.NewGuard(lexical.WithProfileFile("profile.json")).
+func WithProfileFile(path string) guard.Option {
+	return func(g *guard.Guard) error {
+		p, err := LoadProfile(path)
+		if err != nil {
+			return err
+		}
+		return WithProfile(p)(g)
+	}
 }
 
 // Profile returns the judge's profile.
 func (j *Judge) Profile() *Profile { return j.prof }
 
-// Policy returns the thresholds shipped with the judge's profile.
+// Policy returns the thresholds and pass rule of the judge's profile. It
+// makes the judge guard.Calibrated: a guard built without guard.WithPolicy
+// reads the judge's decisions with this policy.
 func (j *Judge) Policy() guard.Policy { return j.prof.Policy }
 
 // Describe names the judge; the version joins the code and profile versions.
@@ -178,7 +222,7 @@ func (j *Judge) predict(d guard.Decision, x []float64) (float64, bool) {
 // of the decision's hard features (see Feature.Hard): the evidence a
 // confident negative needs.
 func HardEvidence(d guard.Decision, x []float64) bool {
-	for i, f := range DecisionFeatures(d) {
+	for i, f := range decisionFeatures(d) {
 		if f.Hard && i < len(x) && x[i] != 0 {
 			return true
 		}

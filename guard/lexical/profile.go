@@ -123,7 +123,9 @@ func (p *Profile) Validate() error {
 		return fmt.Errorf("lexical: profile: no version")
 	}
 	if p.FeaturesVersion != FeaturesVersion {
-		return fmt.Errorf("lexical: profile %s: features version %q, want %q (refit the profile)", p.Version, p.FeaturesVersion, FeaturesVersion)
+		return fmt.Errorf("lexical: profile %s was fitted on features %q but these judges compute %q: "+
+			"refit it on your labelled data with this version (`ragtriage calibrate -dataset FILE -out profile.json`), "+
+			"or load it with the ragtriage version it was made with", p.Version, p.FeaturesVersion, FeaturesVersion)
 	}
 	for name, m := range p.Decisions {
 		d, err := guard.ParseDecision(name)
@@ -155,9 +157,10 @@ func (p *Profile) Validate() error {
 // whenever a feature's meaning changes; profiles record it.
 const FeaturesVersion = "lexical-features/2"
 
-// FeatureNames lists the raw features of a decision's model, in order.
+// FeatureNames lists the raw features of a decision's model, in order. The
+// slice is the caller's.
 func FeatureNames(d guard.Decision) []string {
-	fs := DecisionFeatures(d)
+	fs := decisionFeatures(d)
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.Name
@@ -167,9 +170,9 @@ func FeatureNames(d guard.Decision) []string {
 
 // FeatureSigns lists the declared direction of each raw feature of a
 // decision's model (see Feature), in the order of FeatureNames: what
-// calibrate.LogisticConfig.Signs takes.
+// calibrate.LogisticConfig.Signs takes. The slice is the caller's.
 func FeatureSigns(d guard.Decision) []int {
-	fs := DecisionFeatures(d)
+	fs := decisionFeatures(d)
 	out := make([]int, len(fs))
 	for i, f := range fs {
 		out[i] = f.Sign
@@ -177,9 +180,12 @@ func FeatureSigns(d guard.Decision) []int {
 	return out
 }
 
-// DecisionFeatures lists the raw features of a decision's model, in order. The
-// returned slice must not be modified.
-func DecisionFeatures(d guard.Decision) []Feature {
+// DecisionFeatures lists the raw features of a decision's model, in order.
+// The slice is the caller's: modifying it changes nothing in the judges.
+func DecisionFeatures(d guard.Decision) []Feature { return slices.Clone(decisionFeatures(d)) }
+
+// decisionFeatures is DecisionFeatures without the copy, for the judges.
+func decisionFeatures(d guard.Decision) []Feature {
 	switch d {
 	case guard.ChunkRelevance:
 		return chunkFeatures

@@ -42,10 +42,19 @@
 //		Model:   "qwen2.5-7b-instruct",
 //		APIKey:  os.Getenv(llmjudge.APIKeyEnv),
 //	})
-//	if err != nil { … }
-//	c, err := cascade.New(j)
-//	g, err := guard.New(guard.WithJudge(primary), guard.WithPolicy(p),
-//		guard.WithEscalator(c, fallbackPolicy, guard.FailClosed))
+//	if err != nil {
+//		return err // ErrNoAPIKey when the key is empty; j is nil then
+//	}
+//	g, err := ragtriage.New(ragtriage.WithFallback(j, guard.UniformPolicy(0.3, 0.7), guard.FailClosed))
+//	if err != nil {
+//		return err
+//	}
+//	defer g.Close(context.Background())
 //
-// docs/fallback.md says how to point the judge at each kind of server.
+// ragtriage.New puts the embedded judges in front and a cascade (breaker,
+// cache, deadline, budget) around the judge. When the judge samples, its
+// estimates are 0, 0.2, 0.8 or 1 (five votes by default; it abstains when
+// more than one dissents), so guard.UniformPolicy(0.3, 0.7) reads it by
+// majority. docs/fallback.md says how to point the judge at each kind of
+// server.
 package llmjudge

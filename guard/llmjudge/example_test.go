@@ -23,9 +23,8 @@ func ExampleNewOpenAI() {
 	if err != nil {
 		panic(err)
 	}
-	defs := guard.Definitions(guard.WithoutReference)
 	s := &guard.Sample{Question: "When do refunds close?", Contexts: []guard.Context{{ID: "c1", Text: "Refunds close after 30 days."}}, Answer: "After 30 days."}
-	out, err := j.Judge(context.Background(), guard.Request{Sample: s, Decisions: []guard.Decision{guard.AnswerRelevance}, Definitions: &defs})
+	out, err := j.Judge(context.Background(), guard.Request{Sample: s, Decisions: []guard.Decision{guard.AnswerRelevance}})
 	if err != nil {
 		panic(err)
 	}

@@ -61,6 +61,5 @@ func refundSample() *guard.Sample {
 }
 
 func request(s *guard.Sample, ds ...guard.Decision) guard.Request {
-	defs := guard.Definitions(s.Variant())
-	return guard.Request{Sample: s, Decisions: ds, Definitions: &defs}
+	return guard.Request{Sample: s, Decisions: ds}
 }

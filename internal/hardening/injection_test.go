@@ -204,8 +204,7 @@ func TestInjectionLLMJudgeVerdictsUnchanged(t *testing.T) {
 	}
 	pol := fallbackPolicy()
 	judge := func(s guard.Sample) map[string]guard.Verdict {
-		defs := guard.Definitions(s.Variant())
-		out, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: guard.Decisions, Definitions: &defs})
+		out, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: guard.Decisions})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -132,9 +132,8 @@ func TestStandInOffScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sampleFor(t, Cases[0].Question, "The capital of France is Paris, famous for the Eiffel Tower.")
-	defs := guard.Definitions(s.Variant())
 	ds := []guard.Decision{guard.AnswerRelevance, guard.Groundedness, guard.Contradiction}
-	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: ds, Definitions: &defs})
+	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: ds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +172,7 @@ func TestStandInEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sampleFor(t, Cases[0].Question, Cases[0].Answer)
-	defs := guard.Definitions(s.Variant())
-	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: []guard.Decision{guard.Groundedness}, Definitions: &defs})
+	ests, err := j.Judge(context.Background(), guard.Request{Sample: &s, Decisions: []guard.Decision{guard.Groundedness}})
 	if err != nil {
 		t.Fatal(err)
 	}

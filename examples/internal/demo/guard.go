@@ -1,12 +1,11 @@
 package demo
 
 import (
-	"context"
 	"fmt"
 
+	"github.com/ragtriage/ragtriage"
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
-	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
 // FallbackThresholds are the thresholds the fallback judge's estimates are
@@ -24,24 +23,16 @@ var FallbackThresholds = guard.Thresholds{Fail: 0.3, Pass: 0.7}
 
 // FallbackPolicy returns FallbackThresholds for every decision.
 func FallbackPolicy() guard.Policy {
-	var p guard.Policy
-	for _, d := range guard.Decisions {
-		p.Set(d, FallbackThresholds)
-	}
-	return p
+	return guard.UniformPolicy(FallbackThresholds.Fail, FallbackThresholds.Pass)
 }
 
-// Guard is the examples' guard: the embedded judges (package guard/lexical)
-// under the shipped profile's calibrated policy, escalating what they leave
-// uncertain through a Cascade to a fallback judge, fail-closed (an
-// escalation the fallback cannot settle blocks the answer, with the
-// diagnosis JUDGE_UNCERTAIN). It is safe for concurrent use; Close ends the
-// cascade.
-type Guard struct {
-	*guard.Guard
-	// Cascade runs the fallback judge (circuit breaker, cache, limits).
-	Cascade *cascade.Cascade
-}
+// Guard is the examples' guard, built by ragtriage.New: the embedded
+// judges (package guard/lexical) under the shipped profile's calibrated
+// policy, escalating what they leave uncertain through a cascade to a
+// fallback judge, fail-closed (an escalation the fallback cannot settle
+// blocks the answer, with the diagnosis JUDGE_UNCERTAIN). It is safe for
+// concurrent use; Close ends the cascade.
+type Guard = ragtriage.Guard
 
 // NewGuard returns the examples' guard with the offline fallback: the LLM
 // judge of package llmjudge over a ScriptedStandInLLM (a simulation). The
@@ -62,18 +53,9 @@ func NewGuard(opts ...cascade.Option) (*Guard, *ScriptedStandInLLM, error) {
 // example llmjudge.NewOpenAI's judge), read with FallbackPolicy. opts
 // configure the cascade.
 func NewGuardWith(fallback guard.Judge, opts ...cascade.Option) (*Guard, error) {
-	c, err := cascade.New(fallback, opts...)
+	g, err := ragtriage.New(ragtriage.WithFallback(fallback, FallbackPolicy(), guard.FailClosed, opts...))
 	if err != nil {
-		return nil, fmt.Errorf("demo: cascade: %w", err)
+		return nil, fmt.Errorf("demo: %w", err)
 	}
-	g, err := lexical.NewGuard(guard.WithEscalator(c, FallbackPolicy(), guard.FailClosed))
-	if err != nil {
-		_ = c.Close(context.Background())
-		return nil, fmt.Errorf("demo: guard: %w", err)
-	}
-	return &Guard{Guard: g, Cascade: c}, nil
+	return g, nil
 }
-
-// Close ends the cascade: escalations after it abstain, and it waits, until
-// ctx ends, for the fallback calls under way.
-func (g *Guard) Close(ctx context.Context) error { return g.Cascade.Close(ctx) }

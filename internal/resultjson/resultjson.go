@@ -1,4 +1,4 @@
-package guard
+package resultjson
 
 import (
 	"bytes"
@@ -11,18 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ragtriage/ragtriage/guard"
 )
 
-// AppendJSON appends the JSON form of r to dst and returns the extended
-// buffer. The bytes are exactly those of json.Marshal(r) when escapeHTML is
-// true, and those of a json.Encoder with SetEscapeHTML(false) (without the
+// Append appends the JSON form of r to dst and returns the extended buffer.
+// The bytes are exactly those of json.Marshal(r) when escapeHTML is true,
+// and those of a json.Encoder with SetEscapeHTML(false) (without the
 // Encoder's final line feed) when it is false; an error is returned in the
 // same cases, with the same message. It is a hand-written encoder that
-// allocates nothing beyond dst's growth, several times faster than
-// encoding/json; should the Result type change shape without the encoder
-// following, it hands the whole value to encoding/json instead (a test
-// catches that).
-func (r *Result) AppendJSON(dst []byte, escapeHTML bool) ([]byte, error) {
+// allocates nothing beyond dst's growth; should guard.Result change shape
+// without the encoder following, it hands the whole value to encoding/json
+// instead (TestResultLayout fails until the encoder is brought up to date).
+func Append(dst []byte, r *guard.Result, escapeHTML bool) ([]byte, error) {
 	if resultLayout.known {
 		e := resultEncoder{buf: dst, html: escapeHTML}
 		e.result(r)
@@ -110,7 +111,7 @@ func (e *resultEncoder) fail(err error) {
 }
 
 // prob writes a Prob as its MarshalJSON does.
-func (e *resultEncoder) prob(p Prob) {
+func (e *resultEncoder) prob(p guard.Prob) {
 	if !p.Known || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
 		e.raw("null")
 		return
@@ -120,27 +121,27 @@ func (e *resultEncoder) prob(p Prob) {
 
 // verdict writes a Verdict as its MarshalJSON does (json.Marshal of its
 // name, which escapes HTML whatever the outer setting).
-func (e *resultEncoder) verdict(v Verdict) {
-	if int(v) < len(verdictNames) {
+func (e *resultEncoder) verdict(v guard.Verdict) {
+	if v <= guard.Fail {
 		e.buf = append(e.buf, '"')
-		e.buf = append(e.buf, verdictNames[v]...)
+		e.buf = append(e.buf, v.String()...)
 		e.buf = append(e.buf, '"')
 		return
 	}
 	e.buf = appendJSONString(e.buf, v.String(), true)
 }
 
-func (e *resultEncoder) decision(d Decision) {
+func (e *resultEncoder) decision(d guard.Decision) {
 	if !d.Valid() {
 		e.fail(fmt.Errorf("guard: invalid decision %d", uint8(d)))
 		return
 	}
 	e.buf = append(e.buf, '"')
-	e.buf = append(e.buf, decisionNames[d]...)
+	e.buf = append(e.buf, d.String()...)
 	e.buf = append(e.buf, '"')
 }
 
-func (e *resultEncoder) decisions(ds []Decision) {
+func (e *resultEncoder) decisions(ds []guard.Decision) {
 	if ds == nil {
 		e.raw("null")
 		return
@@ -157,7 +158,7 @@ func (e *resultEncoder) decisions(ds []Decision) {
 
 // keyedProb and keyedVerdict write a Keyed object as Keyed.MarshalJSON
 // does: keys go through json.Marshal, which always escapes HTML.
-func (e *resultEncoder) keyedProb(k Keyed[Prob]) {
+func (e *resultEncoder) keyedProb(k guard.Keyed[guard.Prob]) {
 	e.buf = append(e.buf, '{')
 	for i := range k {
 		if i > 0 {
@@ -170,7 +171,7 @@ func (e *resultEncoder) keyedProb(k Keyed[Prob]) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) keyedVerdict(k Keyed[Verdict]) {
+func (e *resultEncoder) keyedVerdict(k guard.Keyed[guard.Verdict]) {
 	e.buf = append(e.buf, '{')
 	for i := range k {
 		if i > 0 {
@@ -183,7 +184,7 @@ func (e *resultEncoder) keyedVerdict(k Keyed[Verdict]) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) quote(q *Quote) {
+func (e *resultEncoder) quote(q *guard.Quote) {
 	first := true
 	e.buf = append(e.buf, '{')
 	e.key(&first, "source")
@@ -201,7 +202,7 @@ func (e *resultEncoder) quote(q *Quote) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) evidence(ev []Evidence) {
+func (e *resultEncoder) evidence(ev []guard.Evidence) {
 	if ev == nil {
 		e.raw("null")
 		return
@@ -235,7 +236,7 @@ func (e *resultEncoder) evidence(ev []Evidence) {
 	e.buf = append(e.buf, ']')
 }
 
-func (e *resultEncoder) citations(cs []Citation) {
+func (e *resultEncoder) citations(cs []guard.Citation) {
 	e.buf = append(e.buf, '[')
 	for i := range cs {
 		if i > 0 {
@@ -259,7 +260,7 @@ func (e *resultEncoder) citations(cs []Citation) {
 	e.buf = append(e.buf, ']')
 }
 
-func (e *resultEncoder) abstentions(as []Abstention) {
+func (e *resultEncoder) abstentions(as []guard.Abstention) {
 	e.buf = append(e.buf, '[')
 	for i := range as {
 		if i > 0 {
@@ -309,7 +310,7 @@ func (e *resultEncoder) judges(m map[string]string) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) judgeErrors(es []JudgeError) {
+func (e *resultEncoder) judgeErrors(es []guard.JudgeError) {
 	e.buf = append(e.buf, '[')
 	for i := range es {
 		if i > 0 {
@@ -333,7 +334,7 @@ func (e *resultEncoder) judgeErrors(es []JudgeError) {
 	e.buf = append(e.buf, ']')
 }
 
-func (e *resultEncoder) fallback(f *FallbackInfo) {
+func (e *resultEncoder) fallback(f *guard.FallbackInfo) {
 	first := true
 	e.buf = append(e.buf, '{')
 	e.key(&first, "judge")
@@ -371,7 +372,7 @@ func (e *resultEncoder) fallback(f *FallbackInfo) {
 	e.str(f.Rule.String())
 	e.key(&first, "latencyMs")
 	e.float(f.LatencyMs)
-	if f.Usage != (Usage{}) {
+	if f.Usage != (guard.Usage{}) {
 		e.key(&first, "usage")
 		e.usage(f.Usage)
 	}
@@ -379,8 +380,8 @@ func (e *resultEncoder) fallback(f *FallbackInfo) {
 }
 
 // causes writes the map with its keys sorted, as encoding/json does.
-func (e *resultEncoder) causes(m map[Cause]int) {
-	var small [12]Cause
+func (e *resultEncoder) causes(m map[guard.Cause]int) {
+	var small [12]guard.Cause
 	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
@@ -398,7 +399,7 @@ func (e *resultEncoder) causes(m map[Cause]int) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) claims(cs []Claim) {
+func (e *resultEncoder) claims(cs []guard.Claim) {
 	e.buf = append(e.buf, '[')
 	for i := range cs {
 		if i > 0 {
@@ -438,7 +439,7 @@ func (e *resultEncoder) claims(cs []Claim) {
 	e.buf = append(e.buf, ']')
 }
 
-func (e *resultEncoder) usage(u Usage) {
+func (e *resultEncoder) usage(u guard.Usage) {
 	first := true
 	e.buf = append(e.buf, '{')
 	if u.InputTokens != 0 {
@@ -460,7 +461,7 @@ func (e *resultEncoder) usage(u Usage) {
 	e.buf = append(e.buf, '}')
 }
 
-func (e *resultEncoder) result(r *Result) {
+func (e *resultEncoder) result(r *guard.Result) {
 	e.raw(`{"retrieval":{"chunkRelevance":`)
 	e.keyedProb(r.Retrieval.ChunkRelevance)
 	e.raw(`,"sufficiency":`)
@@ -544,7 +545,7 @@ func (e *resultEncoder) result(r *Result) {
 		e.raw(`,"claims":`)
 		e.claims(r.Claims)
 	}
-	if r.Usage != (Usage{}) {
+	if r.Usage != (guard.Usage{}) {
 		e.raw(`,"usage":`)
 		e.usage(r.Usage)
 	}
@@ -647,7 +648,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 
 // resultLayoutHash is the hash of the JSON-visible shape of Result that the
 // encoder above was written for (see layoutSignature). When the shape
-// changes, AppendJSON falls back to encoding/json and TestResultLayout fails
+// changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
 const resultLayoutHash = 0x169603ac63b806fc
 
@@ -658,7 +659,7 @@ var resultLayout = func() (l struct {
 	hash  uint64
 	known bool
 }) {
-	l.sig = layoutSignature(reflect.TypeFor[Result]())
+	l.sig = layoutSignature(reflect.TypeFor[guard.Result]())
 	h := fnv.New64a()
 	h.Write([]byte(l.sig))
 	l.hash = h.Sum64()

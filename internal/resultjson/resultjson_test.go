@@ -1,4 +1,4 @@
-package guard
+package resultjson
 
 import (
 	"bytes"
@@ -12,20 +12,22 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ragtriage/ragtriage/guard"
 )
 
 // TestResultLayout fails when Result (or a type inside it) changes its JSON
-// shape: AppendJSON then falls back to encoding/json until resultEncoder
+// shape: Append then falls back to encoding/json until resultEncoder
 // writes the new shape and resultLayoutHash is renewed.
 func TestResultLayout(t *testing.T) {
 	if !resultLayout.known {
-		t.Fatalf("the JSON shape of Result changed: update resultEncoder in result_encode.go for it, "+
+		t.Fatalf("the JSON shape of guard.Result changed: update resultEncoder in resultjson.go for it, "+
 			"then set resultLayoutHash = %#x\nshape: %s", resultLayout.hash, strings.ReplaceAll(resultLayout.sig, ";", ";\n"))
 	}
 }
 
 // marshalBoth returns the encoding/json bytes of r for both HTML settings.
-func marshalBoth(r *Result) (html, plain []byte, err error) {
+func marshalBoth(r *guard.Result) (html, plain []byte, err error) {
 	html, err = json.Marshal(r)
 	if err != nil {
 		return nil, nil, err
@@ -40,8 +42,8 @@ func marshalBoth(r *Result) (html, plain []byte, err error) {
 }
 
 // checkEncoding compares the hand-written encoder, called directly and
-// through AppendJSON, with encoding/json on r.
-func checkEncoding(t *testing.T, name string, r *Result) {
+// through Append, with encoding/json on r.
+func checkEncoding(t *testing.T, name string, r *guard.Result) {
 	t.Helper()
 	wantHTML, wantPlain, werr := marshalBoth(r)
 	for _, html := range []bool{true, false} {
@@ -51,14 +53,14 @@ func checkEncoding(t *testing.T, name string, r *Result) {
 		}
 		e := resultEncoder{buf: []byte("prefix"), html: html}
 		e.result(r)
-		got, err := r.AppendJSON([]byte("prefix"), html)
+		got, err := Append([]byte("prefix"), r, html)
 		switch {
 		case werr != nil:
 			if e.err == nil {
 				t.Errorf("%s (html=%v): encoding/json fails (%v), the encoder does not", name, html, werr)
 			}
 			if err == nil || err.Error() != werr.Error() {
-				t.Errorf("%s (html=%v): AppendJSON error %v; want %v", name, html, err, werr)
+				t.Errorf("%s (html=%v): Append error %v; want %v", name, html, err, werr)
 			}
 		case e.err != nil:
 			t.Errorf("%s (html=%v): encoder error %v; encoding/json has none", name, html, e.err)
@@ -67,7 +69,7 @@ func checkEncoding(t *testing.T, name string, r *Result) {
 				t.Errorf("%s (html=%v): encoder and encoding/json differ: %s", name, html, firstDiff(e.buf[6:], want))
 			}
 			if err != nil || !bytes.Equal(got, append([]byte("prefix"), want...)) {
-				t.Errorf("%s (html=%v): AppendJSON = %s, %v; want prefix + encoding/json", name, html, got, err)
+				t.Errorf("%s (html=%v): Append = %s, %v; want prefix + encoding/json", name, html, got, err)
 			}
 		}
 	}
@@ -121,15 +123,15 @@ func (f *filler) float() float64 {
 func (f *filler) fill(v reflect.Value) {
 	t := v.Type()
 	switch t {
-	case reflect.TypeFor[Decision]():
-		d := Decision(1 + f.rng.IntN(7))
+	case reflect.TypeFor[guard.Decision]():
+		d := guard.Decision(1 + f.rng.IntN(7))
 		if f.bad && f.rng.IntN(30) == 0 {
-			d = Decision(f.rng.IntN(2) * 9)
+			d = guard.Decision(f.rng.IntN(2) * 9)
 		}
 		v.SetUint(uint64(d))
 		return
-	case reflect.TypeFor[Prob]():
-		p := Prob{Value: f.float(), Known: f.rng.IntN(4) > 0, Asked: f.rng.IntN(4) > 0}
+	case reflect.TypeFor[guard.Prob]():
+		p := guard.Prob{Value: f.float(), Known: f.rng.IntN(4) > 0, Asked: f.rng.IntN(4) > 0}
 		if f.rng.IntN(20) == 0 {
 			p.Value = math.NaN()
 		}
@@ -211,7 +213,7 @@ func TestAppendJSONRandom(t *testing.T) {
 	}
 	for i := range n {
 		f := filler{rng: rand.New(rand.NewPCG(uint64(i), 42)), bad: i%3 == 0}
-		var r Result
+		var r guard.Result
 		f.fill(reflect.ValueOf(&r).Elem())
 		checkEncoding(t, fmt.Sprintf("random result %d", i), &r)
 		if t.Failed() {
@@ -223,39 +225,39 @@ func TestAppendJSONRandom(t *testing.T) {
 // TestAppendJSONEmpty covers the zero Result and one with everything
 // optional left out.
 func TestAppendJSONEmpty(t *testing.T) {
-	checkEncoding(t, "zero result", &Result{})
-	checkEncoding(t, "empty evidence", &Result{Evidence: []Evidence{}, Judges: map[string]string{}})
+	checkEncoding(t, "zero result", &guard.Result{})
+	checkEncoding(t, "empty evidence", &guard.Result{Evidence: []guard.Evidence{}, Judges: map[string]string{}})
 }
 
 // fakeEstimates answers like an embedded judge: chunk scores, evidence with
 // quotes, citations, and an abstention for one context.
-func fakeEstimates(req Request) []Estimate {
+func fakeEstimates(req guard.Request) []guard.Estimate {
 	s := req.Sample
-	var out []Estimate
+	var out []guard.Estimate
 	for _, d := range req.Decisions {
-		if d == ChunkRelevance {
+		if d == guard.ChunkRelevance {
 			for i, c := range s.Contexts {
 				if i == 1 {
-					out = append(out, Abstain(d, c.ID, "context <empty> & odd"))
+					out = append(out, guard.Abstain(d, c.ID, "context <empty> & odd"))
 					continue
 				}
-				out = append(out, Estimate{Decision: d, ContextID: c.ID, P: 0.9 / float64(i+1)})
+				out = append(out, guard.Estimate{Decision: d, ContextID: c.ID, P: 0.9 / float64(i+1)})
 			}
 			continue
 		}
-		e := Estimate{Decision: d, P: float64(d) / 8}
-		if d == Groundedness {
+		e := guard.Estimate{Decision: d, P: float64(d) / 8}
+		if d == guard.Groundedness {
 			e.P = 0.03
-			e.Evidence = []Evidence{{Decision: d, Kind: EvidenceNumberMismatch, Detail: `the answer says "5" where the context says 4`,
-				Quote:       Quote{Source: SourceAnswer, Start: 0, End: 1, Text: s.Answer[:1]},
-				Counterpart: Quote{Source: SourceContext, ContextID: s.Contexts[0].ID, Start: 2, End: 4, Text: s.Contexts[0].Text[2:4]}}}
-			e.Citations = []Citation{{Sentence: Quote{Source: SourceAnswer, End: len(s.Answer), Text: s.Answer}, Support: 0.25},
-				{Sentence: Quote{Source: SourceAnswer, End: 3, Text: s.Answer[:3]}, Support: 1, Supported: true,
-					Context: Quote{Source: SourceContext, ContextID: s.Contexts[0].ID, End: 5, Text: s.Contexts[0].Text[:5]}}}
-			e.Usage = Usage{InputTokens: 120, Calls: 1}
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNumberMismatch, Detail: `the answer says "5" where the context says 4`,
+				Quote:       guard.Quote{Source: guard.SourceAnswer, Start: 0, End: 1, Text: s.Answer[:1]},
+				Counterpart: guard.Quote{Source: guard.SourceContext, ContextID: s.Contexts[0].ID, Start: 2, End: 4, Text: s.Contexts[0].Text[2:4]}}}
+			e.Citations = []guard.Citation{{Sentence: guard.Quote{Source: guard.SourceAnswer, End: len(s.Answer), Text: s.Answer}, Support: 0.25},
+				{Sentence: guard.Quote{Source: guard.SourceAnswer, End: 3, Text: s.Answer[:3]}, Support: 1, Supported: true,
+					Context: guard.Quote{Source: guard.SourceContext, ContextID: s.Contexts[0].ID, End: 5, Text: s.Contexts[0].Text[:5]}}}
+			e.Usage = guard.Usage{InputTokens: 120, Calls: 1}
 		}
-		if d == Correctness {
-			e = Abstain(d, "", "no <reference> judge")
+		if d == guard.Correctness {
+			e = guard.Abstain(d, "", "no <reference> judge")
 		}
 		out = append(out, e)
 	}
@@ -267,53 +269,53 @@ func fakeEstimates(req Request) []Estimate {
 // (settled and not), and in claims mode.
 func TestAppendJSONGuardResults(t *testing.T) {
 	ctx := context.Background()
-	judge := JudgeFunc(func(_ context.Context, req Request) ([]Estimate, error) { return fakeEstimates(req), nil })
-	failing := JudgeFunc(func(context.Context, Request) ([]Estimate, error) {
+	judge := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) { return fakeEstimates(req), nil })
+	failing := guard.JudgeFunc(func(context.Context, guard.Request) ([]guard.Estimate, error) {
 		return nil, errors.New("backend said <503> & gave up")
 	})
-	th := Thresholds{Fail: 0.2, Pass: 0.8}
-	policy := Policy{}
-	for _, d := range Decisions {
+	th := guard.Thresholds{Fail: 0.2, Pass: 0.8}
+	policy := guard.Policy{}
+	for _, d := range guard.Decisions {
 		policy.Set(d, th)
 	}
-	escalator := EscalatorFunc(func(_ context.Context, esc Escalation) ([]Estimate, error) {
-		var out []Estimate
+	escalator := guard.EscalatorFunc(func(_ context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+		var out []guard.Estimate
 		for _, d := range esc.Decisions {
-			if d == ChunkRelevance {
+			if d == guard.ChunkRelevance {
 				for _, id := range esc.ContextIDs {
-					out = append(out, Estimate{Decision: d, ContextID: id, P: 0.95, Usage: Usage{InputTokens: 300, OutputTokens: 7, Calls: 1, Retries: 1}})
+					out = append(out, guard.Estimate{Decision: d, ContextID: id, P: 0.95, Usage: guard.Usage{InputTokens: 300, OutputTokens: 7, Calls: 1, Retries: 1}})
 				}
 				continue
 			}
-			e := Abstain(d, "", "budget spent")
-			e.Cause = CauseBudget
+			e := guard.Abstain(d, "", "budget spent")
+			e.Cause = guard.CauseBudget
 			out = append(out, e)
 		}
 		return out, nil
 	})
-	claims := ClaimExtractorFunc(func(_ context.Context, s *Sample) ([]string, error) {
+	claims := guard.ClaimExtractorFunc(func(_ context.Context, s *guard.Sample) ([]string, error) {
 		return []string{"The first claim.", "A second <claim> & more."}, nil
 	})
-	guards := map[string][]Option{
-		"plain":       {WithJudge(judge), WithPolicy(policy)},
-		"no policy":   {WithJudge(judge)},
-		"failing":     {WithJudge(judge), WithJudge(failing, Groundedness, Contradiction), WithPolicy(policy)},
-		"fallback":    {WithJudge(judge), WithPolicy(policy), WithEscalator(escalator, policy, FailOpen)},
-		"claims":      {WithJudge(judge), WithPolicy(policy), WithClaims(claims)},
-		"claims+esc":  {WithJudge(judge), WithPolicy(policy), WithClaims(claims), WithEscalator(escalator, policy, FailClosed)},
+	guards := map[string][]guard.Option{
+		"plain":       {guard.WithJudge(judge), guard.WithPolicy(policy)},
+		"no policy":   {guard.WithJudge(judge)},
+		"failing":     {guard.WithJudge(judge), guard.WithJudge(failing, guard.Groundedness, guard.Contradiction), guard.WithPolicy(policy)},
+		"fallback":    {guard.WithJudge(judge), guard.WithPolicy(policy), guard.WithEscalator(escalator, policy, guard.FailOpen)},
+		"claims":      {guard.WithJudge(judge), guard.WithPolicy(policy), guard.WithClaims(claims)},
+		"claims+esc":  {guard.WithJudge(judge), guard.WithPolicy(policy), guard.WithClaims(claims), guard.WithEscalator(escalator, policy, guard.FailClosed)},
 		"no judges":   {},
-		"only chunks": {WithJudge(judge, ChunkRelevance), WithPolicy(policy)},
+		"only chunks": {guard.WithJudge(judge, guard.ChunkRelevance), guard.WithPolicy(policy)},
 	}
-	samples := []Sample{
+	samples := []guard.Sample{
 		{ID: "r1", Question: "How many <moons> does Mars have?", Answer: "Mars has 5 moons & rings.",
-			Contexts:  []Context{{ID: "c1", Text: "Mars has two moons."}, {ID: "c<2>", Text: "Phobos \u2028 and Deimos."}, {ID: "c3", Text: "Café 😀 text"}},
-			Reference: Ref("Two")},
-		{ID: "r2", Question: "q?", Answer: "An answer.", Contexts: []Context{{ID: "only", Text: "Some context text."}}},
-		{ID: "r3", Question: "q?", Answer: "Nothing retrieved.", Contexts: []Context{}},
+			Contexts:  []guard.Context{{ID: "c1", Text: "Mars has two moons."}, {ID: "c<2>", Text: "Phobos \u2028 and Deimos."}, {ID: "c3", Text: "Café 😀 text"}},
+			Reference: guard.Ref("Two")},
+		{ID: "r2", Question: "q?", Answer: "An answer.", Contexts: []guard.Context{{ID: "only", Text: "Some context text."}}},
+		{ID: "r3", Question: "q?", Answer: "Nothing retrieved.", Contexts: []guard.Context{}},
 	}
 	n := 0
 	for name, opts := range guards {
-		g, err := New(opts...)
+		g, err := guard.New(opts...)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -355,18 +357,18 @@ func FuzzAppendJSONString(f *testing.F) {
 }
 
 func BenchmarkAppendJSON(b *testing.B) {
-	judge := JudgeFunc(func(_ context.Context, req Request) ([]Estimate, error) { return fakeEstimates(req), nil })
-	g, err := New(WithJudge(judge))
+	judge := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) { return fakeEstimates(req), nil })
+	g, err := guard.New(guard.WithJudge(judge))
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, _ := g.Evaluate(context.Background(), Sample{ID: "r", Question: "How many moons does Mars have?",
-		Answer: "Mars has two moons.", Contexts: []Context{{ID: "c1", Text: "Mars has two small moons, Phobos and Deimos."}}, Reference: Ref("Two")})
-	b.Run("AppendJSON", func(b *testing.B) {
+	res, _ := g.Evaluate(context.Background(), guard.Sample{ID: "r", Question: "How many moons does Mars have?",
+		Answer: "Mars has two moons.", Contexts: []guard.Context{{ID: "c1", Text: "Mars has two small moons, Phobos and Deimos."}}, Reference: guard.Ref("Two")})
+	b.Run("Append", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			buf, _ = res.AppendJSON(buf[:0], false)
+			buf, _ = Append(buf[:0], &res, false)
 		}
 		b.SetBytes(int64(len(buf)))
 	})
