@@ -30,7 +30,7 @@ func ExampleNew() {
 		return
 	}
 	defer c.Close(context.Background())
-	// … guard.New(…, guard.WithEscalator(c, fallbackPolicy, guard.FailClosed))
+	// … guard.New(…, guard.WithEscalator(c, guard.UniformPolicy(0.3, 0.7), guard.FailClosed))
 	st.Flush(context.Background())
 	fleet, _ := st.Counts(context.Background())
 	fmt.Println(fleet.FallbackCalls, c.Stats().StoreFallbacks)
