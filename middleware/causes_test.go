@@ -97,6 +97,7 @@ func TestCausesOnSpansAndRecords(t *testing.T) {
 		t.Error("no contradiction event")
 	}
 
+	shutdownChain(t, chain) // the record queue writes the record
 	rec, err := recordLine(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
