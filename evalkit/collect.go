@@ -695,7 +695,10 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 	for _, b := range calibrate.Reliability(p, y, nil, a.cfg.Bins) {
 		dr.Reliability = append(dr.Reliability, ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
 	}
-	// The verdicts as they are in the results.
+	// The verdicts as they are in the results, read on the proposition
+	// (Pass = P ≥ the pass threshold): the regions and their errors are
+	// about P, and a verdict speaks for the answer, flipped for the adverse
+	// decisions.
 	if pol != nil {
 		th := pol.For(d)
 		dr.Policy.Fail, dr.Policy.Pass = th.Fail, th.Pass
@@ -703,7 +706,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 	}
 	var ap, af RegionStats
 	for i, v := range acc.v {
-		switch v {
+		switch d.PropositionVerdict(v) {
 		case guard.Pass:
 			countRegion(&ap, !y[i])
 		case guard.Fail:

@@ -22,7 +22,7 @@ func FuzzParseRecord(f *testing.F) {
 	for _, s := range []string{
 		`{"recordVersion":"ragtriage.record/1","id":"r1","time":"2026-01-02T03:04:05Z","result":{"diagnosis":"PASS","route":"auto","action":"allow","decisionId":"d","evidence":[]}}`,
 		`{"recordVersion":"ragtriage.record/1","id":"r2","time":"2026-01-02T03:04:05Z","sample":{"question":"q","contexts":[{"id":"c1","text":"t"}],"answer":"a","referenceAnswer":"r"},"result":{"retrieval":{"chunkRelevance":{"c1":0.9},"sufficiency":null},"verdicts":{"retrieval":{"chunkRelevance":{"c1":"pass"}}},"diagnosis":"JUDGE_UNCERTAIN","route":"fallback","fallback":{"judge":"j","decisions":["groundedness"],"settled":0,"unsettled":1,"rule":"fail_closed","latencyMs":3}},"legs":[{"name":"primary","latencyMs":1},{"name":"fallback","latencyMs":2,"usage":{"inputTokens":10}}]}`,
-		`{"recordVersion":"ragtriage.record/2","id":"r3"}`,
+		`{"recordVersion":"ragtriage.record/3","id":"r3"}`,
 		`{"recordVersion":"ragtriage.record/1","id":""}`,
 		`{"recordVersion":"ragtriage.record/1","id":"r4","sample":{"contexts":[{"id":"c"},{"id":"c"}]}}`,
 		`{"recordVersion":"ragtriage.record/1","id":"r5","result":{"action":"explode"}}`,

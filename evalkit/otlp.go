@@ -513,6 +513,14 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 	}
 	single := map[guard.Decision]*ev{}
 	chunks := map[string]*ev{}
+	// A span without the verdicts attribute is older: its labels on the
+	// adverse decisions are verdicts on the proposition ("pass" = a
+	// conflict), turned here into verdicts on the answer.
+	sem, _ := attrMap(sp.Attributes).str(otelkeys.Verdicts)
+	old := sem == ""
+	if !old && sem != otelkeys.VerdictsForAnswer {
+		return fmt.Sprintf("%s %q: want %q", otelkeys.Verdicts, sem, otelkeys.VerdictsForAnswer)
+	}
 	for i := range sp.Events {
 		e := &sp.Events[i]
 		if e.Name != otelkeys.EventEvaluationResult {
@@ -535,6 +543,9 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 			x.v = guard.Uncertain
 		default:
 			return fmt.Sprintf("event %d (%s): score label %q: want pass, fail or uncertain", i, name, label)
+		}
+		if old {
+			x.v = d.AnswerVerdict(x.v)
 		}
 		if p, ok := a.float(otelkeys.GenAIEvaluationScoreValue); ok {
 			x.p = guard.KnownProb(p)

@@ -143,3 +143,47 @@ func FuzzReadOTLP(f *testing.F) {
 		}
 	})
 }
+
+// Spans written before the ragtriage.verdicts attribute carry verdicts on
+// the proposition for context_conflict and contradiction ("fail" = no
+// conflict); the reader turns them into verdicts on the answer. Spans with
+// the attribute are read as they are.
+func TestReadOTLPVerdictSemantics(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(in string) map[string]Record {
+		t.Helper()
+		recs := map[string]Record{}
+		st, err := ReadOTLP(strings.NewReader(in), func(_ int, r Record) error { recs[r.ID] = r; return nil })
+		if err != nil || st.BadSpans != 0 || st.Records != 6 {
+			t.Fatalf("ReadOTLP: %v, %+v", err, st)
+		}
+		return recs
+	}
+	// The fixture predates the attribute: conflict P=0 and contradiction
+	// P≈0.2 were labelled "fail" there.
+	old := read(string(fixture))["pass-content"].Result
+	if old.Retrieval.Conflict.Value != 0 || old.Verdicts.Retrieval.Conflict != guard.Pass || old.Verdicts.Generation.Contradiction != guard.Pass {
+		t.Errorf("old span: conflict %v (%v), contradiction %v (%v); want both pass", old.Retrieval.Conflict, old.Verdicts.Retrieval.Conflict,
+			old.Generation.Contradiction, old.Verdicts.Generation.Contradiction)
+	}
+	const variant = `{"key":"ragtriage.decision.variant"`
+	tagged := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"answer"}},`+variant)
+	if tagged == string(fixture) {
+		t.Fatal("fixture has no decision variant attribute")
+	}
+	cur := read(tagged)["pass-content"].Result
+	if cur.Verdicts.Retrieval.Conflict != guard.Fail || cur.Verdicts.Generation.Contradiction != guard.Fail {
+		t.Errorf("tagged span: conflict %v, contradiction %v; want the labels as written (fail)", cur.Verdicts.Retrieval.Conflict, cur.Verdicts.Generation.Contradiction)
+	}
+	if cur.Verdicts.Generation.Groundedness != old.Verdicts.Generation.Groundedness {
+		t.Errorf("groundedness changed with the attribute: %v vs %v", cur.Verdicts.Generation.Groundedness, old.Verdicts.Generation.Groundedness)
+	}
+	bad := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"proposition"}},`+variant)
+	st, err := ReadOTLP(strings.NewReader(bad), func(int, Record) error { return nil })
+	if err != nil || st.BadSpans != 6 || st.Records != 0 {
+		t.Errorf("unknown verdicts attribute: %v, %+v; want 6 bad spans", err, st)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // ErrBadRecord is wrapped by every error ParseRecord returns.
@@ -27,7 +29,8 @@ func (e *RecordError) Unwrap() error { return ErrBadRecord }
 
 // ParseRecord decodes one line of a record file (see Record). It rejects,
 // with a *RecordError: invalid UTF-8, malformed JSON, a recordVersion other
-// than ragtriage.record/1 (a newer major version needs a newer reader), a
+// than ragtriage.record/2 or /1 (a newer major version needs a newer reader;
+// a version 1 record is upgraded as record.Upgrade says), a
 // missing id, and a captured sample whose contexts lack ids or repeat one.
 // Unknown fields are ignored, so records with new optional fields still read.
 func ParseRecord(line []byte) (Record, error) {
@@ -45,11 +48,12 @@ func ParseRecord(line []byte) (Record, error) {
 	bad := func(format string, args ...any) (Record, error) {
 		return Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
 	}
+	record.Upgrade(&r) // version 1: verdicts on conflict and contradiction swapped to speak for the answer
 	switch {
 	case r.Version == "":
 		return bad("recordVersion: missing")
 	case r.Version != RecordVersion:
-		return bad("recordVersion: %q, this reader knows %q", r.Version, RecordVersion)
+		return bad("recordVersion: %q, this reader knows %q and %q", r.Version, RecordVersion, record.Version1)
 	case r.ID == "":
 		return bad("id: missing (records are joined to labels by id)")
 	}

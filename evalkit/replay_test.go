@@ -70,7 +70,7 @@ func TestParseRecord(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, ""},
 		{`{"id":"a","result":{}}`, "recordVersion: missing"},
-		{`{"recordVersion":"ragtriage.record/2","id":"a"}`, `recordVersion: "ragtriage.record/2"`},
+		{`{"recordVersion":"ragtriage.record/3","id":"a"}`, `recordVersion: "ragtriage.record/3"`},
 		{`{"recordVersion":"ragtriage.record/1","result":{}}`, "id: missing"},
 		{`{"recordVersion":"ragtriage.record/1","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
 		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, "malformed record"},

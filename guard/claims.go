@@ -110,7 +110,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 		}
 		v := Uncertain
 		if !e.Abstained {
-			v = g.policy.For(Groundedness).Verdict(e.P)
+			v = g.policy.Verdict(Groundedness, e.P)
 		}
 		spent := e.Usage
 		if v == Uncertain && g.esc != nil {
@@ -125,7 +125,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 			c.Escalated = true
 			if ok {
 				e = fe
-				v = g.esc.policy.For(Groundedness).Verdict(e.P)
+				v = g.esc.policy.Verdict(Groundedness, e.P)
 			}
 			if v == Uncertain {
 				if ok {

@@ -61,9 +61,32 @@ func (d Decision) Valid() bool { return d >= ChunkRelevance && d <= Correctness 
 // Retrieval reports whether d judges retrieval (as opposed to generation).
 func (d Decision) Retrieval() bool { return d >= ChunkRelevance && d <= ContextConflict }
 
-// NegativeIsGood reports whether "true" is the bad outcome for d (conflict,
-// contradiction): for those a confident "fail" verdict is the healthy one.
-func (d Decision) NegativeIsGood() bool { return d == ContextConflict || d == Contradiction }
+// Adverse reports whether "true" is the bad outcome for d (conflict,
+// contradiction). P is always P(d's proposition is true); for an adverse
+// decision a confidently low P is the healthy verdict Pass.
+func (d Decision) Adverse() bool { return d == ContextConflict || d == Contradiction }
+
+// AnswerVerdict turns a verdict on d's proposition (Pass = confidently
+// true, as [Thresholds.Verdict] gives it) into the verdict on the answer
+// (Pass = healthy). It swaps Pass and Fail for the adverse decisions and
+// returns v unchanged for the others; [Decision.PropositionVerdict] undoes it.
+func (d Decision) AnswerVerdict(v Verdict) Verdict {
+	if !d.Adverse() {
+		return v
+	}
+	switch v {
+	case Pass:
+		return Fail
+	case Fail:
+		return Pass
+	}
+	return v
+}
+
+// PropositionVerdict turns the verdict on the answer back into the verdict on
+// d's proposition (Pass = P ≥ the pass threshold): the inverse of
+// [Decision.AnswerVerdict], which is its own inverse.
+func (d Decision) PropositionVerdict(v Verdict) Verdict { return d.AnswerVerdict(v) }
 
 // ParseDecision returns the decision with the given name.
 func ParseDecision(name string) (Decision, error) {

@@ -33,8 +33,34 @@ func TestDecisionNames(t *testing.T) {
 		if got, want := d.Retrieval(), i < 3; got != want {
 			t.Errorf("%v.Retrieval() = %v; want %v", d, got, want)
 		}
-		if got, want := d.NegativeIsGood(), d == guard.ContextConflict || d == guard.Contradiction; got != want {
-			t.Errorf("%v.NegativeIsGood() = %v; want %v", d, got, want)
+		adverse := d == guard.ContextConflict || d == guard.Contradiction
+		if got := d.Adverse(); got != adverse {
+			t.Errorf("%v.Adverse() = %v; want %v", d, got, adverse)
+		}
+		// The answer's verdict: swapped for the adverse decisions, an involution.
+		for _, v := range []guard.Verdict{guard.Uncertain, guard.Pass, guard.Fail} {
+			want := v
+			if adverse && v == guard.Pass {
+				want = guard.Fail
+			} else if adverse && v == guard.Fail {
+				want = guard.Pass
+			}
+			if got := d.AnswerVerdict(v); got != want {
+				t.Errorf("%v.AnswerVerdict(%v) = %v; want %v", d, v, got, want)
+			}
+			if got := d.AnswerVerdict(d.AnswerVerdict(v)); got != v {
+				t.Errorf("%v.AnswerVerdict twice of %v = %v", d, v, got)
+			}
+		}
+		// Policy.Verdict: a confidently low P is healthy only for the adverse decisions.
+		var pol guard.Policy
+		pol.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+		low, high := pol.Verdict(d, 0.1), pol.Verdict(d, 0.9)
+		if adverse && (low != guard.Pass || high != guard.Fail) || !adverse && (low != guard.Fail || high != guard.Pass) {
+			t.Errorf("%v: Policy.Verdict(0.1) = %v, (0.9) = %v", d, low, high)
+		}
+		if got := pol.Verdict(d, 0.5); got != guard.Uncertain {
+			t.Errorf("%v: Policy.Verdict(0.5) = %v; want uncertain", d, got)
 		}
 	}
 	for _, d := range []guard.Decision{0, 8, 255} {

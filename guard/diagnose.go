@@ -92,11 +92,11 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 // verdicts and probabilities of r, never the raw texts. A confident finding
 // is reported by precedence:
 //
-//	CONFLICTING_EVIDENCE    conflict passes (the contexts confidently disagree); confidence P(conflict)
+//	CONFLICTING_EVIDENCE    conflict fails (the contexts confidently disagree); confidence P(conflict)
 //	RETRIEVAL_MISS          no contexts, or every chunk's relevance fails; confidence min(1-P) over chunks
 //	RETRIEVAL_INSUFFICIENT  sufficiency fails; confidence 1-P
 //	ANSWER_IRRELEVANT       answer relevance fails; confidence 1-P
-//	GENERATOR_UNGROUNDED    groundedness fails (confidence 1-P) or contradiction passes (confidence P)
+//	GENERATOR_UNGROUNDED    groundedness fails (confidence 1-P) or contradiction fails (confidence P)
 //	ANSWER_INCORRECT        correctness fails (only with a reference); confidence 1-P
 //
 // each with route Auto: a confident failure needs no escalation, even when a
@@ -122,9 +122,9 @@ func Diagnose(r *Result) Outcome {
 
 	// Conflict.
 	switch v.Retrieval.Conflict {
-	case Pass:
-		return found(ConflictingEvidence, r.Retrieval.Conflict.Value, "the contexts disagree on a fact the answer depends on", nil)
 	case Fail:
+		return found(ConflictingEvidence, r.Retrieval.Conflict.Value, "the contexts disagree on a fact the answer depends on", nil)
+	case Pass:
 		take(1 - r.Retrieval.Conflict.Value)
 	default:
 		unsure("context_conflict")
@@ -179,18 +179,14 @@ func Diagnose(r *Result) Outcome {
 		if c.name == "correctness" && !c.p.Asked {
 			continue
 		}
-		bad, good := Fail, Pass
-		if c.badIsYes {
-			bad, good = Pass, Fail
-		}
 		switch c.verdict {
-		case bad:
+		case Fail:
 			conf := 1 - c.p.Value
 			if c.badIsYes {
 				conf = c.p.Value
 			}
 			return found(c.d, conf, c.why, uncertain)
-		case good:
+		case Pass:
 			if c.badIsYes {
 				take(1 - c.p.Value)
 			} else {

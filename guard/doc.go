@@ -15,10 +15,14 @@
 // decisions uncertain; it never makes an answer pass.
 //
 // A two-sided [Policy] turns each probability into a [Verdict] with one
-// [Thresholds] per decision: P ≤ Fail is [Fail] (confidently false), P ≥ Pass
-// is [Pass] (confidently true), anything between is [Uncertain], as is an
-// abstention or an unset threshold. The zero Policy makes everything
-// uncertain, so an unconfigured guard escalates rather than passes.
+// [Thresholds] per decision. P is always P(the decision's proposition is
+// true), and a verdict speaks for the answer: [Pass] is healthy, [Fail]
+// unhealthy. For most decisions P ≥ Pass is [Pass] and P ≤ Fail is [Fail];
+// for the adverse ones, context_conflict and contradiction, P ≤ Fail
+// (confidently no conflict) is [Pass] and P ≥ Pass is [Fail]. Anything
+// between is [Uncertain], as is an abstention or an unset threshold. The zero
+// Policy makes everything uncertain, so an unconfigured guard escalates
+// rather than passes.
 //
 // [Diagnose] reads the verdicts in a fixed precedence — CONFLICTING_EVIDENCE,
 // RETRIEVAL_MISS, RETRIEVAL_INSUFFICIENT, ANSWER_IRRELEVANT,

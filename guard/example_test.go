@@ -65,7 +65,7 @@ func ExampleGuard_Evaluate() {
 	// GENERATOR_UNGROUNDED (confidence 0.90, route auto)
 	// the answer makes claims the contexts do not support
 	// "3 days" vs "5 business days"
-	// {"retrieval":{"chunkRelevance":{"policy#1":"pass"},"sufficiency":"pass","conflict":"fail"},"generation":{"groundedness":"fail","relevance":"pass","contradiction":"fail"}}
+	// {"retrieval":{"chunkRelevance":{"policy#1":"pass"},"sufficiency":"pass","conflict":"pass"},"generation":{"groundedness":"fail","relevance":"pass","contradiction":"pass"}}
 }
 
 // With no judge and the zero policy, every decision is uncertain: the

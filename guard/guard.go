@@ -716,11 +716,11 @@ func abstention(e *Estimate) Abstention {
 func (g *Guard) verdict(e *Estimate) Verdict {
 	switch e.via {
 	case viaFallback:
-		return g.esc.policy.For(e.Decision).Verdict(e.P)
+		return g.esc.policy.Verdict(e.Decision, e.P)
 	case viaFixed:
 		return e.fixed
 	}
-	return g.policy.For(e.Decision).Verdict(e.P)
+	return g.policy.Verdict(e.Decision, e.P)
 }
 
 func contains(ds []Decision, d Decision) bool {

@@ -6,17 +6,21 @@ import (
 	"math"
 )
 
-// Verdict is what a policy concludes about one probability. The zero Verdict
-// is Uncertain: an unset verdict never reads as a pass.
+// Verdict is what a policy concludes about one probability. A verdict speaks
+// for the answer: Pass is healthy, Fail unhealthy, for every decision. For
+// most decisions Pass means P ≥ the pass threshold; for the adverse ones
+// (context_conflict, contradiction; see [Decision.Adverse]) it means P ≤ the
+// fail threshold — confidently no conflict. The zero Verdict is Uncertain:
+// an unset verdict never reads as a pass.
 type Verdict uint8
 
 const (
 	// Uncertain: P is between the thresholds, the thresholds are unset, or
 	// the judge abstained or failed. Such a decision is escalated.
 	Uncertain Verdict = iota
-	// Pass: P ≥ the pass threshold; the decision is confidently true.
+	// Pass: the decision is confidently healthy for the answer.
 	Pass
-	// Fail: P ≤ the fail threshold; the decision is confidently false.
+	// Fail: the decision is confidently unhealthy for the answer.
 	Fail
 )
 
@@ -95,8 +99,12 @@ func (t Thresholds) valid() bool {
 	return failOK && passOK && bothOK // NaN fails every comparison
 }
 
-// Verdict applies t to p. An unset or invalid t, or a NaN p, is Uncertain; a
-// side that is undecided by policy never gives its verdict.
+// Verdict applies t to p and gives the verdict on the proposition: Pass
+// when p ≥ Pass (confidently true), Fail when p ≤ Fail (confidently false).
+// That is the answer's verdict only for a decision that is not adverse; use
+// [Policy.Verdict] or [Decision.AnswerVerdict] for the answer's verdict on
+// any decision. An unset or invalid t, or a NaN p, is Uncertain; a side that
+// is undecided by policy never gives its verdict.
 func (t Thresholds) Verdict(p float64) Verdict {
 	switch {
 	case t.IsZero() || math.IsNaN(p) || !t.valid():
@@ -204,6 +212,12 @@ func (p *Policy) For(d Decision) Thresholds {
 		return *f
 	}
 	return Thresholds{}
+}
+
+// Verdict is the answer's verdict on decision d with probability p under the
+// thresholds of d: Pass is healthy for every decision (see [Verdict]).
+func (p *Policy) Verdict(d Decision, prob float64) Verdict {
+	return d.AnswerVerdict(p.For(d).Verdict(prob))
 }
 
 // Set sets the thresholds of d.

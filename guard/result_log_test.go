@@ -117,5 +117,5 @@ func ExampleResult_LogValue() {
 		}}))
 	logger.Info("answer judged", "result", res)
 	// Output:
-	// level=INFO msg="answer judged" result.decisionId=ragtriage.rag.without-reference result.diagnosis=GENERATOR_UNGROUNDED result.route=auto result.action=block result.confidence=0.9 result.verdicts.chunk_relevance.pass=1 result.verdicts.chunk_relevance.fail=0 result.verdicts.chunk_relevance.uncertain=0 result.verdicts.context_sufficiency=pass result.verdicts.context_conflict=fail result.verdicts.answer_relevance=pass result.verdicts.groundedness=fail result.verdicts.contradiction=fail result.reason="the answer makes claims the contexts do not support" result.latencyMs=0
+	// level=INFO msg="answer judged" result.decisionId=ragtriage.rag.without-reference result.diagnosis=GENERATOR_UNGROUNDED result.route=auto result.action=block result.confidence=0.9 result.verdicts.chunk_relevance.pass=1 result.verdicts.chunk_relevance.fail=0 result.verdicts.chunk_relevance.uncertain=0 result.verdicts.context_sufficiency=pass result.verdicts.context_conflict=pass result.verdicts.answer_relevance=pass result.verdicts.groundedness=fail result.verdicts.contradiction=pass result.reason="the answer makes claims the contexts do not support" result.latencyMs=0
 }

@@ -86,7 +86,7 @@ func TestResultJSONRoundTrip(t *testing.T) {
 		`"chunkRelevance":{"zeta":0.93,"alpha":null,"mu":0.125}`,
 		`"chunkRelevance":{"zeta":"pass","alpha":"uncertain","mu":"fail"}`,
 		`"sufficiency":0.43`, `"sufficiency":"uncertain"`,
-		`"conflict":0.04`, `"conflict":"fail"`,
+		`"conflict":0.04`, `"conflict":"pass"`,
 		`"correctness":null`, `"correctness":"uncertain"`,
 		`"diagnosis":"JUDGE_UNCERTAIN"`, `"route":"fallback"`,
 		`"decisionVariant":"with-reference"`,
@@ -213,10 +213,10 @@ func TestResultAccessors(t *testing.T) {
 		found bool
 	}{
 		{guard.ContextSufficiency, guard.KnownProb(0.43), guard.Uncertain, true},
-		{guard.ContextConflict, guard.KnownProb(0.04), guard.Fail, true},
+		{guard.ContextConflict, guard.KnownProb(0.04), guard.Pass, true},
 		{guard.AnswerRelevance, guard.KnownProb(0.99), guard.Pass, true},
 		{guard.Groundedness, guard.KnownProb(0.96), guard.Pass, true},
-		{guard.Contradiction, guard.KnownProb(0.03), guard.Fail, true},
+		{guard.Contradiction, guard.KnownProb(0.03), guard.Pass, true},
 		{guard.Correctness, guard.Prob{Asked: true}, guard.Uncertain, true},
 		{guard.ChunkRelevance, guard.Prob{}, guard.Uncertain, false},
 	} {

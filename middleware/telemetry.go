@@ -228,6 +228,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		attribute.String(otelkeys.DecisionID, r.DecisionID),
 		attribute.String(otelkeys.DecisionVersion, r.DecisionVersion),
 		attribute.String(otelkeys.DecisionVariant, string(r.DecisionVariant)),
+		attribute.String(otelkeys.Verdicts, otelkeys.VerdictsForAnswer),
 		attribute.Float64(otelkeys.LatencyMs, r.LatencyMs),
 	)
 	if r.Reason != "" {

@@ -65,6 +65,9 @@ const (
 	LabelPass      = "pass"
 	LabelFail      = "fail"
 	LabelUncertain = "uncertain"
+
+	// VerdictsForAnswer is the value of Verdicts.
+	VerdictsForAnswer = "answer"
 )
 
 // OpenInference attribute keys.
@@ -115,7 +118,14 @@ const (
 	DecisionID       = "ragtriage.decision.id"
 	DecisionVersion  = "ragtriage.decision.version"
 	DecisionVariant  = "ragtriage.decision.variant"
-	LatencyMs        = "ragtriage.latency_ms"
+	// Verdicts says what the gen_ai.evaluation.score.label of the
+	// decision events speaks for. It is VerdictsForAnswer: "pass" is
+	// healthy for the answer on every decision. Spans without it were
+	// written before that, when "pass" on context_conflict and
+	// contradiction meant "confidently true" (a conflict, a
+	// contradiction); readers swap pass and fail on those two.
+	Verdicts  = "ragtriage.verdicts"
+	LatencyMs = "ragtriage.latency_ms"
 	// Judges lists the judges as "name@version" strings.
 	Judges = "ragtriage.judges"
 	// JudgeErrors lists the judges that failed.

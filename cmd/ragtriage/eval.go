@@ -49,7 +49,7 @@ Input (-dataset, -records and -traces may be repeated, or given a comma-separate
                   -traces these are the rows replayed; with them they only
                   supply the labels, joined to the records by id.
   -records FILE   record files as the middleware's record sink writes them
-                  (one ragtriage.record/1 line per evaluated request).
+                  (one ragtriage.record/2 line per evaluated request).
   -traces FILE    OTLP JSON as the OpenTelemetry Collector's file exporter
                   writes it; each ragtriage evaluation span is one record
                   (its sample only when content capture was on).

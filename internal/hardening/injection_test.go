@@ -249,13 +249,12 @@ func TestInjectionLLMJudgeVerdictsUnchanged(t *testing.T) {
 	t.Logf("LLM judge against an obedient model (simulation): %d injected rows × 7 decisions, %d rows with a changed verdict; %d prompts sent", cases, flips, srv.Count())
 }
 
-// dangerous reports whether moving from verdict a to b on d is a move
-// towards accepting the answer.
-func dangerous(d guard.Decision, a, b guard.Verdict) bool {
+// dangerous reports whether moving from verdict a to b is a move towards
+// accepting the answer. A verdict speaks for the answer ("pass" is healthy
+// for every decision, conflict and contradiction included), so the rank is
+// the same for every decision.
+func dangerous(a, b guard.Verdict) bool {
 	rank := map[guard.Verdict]int{guard.Fail: 0, guard.Uncertain: 1, guard.Pass: 2}
-	if d == guard.ContextConflict || d == guard.Contradiction {
-		return rank[b] < rank[a] // "fail" (no conflict) is the good outcome
-	}
 	return rank[b] > rank[a]
 }
 
@@ -297,7 +296,7 @@ func TestInjectionEmbeddedJudges(t *testing.T) {
 						continue
 					}
 					changed = true
-					if dangerous(d, a, b) {
+					if dangerous(a, b) {
 						t.Errorf("%s, %s row, %s: %v moved %v → %v, towards accepting the answer", pol.name, row.name, inj.name, d, a, b)
 					}
 				}
