@@ -55,6 +55,39 @@ func (d Decision) String() string {
 	return fmt.Sprintf("Decision(%d)", uint8(d))
 }
 
+var decisionKeys = [...]string{
+	ChunkRelevance:     "chunkRelevance",
+	ContextSufficiency: "contextSufficiency",
+	ContextConflict:    "contextConflict",
+	AnswerRelevance:    "answerRelevance",
+	Groundedness:       "groundedness",
+	Contradiction:      "contradiction",
+	Correctness:        "correctness",
+}
+
+// JSONKey returns the decision's name in camelCase, e.g. "contextConflict":
+// the key of its probability and verdict in a result's and a report's JSON.
+// It is the one spelling of [Decision.String] in another case.
+func (d Decision) JSONKey() string {
+	if d.Valid() {
+		return decisionKeys[d]
+	}
+	return d.String()
+}
+
+// DecisionNames returns the names of all decisions in the stable order of
+// [Decisions], joined by ", " — what an error about an unknown name lists.
+func DecisionNames() string {
+	var b []byte
+	for i, d := range Decisions {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, decisionNames[d]...)
+	}
+	return string(b)
+}
+
 // Valid reports whether d is one of the seven decisions.
 func (d Decision) Valid() bool { return d >= ChunkRelevance && d <= Correctness }
 
@@ -95,7 +128,7 @@ func ParseDecision(name string) (Decision, error) {
 			return d, nil
 		}
 	}
-	return 0, fmt.Errorf("guard: unknown decision %q", name)
+	return 0, fmt.Errorf("guard: unknown decision %q (valid: %s)", name, DecisionNames())
 }
 
 // MarshalText implements encoding.TextMarshaler.

@@ -65,7 +65,7 @@ func ExampleGuard_Evaluate() {
 	// GENERATOR_UNGROUNDED (confidence 0.90, route auto)
 	// the answer makes claims the contexts do not support
 	// "3 days" vs "5 business days"
-	// {"retrieval":{"chunkRelevance":{"policy#1":"pass"},"sufficiency":"pass","conflict":"pass"},"generation":{"groundedness":"fail","relevance":"pass","contradiction":"pass"}}
+	// {"retrieval":{"chunkRelevance":{"policy#1":"pass"},"contextSufficiency":"pass","contextConflict":"pass"},"generation":{"groundedness":"fail","answerRelevance":"pass","contradiction":"pass"}}
 }
 
 // With no judge and the zero policy, every decision is uncertain: the
@@ -115,6 +115,6 @@ func ExampleResult() {
 	fmt.Println(string(b))
 	fmt.Println(res.Abstentions[0].Reason)
 	// Output:
-	// {"groundedness":null,"relevance":0.95,"contradiction":0.05}
+	// {"groundedness":null,"answerRelevance":0.95,"contradiction":0.05}
 	// quote not found
 }

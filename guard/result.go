@@ -125,18 +125,24 @@ func (k *Keyed[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// The JSON keys of the scores and verdicts are the decision names in
+// camelCase ([Decision.JSONKey]): chunkRelevance, contextSufficiency,
+// contextConflict, groundedness, answerRelevance, contradiction,
+// correctness. Results written before that used sufficiency, conflict and
+// relevance; the decoders still read those keys.
+
 // RetrievalScores are the retrieval-stage probabilities.
 type RetrievalScores struct {
 	ChunkRelevance Keyed[Prob] `json:"chunkRelevance"`
-	Sufficiency    Prob        `json:"sufficiency"`
-	Conflict       Prob        `json:"conflict"`
+	Sufficiency    Prob        `json:"contextSufficiency"`
+	Conflict       Prob        `json:"contextConflict"`
 }
 
 // GenerationScores are the generation-stage probabilities. Correctness is
 // absent (omitted from JSON) when the sample has no reference.
 type GenerationScores struct {
 	Groundedness  Prob `json:"groundedness"`
-	Relevance     Prob `json:"relevance"`
+	Relevance     Prob `json:"answerRelevance"`
 	Contradiction Prob `json:"contradiction"`
 	Correctness   Prob `json:"correctness,omitzero"`
 }
@@ -144,15 +150,15 @@ type GenerationScores struct {
 // RetrievalVerdicts mirror RetrievalScores.
 type RetrievalVerdicts struct {
 	ChunkRelevance Keyed[Verdict] `json:"chunkRelevance"`
-	Sufficiency    Verdict        `json:"sufficiency"`
-	Conflict       Verdict        `json:"conflict"`
+	Sufficiency    Verdict        `json:"contextSufficiency"`
+	Conflict       Verdict        `json:"contextConflict"`
 }
 
 // GenerationVerdicts mirror GenerationScores; Correctness is nil without a
 // reference.
 type GenerationVerdicts struct {
 	Groundedness  Verdict  `json:"groundedness"`
-	Relevance     Verdict  `json:"relevance"`
+	Relevance     Verdict  `json:"answerRelevance"`
 	Contradiction Verdict  `json:"contradiction"`
 	Correctness   *Verdict `json:"correctness,omitempty"`
 }
@@ -295,4 +301,69 @@ func (r *Result) Verdict(d Decision) (Verdict, bool) {
 		}
 	}
 	return Uncertain, false
+}
+
+// oldKeys reads the keys results used before they were the decision names
+// (sufficiency, conflict, relevance) into the fields of the new ones, when
+// the new key is absent.
+func oldKeys(b []byte, pairs ...any) error {
+	any := false
+	for i := 1; i < len(pairs); i += 3 {
+		any = any || bytes.Contains(b, []byte(`"`+pairs[i].(string)+`"`))
+	}
+	if !any {
+		return nil // the usual case: no old key, no second decoding
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for i := 0; i+2 < len(pairs); i += 3 {
+		newKey, oldKey := pairs[i].(string), pairs[i+1].(string)
+		if _, ok := raw[newKey]; ok {
+			continue
+		}
+		if v, ok := raw[oldKey]; ok {
+			if err := json.Unmarshal(v, pairs[i+2]); err != nil {
+				return fmt.Errorf("%s: %w", oldKey, err)
+			}
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads the scores, under the current keys or the old ones.
+func (s *RetrievalScores) UnmarshalJSON(b []byte) error {
+	type plain RetrievalScores
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	return oldKeys(b, "contextSufficiency", "sufficiency", &s.Sufficiency, "contextConflict", "conflict", &s.Conflict)
+}
+
+// UnmarshalJSON reads the scores, under the current keys or the old ones.
+func (s *GenerationScores) UnmarshalJSON(b []byte) error {
+	type plain GenerationScores
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	return oldKeys(b, "answerRelevance", "relevance", &s.Relevance)
+}
+
+// UnmarshalJSON reads the verdicts, under the current keys or the old ones.
+func (v *RetrievalVerdicts) UnmarshalJSON(b []byte) error {
+	type plain RetrievalVerdicts
+	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
+		return err
+	}
+	return oldKeys(b, "contextSufficiency", "sufficiency", &v.Sufficiency, "contextConflict", "conflict", &v.Conflict)
+}
+
+// UnmarshalJSON reads the verdicts, under the current keys or the old ones.
+func (v *GenerationVerdicts) UnmarshalJSON(b []byte) error {
+	type plain GenerationVerdicts
+	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
+		return err
+	}
+	return oldKeys(b, "answerRelevance", "relevance", &v.Relevance)
 }

@@ -85,8 +85,8 @@ func TestResultJSONRoundTrip(t *testing.T) {
 	for _, part := range []string{
 		`"chunkRelevance":{"zeta":0.93,"alpha":null,"mu":0.125}`,
 		`"chunkRelevance":{"zeta":"pass","alpha":"uncertain","mu":"fail"}`,
-		`"sufficiency":0.43`, `"sufficiency":"uncertain"`,
-		`"conflict":0.04`, `"conflict":"pass"`,
+		`"contextSufficiency":0.43`, `"contextSufficiency":"uncertain"`,
+		`"contextConflict":0.04`, `"contextConflict":"pass"`,
 		`"correctness":null`, `"correctness":"uncertain"`,
 		`"diagnosis":"JUDGE_UNCERTAIN"`, `"route":"fallback"`,
 		`"decisionVariant":"with-reference"`,
@@ -226,5 +226,60 @@ func TestResultAccessors(t *testing.T) {
 		if got, ok := r.Verdict(tt.d); got != tt.v || ok != tt.found {
 			t.Errorf("Verdict(%v) = %v, %v; want %v, %v", tt.d, got, ok, tt.v, tt.found)
 		}
+	}
+}
+
+// The result's keys are the decision names in camelCase (Decision.JSONKey),
+// and results written with the old keys (sufficiency, conflict, relevance)
+// still read.
+func TestResultJSONKeysAreDecisionNames(t *testing.T) {
+	ref := guard.Fail
+	r := guard.Result{}
+	r.Generation.Correctness = guard.KnownProb(0.5)
+	r.Verdicts.Generation.Correctness = &ref
+	b, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range guard.Decisions {
+		if n := strings.Count(string(b), `"`+d.JSONKey()+`":`); n != 2 {
+			t.Errorf("key %q of %v appears %d times in %s; want 2 (score and verdict)", d.JSONKey(), d, n, b)
+		}
+		if strings.ReplaceAll(d.String(), "_", "") != strings.ToLower(d.JSONKey()) {
+			t.Errorf("%v: JSON key %q is not its name in camelCase", d, d.JSONKey())
+		}
+	}
+	old := `{"retrieval":{"chunkRelevance":{},"sufficiency":0.7,"conflict":null},"generation":{"groundedness":0.9,"relevance":0.8,"contradiction":0.1},` +
+		`"verdicts":{"retrieval":{"chunkRelevance":{},"sufficiency":"pass","conflict":"uncertain"},"generation":{"groundedness":"pass","relevance":"fail","contradiction":"pass"}}}`
+	var back guard.Result
+	if err := json.Unmarshal([]byte(old), &back); err != nil {
+		t.Fatal(err)
+	}
+	if p := back.Prob(guard.ContextSufficiency); p != guard.KnownProb(0.7) {
+		t.Errorf("old sufficiency = %+v", p)
+	}
+	if p := back.Prob(guard.ContextConflict); p != (guard.Prob{Asked: true}) {
+		t.Errorf("old conflict = %+v; want asked, unknown", p)
+	}
+	if p := back.Prob(guard.AnswerRelevance); p != guard.KnownProb(0.8) {
+		t.Errorf("old relevance = %+v", p)
+	}
+	if v, _ := back.Verdict(guard.AnswerRelevance); v != guard.Fail {
+		t.Errorf("old relevance verdict = %v", v)
+	}
+	if v, _ := back.Verdict(guard.ContextSufficiency); v != guard.Pass {
+		t.Errorf("old sufficiency verdict = %v", v)
+	}
+	// The new key wins over an old one.
+	var both guard.RetrievalScores
+	if err := json.Unmarshal([]byte(`{"sufficiency":0.1,"contextSufficiency":0.9}`), &both); err != nil || both.Sufficiency != guard.KnownProb(0.9) {
+		t.Errorf("both keys: %+v, %v", both, err)
+	}
+	if err := json.Unmarshal([]byte(`{"conflict":"maybe"}`), new(guard.RetrievalVerdicts)); err == nil {
+		t.Error("a bad verdict under an old key was accepted")
+	}
+	_, err = guard.ParseDecision("sufficiency")
+	if err == nil || !strings.Contains(err.Error(), "valid: chunk_relevance, context_sufficiency, context_conflict, answer_relevance, groundedness, contradiction, correctness") {
+		t.Errorf("ParseDecision(sufficiency) error %v; want the valid names listed", err)
 	}
 }

@@ -464,15 +464,15 @@ func (e *resultEncoder) usage(u guard.Usage) {
 func (e *resultEncoder) result(r *guard.Result) {
 	e.raw(`{"retrieval":{"chunkRelevance":`)
 	e.keyedProb(r.Retrieval.ChunkRelevance)
-	e.raw(`,"sufficiency":`)
+	e.raw(`,"contextSufficiency":`)
 	e.prob(r.Retrieval.Sufficiency)
-	e.raw(`,"conflict":`)
+	e.raw(`,"contextConflict":`)
 	e.prob(r.Retrieval.Conflict)
 
 	g := &r.Generation
 	e.raw(`},"generation":{"groundedness":`)
 	e.prob(g.Groundedness)
-	e.raw(`,"relevance":`)
+	e.raw(`,"answerRelevance":`)
 	e.prob(g.Relevance)
 	e.raw(`,"contradiction":`)
 	e.prob(g.Contradiction)
@@ -484,13 +484,13 @@ func (e *resultEncoder) result(r *guard.Result) {
 	v := &r.Verdicts
 	e.raw(`},"verdicts":{"retrieval":{"chunkRelevance":`)
 	e.keyedVerdict(v.Retrieval.ChunkRelevance)
-	e.raw(`,"sufficiency":`)
+	e.raw(`,"contextSufficiency":`)
 	e.verdict(v.Retrieval.Sufficiency)
-	e.raw(`,"conflict":`)
+	e.raw(`,"contextConflict":`)
 	e.verdict(v.Retrieval.Conflict)
 	e.raw(`},"generation":{"groundedness":`)
 	e.verdict(v.Generation.Groundedness)
-	e.raw(`,"relevance":`)
+	e.raw(`,"answerRelevance":`)
 	e.verdict(v.Generation.Relevance)
 	e.raw(`,"contradiction":`)
 	e.verdict(v.Generation.Contradiction)
@@ -650,7 +650,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0x169603ac63b806fc
+const resultLayoutHash = 0xf9653cd50931105c
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.
