@@ -839,11 +839,11 @@ func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproduc
 	}
 	switch len(variants) {
 	case 0:
-		rp.Variant = ""
+		rp.DecisionVariant = ""
 	case 1:
-		rp.Variant = rp.DecisionSets[0].Variant
+		rp.DecisionVariant = rp.DecisionSets[0].Variant
 	default:
-		rp.Variant = string(guard.Mixed)
+		rp.DecisionVariant = string(guard.Mixed)
 	}
 	for v := range a.diagVers {
 		rp.DiagnosisVersions = append(rp.DiagnosisVersions, v)

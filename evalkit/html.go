@@ -133,7 +133,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	p("<h2>Reproducibility</h2>\n<table>")
 	row := func(k, v string) { p("<tr><td>%s</td><td style=\"text-align:left\">%s</td></tr>", esc(k), esc(v)) }
 	row("timestamp", rp.Timestamp)
-	row("variant", rp.Variant)
+	row("decision variant", rp.DecisionVariant)
 	row("profile", rp.ProfileVersion)
 	row("pricing", rp.PricingVersion)
 	if x := rp.ClaimExtractor; x != nil {

@@ -176,7 +176,7 @@ func Markdown(r *Report) string {
 
 	rp := &r.Reproduce
 	p("\n## Reproducibility\n\n")
-	p("- timestamp: %s\n- variant: %s\n", rp.Timestamp, rp.Variant)
+	p("- timestamp: %s\n- decision variant: %s\n", rp.Timestamp, rp.DecisionVariant)
 	for _, s := range rp.DecisionSets {
 		p("- decision set: `%s` %s (%s), %d rows\n", s.ID, s.Version, s.Variant, s.Rows)
 	}

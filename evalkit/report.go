@@ -575,10 +575,13 @@ type LegCost struct {
 
 // Reproducibility records what the report was computed with.
 type Reproducibility struct {
-	Timestamp         string            `json:"timestamp"`
-	Command           []string          `json:"command,omitempty"`
-	DecisionSets      []DecisionSetUse  `json:"decisionSets"`
-	Variant           string            `json:"variant"`
+	Timestamp    string           `json:"timestamp"`
+	Command      []string         `json:"command,omitempty"`
+	DecisionSets []DecisionSetUse `json:"decisionSets"`
+	// DecisionVariant is the variant of the decision sets used, or "mixed"
+	// (guard.Result calls it decisionVariant too; reports before that said
+	// "variant").
+	DecisionVariant   string            `json:"decisionVariant"`
 	DiagnosisVersions []string          `json:"diagnosisVersions"`
 	Judges            map[string]string `json:"judges"`
 	PrimaryModel      string            `json:"primaryModel,omitempty"`
@@ -637,6 +640,24 @@ type FallbackErrorsReport struct {
 
 // MaxListedFallbackErrors bounds the errors FallbackErrorsReport quotes.
 const MaxListedFallbackErrors = 5
+
+// UnmarshalJSON reads the block, taking the decision variant from the key
+// reports used before decisionVariant ("variant") when only that is there.
+func (rp *Reproducibility) UnmarshalJSON(b []byte) error {
+	type plain Reproducibility
+	var x struct {
+		plain
+		OldVariant *string `json:"variant"`
+	}
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	*rp = Reproducibility(x.plain)
+	if rp.DecisionVariant == "" && x.OldVariant != nil {
+		rp.DecisionVariant = *x.OldVariant
+	}
+	return nil
+}
 
 // DecisionSetUse counts the results judged with one decision definition set.
 type DecisionSetUse struct {

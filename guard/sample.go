@@ -22,7 +22,10 @@ type Sample struct {
 	Answer string `json:"answer"`
 	// Reference is the known right answer, when there is one. nil means
 	// absent, which is not the same as the empty string: without a reference,
-	// correctness is not judged at all.
+	// correctness is not judged at all. Its JSON and dataset name is
+	// "referenceAnswer" everywhere (samples, records, dataset rows); in Go it
+	// is Reference, set through middleware.WithReference(ctx, ref), which
+	// takes the plain string because attaching one means there is one.
 	Reference *string `json:"referenceAnswer,omitempty"`
 	// Metadata is carried through to records untouched.
 	Metadata map[string]any `json:"metadata,omitempty"`

@@ -33,7 +33,10 @@ func WithCallInfo(ctx context.Context, info CallInfo) context.Context {
 }
 
 // WithReference attaches a reference answer to the chain call made with the
-// returned context, keeping any other CallInfo already attached.
+// returned context, keeping any other CallInfo already attached. It sets
+// guard.Sample.Reference (JSON and dataset name "referenceAnswer") to ref,
+// so the sample is judged with the with-reference decision set, correctness
+// included — even for an empty ref; without WithReference there is none.
 func WithReference(ctx context.Context, ref string) context.Context {
 	info := callInfoFrom(ctx)
 	info.Reference = &ref

@@ -65,3 +65,16 @@ func TestCalibrateVersionHashesSettings(t *testing.T) {
 		t.Errorf("same settings, versions %s and %s", base, again)
 	}
 }
+
+// An unknown decision name (here the old JSON key "sufficiency") is a usage
+// error that lists the valid names.
+func TestCalibrateUnknownDecisionListsNames(t *testing.T) {
+	args := []string{"-dataset", "../../testdata/eval/fixture.jsonl", "-out", filepath.Join(t.TempDir(), "p.json"),
+		"-decisions", "groundedness,sufficiency"}
+	var stdout, stderr bytes.Buffer
+	code := runCalibrate(args, nil, &stdout, &stderr)
+	want := `-decisions: guard: unknown decision "sufficiency" (valid: chunk_relevance, context_sufficiency, context_conflict, answer_relevance, groundedness, contradiction, correctness)`
+	if code != 2 || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d; want 2 and %q:\n%s", code, want, stderr.String())
+	}
+}
