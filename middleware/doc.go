@@ -57,8 +57,10 @@
 // <source>") and generation ("chat <model>") nested under it, and an
 // evaluation span (ragtriage.evaluate) with one gen_ai.evaluation.result
 // event per decision (gen_ai.evaluation.name, gen_ai.evaluation.score.value,
-// gen_ai.evaluation.score.label = pass/fail/uncertain) and the diagnosis,
-// route, action and decision ID/version as attributes. Metrics: evaluations
+// gen_ai.evaluation.score.label = pass/fail/uncertain, the verdict: "pass"
+// is healthy for every decision, context_conflict and contradiction
+// included) and the diagnosis, route, action, decision ID/version and
+// ragtriage.verdicts = "answer" (saying so) as attributes. Metrics: evaluations
 // by route, diagnosis, action and mode; the guard's latency; shadow drops;
 // sink errors. Every name is in package
 // [github.com/ragtriage/ragtriage/otelkeys]. The global providers are used
