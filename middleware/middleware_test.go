@@ -94,7 +94,7 @@ func TestRetrievalQASpans(t *testing.T) {
 	for key, want := range map[string]string{
 		otelkeys.Diagnosis: "PASS", otelkeys.Route: "auto", otelkeys.Action: "allow", otelkeys.SampleID: "q-1",
 		otelkeys.DecisionID: out.Result.DecisionID, otelkeys.DecisionVersion: out.Result.DecisionVersion,
-		otelkeys.Mode: "inline",
+		otelkeys.Mode: "inline", otelkeys.Verdicts: otelkeys.VerdictsForAnswer,
 	} {
 		if v, ok := attrOf(ev.Attributes(), key); !ok || v.AsString() != want {
 			t.Errorf("evaluation span %s = %q; want %q", key, v.AsString(), want)
@@ -116,9 +116,14 @@ func TestRetrievalQASpans(t *testing.T) {
 			t.Errorf("event %s: score %v", name.AsString(), score)
 		}
 		switch label.AsString() {
-		case "pass", "fail", "uncertain":
+		case "pass", "uncertain":
+		case "fail": // a verdict speaks for the answer: a passed answer has no failed decision
+			t.Errorf("event %s: label fail (score %v) on an answer that passed", name.AsString(), score.AsFloat64())
 		default:
 			t.Errorf("event %s: label %q", name.AsString(), label.AsString())
+		}
+		if n := name.AsString(); (n == "context_conflict" || n == "contradiction") && score.AsFloat64() < 0.1 && label.AsString() != "pass" {
+			t.Errorf("event %s: score %v labelled %q; confidently no conflict is pass", n, score.AsFloat64(), label.AsString())
 		}
 		seen[name.AsString()] = true
 	}
