@@ -21,13 +21,13 @@
 // wrapped by [Metered] so that latency and usage are attributed to the
 // primary and fallback legs. In cascade mode the fallback judge runs behind
 // package cascade (breaker, cache, call collapsing, concurrency limit,
-// budget; see [CascadeSettings]), and the report's cascade.runtime block
+// budget; configured by a [cascade.Config]), and the report's cascade.runtime block
 // holds the cascade's counts. [SimulatedJudge] is a deterministic,
 // label-aware SIMULATION of a fallback judge for offline runs; reports made
 // with it say so.
 //
 //	m, _ := evalkit.BuildMode(evalkit.ModeCascade, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: policy,
-//		Fallback: llm, FallbackPolicy: fbPolicy, Cascade: evalkit.CascadeSettings{MaxConcurrent: 4}})
+//		Fallback: llm, FallbackPolicy: fbPolicy, Cascade: cascade.Config{Limits: cascade.Limits{MaxConcurrent: 4}}})
 //	defer m.Close(context.Background())
 //	src := evalkit.NewDatasetSource("testdata/eval/fixture.jsonl")
 //	defer src.Close()
