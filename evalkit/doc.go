@@ -10,7 +10,10 @@
 // (Record, written by the middleware's record sink). A [Source] streams
 // replay items: [DatasetSource] over dataset files, [RecordSource] over
 // record files joined by id with the labels of [ReadLabels]. A bad line is an
-// item with its file, line and reason, never silently dropped.
+// item with its file, line and reason, never silently dropped. OpenTelemetry
+// traces (OTLP JSON from the Collector's file exporter) are read back into
+// records by package [github.com/ragtriage/ragtriage/evalkit/otlp]
+// ([ReadOTLP] here is an alias), and [NewTraceSource] replays them.
 //
 // # Replay
 //
@@ -21,8 +24,9 @@
 // wrapped by [Metered] so that latency and usage are attributed to the
 // primary and fallback legs. In cascade mode the fallback judge runs behind
 // package cascade (breaker, cache, call collapsing, concurrency limit,
-// budget; configured by a [cascade.Config]), and the report's cascade.runtime block
-// holds the cascade's counts. [SimulatedJudge] is a deterministic,
+// budget; configured by a [cascade.Config], whose zero fields are cascade's
+// defaults), and the report's cascade.runtime block holds the cascade's
+// counts. [SimulatedJudge] is a deterministic,
 // label-aware SIMULATION of a fallback judge for offline runs; reports made
 // with it say so.
 //
