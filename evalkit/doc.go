@@ -1,6 +1,16 @@
 // Package evalkit reads labeled datasets and recorded traffic, replays them
 // through a guard, and reports how well the guard decides.
 //
+// Its jobs live in subpackages, each with one reason to change:
+// [github.com/ragtriage/ragtriage/evalkit/dataset] (dataset rows in: parser,
+// checker, line reader, DatasetSource),
+// [github.com/ragtriage/ragtriage/evalkit/otlp] (OpenTelemetry traces in) and
+// [github.com/ragtriage/ragtriage/evalkit/report] (the report model, pricing,
+// the baseline gate, Markdown and HTML). evalkit itself runs the replay
+// (modes, escalator, simulated fallback, metrics collection) and reads
+// record files; it keeps the subpackages' names as aliases, so existing
+// callers build unchanged.
+//
 // # Inputs
 //
 // ParseRow decodes one JSON line of the dataset shape (id, question,
@@ -44,7 +54,7 @@
 //
 // # Reports
 //
-// The report's JSON schema (ReportSchema) is documented field by field in
+// The report (package report) has a JSON schema (ReportSchema) documented field by field in
 // docs/report-schema.md; [Markdown] and [HTML] render it, and [Compare] is
 // the baseline gate of `ragtriage eval -baseline`, which fails closed (no
 // labelled rows, a metric gone, a row count changed beyond tolerance are

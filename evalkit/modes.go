@@ -6,25 +6,20 @@ import (
 	"fmt"
 
 	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Mode says how a replay judges each row. Every mode runs on the same rows,
-// so their reports compare directly.
-type Mode string
+// Mode says how a replay judges each row (report.Mode: the report records
+// it).
+type Mode = report.Mode
 
-// The modes.
+// The modes (report.ModePrimary, …).
 const (
-	// ModePrimary: the guard's own judges and policy, no fallback.
-	ModePrimary Mode = "primary"
-	// ModeFallback: the fallback judge alone, as the baseline.
-	ModeFallback Mode = "fallback"
-	// ModeCascade: the primary judges decide what they are confident about;
-	// the uncertain decisions go to the fallback judge.
-	ModeCascade Mode = "cascade"
-	// ModeRecorded: no judging; records are scored from the results they
-	// carry (record input only).
-	ModeRecorded Mode = "recorded"
+	ModePrimary  = report.ModePrimary
+	ModeFallback = report.ModeFallback
+	ModeCascade  = report.ModeCascade
+	ModeRecorded = report.ModeRecorded
 )
 
 // ParseMode returns the mode with the given name.
