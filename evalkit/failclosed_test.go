@@ -188,7 +188,7 @@ func TestDefaultPricing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(DefaultPricingJSON(), want) {
-		t.Error("evalkit/pricing/2025-06-01.json differs from testdata/pricing/2025-06-01.json")
+		t.Error("evalkit/report/pricing/2025-06-01.json differs from testdata/pricing/2025-06-01.json")
 	}
 	p := DefaultPricing()
 	loaded, err := LoadPricing("../testdata/pricing/2025-06-01.json")
