@@ -1,14 +1,10 @@
 package evalkit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -177,34 +173,5 @@ func TestNondeterminismNote(t *testing.T) {
 	}
 	if r := runCascade(t, path, 3, sim, cascade.Config{}, nil); !strings.Contains(r.Reproduce.Nondeterminism, "-workers 1") {
 		t.Errorf("three workers: %q", r.Reproduce.Nondeterminism)
-	}
-}
-
-// TestDefaultPricing: the embedded snapshot is the one in testdata, byte
-// for byte, and loads.
-func TestDefaultPricing(t *testing.T) {
-	want, err := os.ReadFile("../testdata/pricing/2025-06-01.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(DefaultPricingJSON(), want) {
-		t.Error("evalkit/report/pricing/2025-06-01.json differs from testdata/pricing/2025-06-01.json")
-	}
-	p := DefaultPricing()
-	loaded, err := LoadPricing("../testdata/pricing/2025-06-01.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(p, loaded) || p.Version != "2025-06-01" || p.Source == "" {
-		t.Errorf("DefaultPricing %+v; want the snapshot %+v", p, loaded)
-	}
-	// Callers get their own copy.
-	p.Models["gpt-4o-mini"] = Price{}
-	if DefaultPricing().Models["gpt-4o-mini"].Input != 0.15 {
-		t.Error("DefaultPricing shares its map")
-	}
-	var v map[string]any
-	if err := json.Unmarshal(DefaultPricingJSON(), &v); err != nil || v["source"] == nil {
-		t.Errorf("embedded snapshot: %v", err)
 	}
 }
