@@ -6,7 +6,8 @@
 // checker, line reader, DatasetSource),
 // [github.com/ragtriage/ragtriage/evalkit/otlp] (OpenTelemetry traces in) and
 // [github.com/ragtriage/ragtriage/evalkit/report] (the report model, pricing,
-// the baseline gate, Markdown and HTML). evalkit itself runs the replay
+// the baseline gate) and [github.com/ragtriage/ragtriage/evalkit/render]
+// (Markdown and HTML). evalkit itself runs the replay
 // (modes, escalator, simulated fallback, metrics collection) and reads
 // record files; it keeps the subpackages' names as aliases, so existing
 // callers build unchanged.
@@ -54,8 +55,9 @@
 //
 // # Reports
 //
-// The report (package report) has a JSON schema (ReportSchema) documented field by field in
-// docs/report-schema.md; [Markdown] and [HTML] render it, and [Compare] is
+// The report (package report) has a JSON schema (ReportSchema) documented
+// field by field in docs/report-schema.md; [Markdown] and [HTML] (package
+// render) render it, and [Compare] is
 // the baseline gate of `ragtriage eval -baseline`, which fails closed (no
 // labelled rows, a metric gone, a row count changed beyond tolerance are
 // failures). An accuracy over no labelled row is null, never 0. Costs are

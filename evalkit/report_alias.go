@@ -1,9 +1,13 @@
 package evalkit
 
-import "github.com/ragtriage/ragtriage/evalkit/report"
+import (
+	"github.com/ragtriage/ragtriage/evalkit/render"
+	"github.com/ragtriage/ragtriage/evalkit/report"
+)
 
-// The report model, the baseline gate, pricing and the Markdown and HTML
-// renderers live in package evalkit/report; these names keep evalkit's API.
+// The report model, the baseline gate and pricing live in package
+// evalkit/report, the Markdown and HTML renderers in evalkit/render; these
+// names keep evalkit's API.
 
 type (
 	// AbstentionsReport is report.AbstentionsReport.
@@ -123,14 +127,8 @@ func DefaultPricing() *report.Pricing { return report.DefaultPricing() }
 // DefaultPricingJSON is report.DefaultPricingJSON.
 func DefaultPricingJSON() []byte { return report.DefaultPricingJSON() }
 
-// HTML is report.HTML.
-func HTML(r *report.Report) string { return report.HTML(r) }
-
 // LoadPricing is report.LoadPricing.
 func LoadPricing(path string) (*report.Pricing, error) { return report.LoadPricing(path) }
-
-// Markdown is report.Markdown.
-func Markdown(r *report.Report) string { return report.Markdown(r) }
 
 // ParsePricing is report.ParsePricing.
 func ParsePricing(b []byte, name string) (*report.Pricing, error) {
@@ -144,3 +142,9 @@ func ReadReport(path string) (*report.Report, error) { return report.ReadReport(
 func priceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
 	return report.PriceUsage(p, u, rows)
 }
+
+// Markdown is render.Markdown.
+func Markdown(r *Report) string { return render.Markdown(r) }
+
+// HTML is render.HTML.
+func HTML(r *Report) string { return render.HTML(r) }

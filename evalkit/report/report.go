@@ -670,16 +670,3 @@ func ReadReport(path string) (*Report, error) {
 	}
 	return &r, nil
 }
-
-// thresholdsText writes a policy's two thresholds, "undecided" for a side
-// that is undecided by policy.
-func (po PolicyOutcome) thresholdsText() string {
-	f, p := fmt.Sprintf("%.3f", po.Fail), fmt.Sprintf("%.3f", po.Pass)
-	if po.NoFail {
-		f = "undecided"
-	}
-	if po.NoPass {
-		p = "undecided"
-	}
-	return f + " / " + p
-}
