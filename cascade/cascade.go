@@ -51,7 +51,9 @@ type Breaker interface {
 	Execute(req func() ([]guard.Estimate, error)) ([]guard.Estimate, error)
 }
 
-// Limits bound how the fallback is called. A zero field means its default.
+// Limits bound how the fallback is called. A zero field means its default
+// (DefaultLimits); negative fields are invalid except MaxWaiting, where
+// NoLimit means no bound.
 type Limits struct {
 	// MaxConcurrent is the most fallback calls under way at once. Default 8.
 	MaxConcurrent int
@@ -60,7 +62,9 @@ type Limits struct {
 	// ReasonDeadline) once the slot could no longer be used in time: when
 	// the time left before its deadline falls below the fallback's p95
 	// latency. Calls beyond MaxWaiting abstain at once with
-	// ReasonConcurrency. Default 0: nobody waits. Negative is invalid.
+	// ReasonConcurrency. Zero is the default, DefaultLimits.MaxWaiting: 0,
+	// nobody waits. NoLimit (any negative value) means no bound: every call
+	// waits for a slot (until its deadline makes the slot useless).
 	MaxWaiting int
 	// CallTimeout caps one fallback call, whatever the caller's deadline. A
 	// call stopped by this cap counts as a failure of the fallback; one
@@ -100,8 +104,12 @@ type Limits struct {
 // DefaultLimits are the limits used when none are set.
 var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Reserve: 10 * time.Millisecond, LatencyWindow: 128, MinLatencySamples: 5, LatencyMaxAge: 30 * time.Second, ProbeInterval: 500 * time.Millisecond, StoreTimeout: 50 * time.Millisecond}
 
+// NoLimit, as Limits.MaxWaiting, means no bound on the calls waiting for a
+// slot.
+const NoLimit = -1
+
 func (l Limits) withDefaults() (Limits, error) {
-	if l.MaxConcurrent < 0 || l.MaxWaiting < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 || l.StoreTimeout < 0 {
+	if l.MaxConcurrent < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 || l.StoreTimeout < 0 {
 		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
 	}
 	d := DefaultLimits
@@ -129,6 +137,9 @@ func (l Limits) withDefaults() (Limits, error) {
 	if l.StoreTimeout == 0 {
 		l.StoreTimeout = d.StoreTimeout
 	}
+	if l.MaxWaiting < 0 {
+		l.MaxWaiting = math.MaxInt32
+	}
 	if l.MinLatencySamples > l.LatencyWindow {
 		return l, fmt.Errorf("cascade: limits: MinLatencySamples %d > LatencyWindow %d", l.MinLatencySamples, l.LatencyWindow)
 	}
@@ -137,6 +148,10 @@ func (l Limits) withDefaults() (Limits, error) {
 
 // DefaultCacheSize is the number of estimates the cache holds by default.
 const DefaultCacheSize = 4096
+
+// CacheOff, as a cache size (WithCacheSize, Config.CacheSize), turns the
+// in-process cache off; any negative size does.
+const CacheOff = -1
 
 // DefaultBreakerSettings are the breaker settings used when none are given:
 // open after 5 consecutive failures, try one call again after 30s, close
@@ -212,9 +227,9 @@ func WithBreaker(b Breaker) Option {
 	}
 }
 
-// WithCacheSize sets how many estimates the in-process LRU cache holds; a
-// negative size turns it off (a shared store given with WithStore is still
-// asked). Default DefaultCacheSize.
+// WithCacheSize sets how many estimates the in-process LRU cache holds: 0
+// is the default, DefaultCacheSize; CacheOff (any negative size) turns it
+// off (a shared store given with WithStore is still asked).
 func WithCacheSize(n int) Option {
 	return func(c *config) error { c.cacheSize = n; return nil }
 }

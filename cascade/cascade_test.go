@@ -94,7 +94,9 @@ func TestNewValidates(t *testing.T) {
 		{"nil fallback", nil, nil},
 		{"typed-nil fallback", (*fake)(nil), nil},
 		{"nil JudgeFunc fallback", guard.JudgeFunc(nil), nil},
-		{"negative limit", f, []cascade.Option{cascade.WithLimits(cascade.Limits{MaxWaiting: -1})}},
+		{"negative limit", f, []cascade.Option{cascade.WithLimits(cascade.Limits{MaxConcurrent: -1})}},
+		{"negative config", f, []cascade.Option{cascade.WithConfig(cascade.Config{BreakerFailures: -1})}},
+		{"config breaker and breaker", f, []cascade.Option{cascade.WithBreaker(gobreaker.NewCircuitBreaker[[]guard.Estimate](gobreaker.Settings{})), cascade.WithConfig(cascade.Config{BreakerFailures: 2})}},
 		{"budget without window", f, []cascade.Option{cascade.WithBudget(cascade.Budget{MaxCalls: 3})}},
 		{"min samples over window", f, []cascade.Option{cascade.WithLimits(cascade.Limits{LatencyWindow: 4, MinLatencySamples: 5})}},
 		{"breaker twice", f, []cascade.Option{cascade.WithBreaker(gobreaker.NewCircuitBreaker[[]guard.Estimate](gobreaker.Settings{})), cascade.WithBreakerSettings(gobreaker.Settings{})}},
@@ -483,8 +485,8 @@ func TestBudget(t *testing.T) {
 }
 
 func TestConcurrencyLimit(t *testing.T) {
-	for _, waiting := range []int{0, 1} {
-		t.Run(map[int]string{0: "degrade", 1: "wait"}[waiting], func(t *testing.T) {
+	for _, waiting := range []int{0, 1, cascade.NoLimit} {
+		t.Run(map[int]string{0: "degrade", 1: "wait", cascade.NoLimit: "unbounded"}[waiting], func(t *testing.T) {
 			release := make(chan struct{})
 			entered := make(chan struct{}, 8)
 			f := &fake{P: 0.9, Hook: func(ctx context.Context, _ guard.Request) error {

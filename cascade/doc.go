@@ -81,4 +81,16 @@
 //	if err != nil { … }
 //	defer c.Close(context.Background()) // after the guard's last Evaluate
 //	g, err := lexical.NewGuard(guard.WithEscalator(c, guard.UniformPolicy(0.3, 0.7), guard.FailClosed))
+//
+// The same settings as one value: [Config] (limits, cache size, breaker,
+// budget, shared store), applied with [WithConfig] or [NewFromConfig]. It is
+// what evalkit and the ragtriage command configure the cascade with, and it
+// has one zero-value convention: a zero field is the default; "no cache" and
+// "no bound on waiting calls" are the named values [CacheOff] and
+// [NoLimit], never zero.
+//
+//	c, err := cascade.NewFromConfig(fallback, cascade.Config{
+//		Limits:    cascade.Limits{MaxConcurrent: 4, MaxWaiting: cascade.NoLimit},
+//		CacheSize: cascade.CacheOff,
+//	})
 package cascade

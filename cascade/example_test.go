@@ -82,3 +82,35 @@ func ExampleWithStore() {
 	// Output:
 	// P=0.9 calls=1 shared hits=1 budget spent=1
 }
+
+// The whole configuration as one cascade.Config: zero fields are the
+// defaults; the cache is turned off with the named value CacheOff (0 would
+// be the default size), so the same sample asked twice is two fallback calls.
+func ExampleNewFromConfig() {
+	calls := 0
+	fallback := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		calls++
+		return []guard.Estimate{{Decision: req.Decisions[0], P: 0.9}}, nil
+	})
+	c, err := cascade.NewFromConfig(fallback, cascade.Config{
+		Limits:    cascade.Limits{MaxConcurrent: 2, MaxWaiting: cascade.NoLimit},
+		CacheSize: cascade.CacheOff,
+		Budget:    cascade.Budget{Window: time.Minute, MaxCalls: 100},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close(context.Background())
+	s := &guard.Sample{Question: "Refund window?", Contexts: []guard.Context{{ID: "c1", Text: "Refunds within 30 days."}}, Answer: "30 days."}
+	for range 2 {
+		if _, err := c.Escalate(context.Background(), guard.Escalation{Request: guard.Request{
+			Sample: s, Decisions: []guard.Decision{guard.Groundedness}}}); err != nil {
+			panic(err)
+		}
+	}
+	eff, _ := cascade.Config{}.Effective()
+	fmt.Printf("fallback calls=%d; defaults: %d at once, cache %d, breaker after %d failures\n",
+		calls, eff.Limits.MaxConcurrent, eff.CacheSize, eff.BreakerFailures)
+	// Output:
+	// fallback calls=2; defaults: 8 at once, cache 4096, breaker after 5 failures
+}

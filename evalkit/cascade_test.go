@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -53,7 +54,7 @@ func cascadeRows(t *testing.T, n, distinct int) string {
 	return writeFile(t, "rows.jsonl", b.String())
 }
 
-func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s CascadeSettings, pricing *Pricing) *Report {
+func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s cascade.Config, pricing *Pricing) *Report {
 	t.Helper()
 	pol := uncertainPolicy()
 	m, err := BuildMode(ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol, Fallback: fallback, FallbackPolicy: pol, Cascade: s})
@@ -127,7 +128,7 @@ func TestCascadeModeCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	pricing := &Pricing{Version: "test", Currency: "USD", Models: map[string]Price{"m": {Input: 1, Output: 2}, "p": {}}}
-	rep := runCascade(t, path, 1, sim, CascadeSettings{}, pricing)
+	rep := runCascade(t, path, 1, sim, cascade.Config{}, pricing)
 	rt := checkRuntime(t, rep)
 	perRow := rt.Requested / n
 	if rt.Escalations != n || rt.CacheHits != (n-distinct)*perRow || rt.CacheMisses != distinct*perRow {
@@ -156,7 +157,7 @@ func TestCascadeModeCache(t *testing.T) {
 		t.Errorf("breaker %s with %d trips", rt.BreakerState, rt.BreakerTrips)
 	}
 	md, h := Markdown(rep), HTML(rep)
-	for _, want := range []string{"Cascade runtime (`cascade(simulated-fallback)`", "Cascade settings: 8 calls at once, no bound on calls waiting for a slot, 30s per call, cache of 4096 estimates"} {
+	for _, want := range []string{"Cascade runtime (`cascade(simulated-fallback)`", "Cascade settings: 8 calls at once, no call waits for a slot, 30s per call, cache of 4096 estimates"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)
 		}
@@ -166,7 +167,7 @@ func TestCascadeModeCache(t *testing.T) {
 	}
 
 	// Without the cache every row pays.
-	off := runCascade(t, path, 1, sim, CascadeSettings{CacheSize: -1}, pricing)
+	off := runCascade(t, path, 1, sim, cascade.Config{CacheSize: cascade.CacheOff}, pricing)
 	if rt := checkRuntime(t, off); rt.CacheHits != 0 || off.Usage.Fallback.Rows != n || off.Cascade.Settings.CacheSize != 0 {
 		t.Errorf("cache off: %d hits, fallback rows %d, cacheSize %d", rt.CacheHits, off.Usage.Fallback.Rows, off.Cascade.Settings.CacheSize)
 	}
@@ -182,7 +183,7 @@ func TestCascadeModeBreaker(t *testing.T) {
 		calls.Add(1)
 		return nil, errors.New("model server says 500")
 	})
-	rep := runCascade(t, path, 1, failing, CascadeSettings{BreakerFailures: 3, BreakerCooldown: time.Hour}, nil)
+	rep := runCascade(t, path, 1, failing, cascade.Config{BreakerFailures: 3, BreakerCooldown: time.Hour}, nil)
 	rt := checkRuntime(t, rep)
 	if rt.BreakerTrips != 1 || rt.BreakerState != "open" {
 		t.Errorf("breaker trips %d, state %s; want 1, open", rt.BreakerTrips, rt.BreakerState)
@@ -214,7 +215,7 @@ func TestCascadeModeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runCascade(t, path, 2, sim, CascadeSettings{BudgetCalls: 4, BudgetWindow: time.Hour}, nil)
+	rep := runCascade(t, path, 2, sim, cascade.Config{Budget: cascade.Budget{MaxCalls: 4, Window: time.Hour}}, nil)
 	rt := checkRuntime(t, rep)
 	if rt.FallbackCalls != 4 || rt.RefusedBudget == 0 {
 		t.Errorf("%d calls, %d budget refusals; want 4 calls and some refusals", rt.FallbackCalls, rt.RefusedBudget)
@@ -229,14 +230,14 @@ func TestCascadeModeBudget(t *testing.T) {
 
 func TestCascadeSettings(t *testing.T) {
 	for _, tc := range []struct {
-		s    CascadeSettings
+		s    cascade.Config
 		want string
 	}{
-		{CascadeSettings{MaxConcurrent: -1}, "MaxConcurrent"},
-		{CascadeSettings{CallTimeout: -time.Second}, "CallTimeout"},
-		{CascadeSettings{BreakerFailures: -2}, "BreakerFailures"},
-		{CascadeSettings{BudgetCalls: 5}, "needs a positive BudgetWindow"},
-		{CascadeSettings{BudgetTokens: -1, BudgetWindow: time.Second}, "negative budget"},
+		{cascade.Config{Limits: cascade.Limits{MaxConcurrent: -1}}, "MaxConcurrent"},
+		{cascade.Config{Limits: cascade.Limits{CallTimeout: -time.Second}}, "CallTimeout"},
+		{cascade.Config{BreakerFailures: -2}, "BreakerFailures"},
+		{cascade.Config{Budget: cascade.Budget{MaxCalls: 5}}, "needs a positive Window"},
+		{cascade.Config{Budget: cascade.Budget{MaxTokens: -1, Window: time.Second}}, "negative field"},
 	} {
 		if _, err := tc.s.Effective(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Effective(%+v) = %v; want an error naming %q", tc.s, err, tc.want)
@@ -245,8 +246,8 @@ func TestCascadeSettings(t *testing.T) {
 			t.Errorf("BuildMode accepted %+v", tc.s)
 		}
 	}
-	e, err := CascadeSettings{}.Effective()
-	if err != nil || e.MaxConcurrent != 8 || e.CacheSize != 4096 || e.BreakerFailures != 5 || e.CallTimeout != 30*time.Second || e.MaxWaiting != 0 {
+	e, err := cascade.Config{}.Effective()
+	if err != nil || e.Limits.MaxConcurrent != 8 || e.CacheSize != 4096 || e.BreakerFailures != 5 || e.Limits.CallTimeout != 30*time.Second || e.Limits.MaxWaiting != 0 {
 		t.Errorf("defaults %+v, %v", e, err)
 	}
 	// A caller's own escalator replaces the cascade; the fallback it gets

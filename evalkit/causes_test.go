@@ -250,7 +250,7 @@ func TestCausesEndToEnd(t *testing.T) {
 // given a fallback whose budget left two decisions unsettled, one of them
 // without a score.
 func TestReadOTLPCauses(t *testing.T) {
-	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	fixture, err := os.ReadFile("otlp/testdata/otlp-roundtrip.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -528,7 +528,7 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	if cfg.Mode == ModeCascade || (cfg.Mode == ModeRecorded && a.escalated > 0) {
 		r.Cascade = a.cascadeReport()
 		if cfg.CascadeSettings != nil {
-			r.Cascade.Settings = cfg.CascadeSettings.report()
+			r.Cascade.Settings = cascadeSettingsReport(*cfg.CascadeSettings)
 		}
 		if st, ok := cfg.Escalator.(CascadeStatser); ok {
 			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())

@@ -1,6 +1,17 @@
 // Package evalkit reads labeled datasets and recorded traffic, replays them
 // through a guard, and reports how well the guard decides.
 //
+// Its jobs live in subpackages, each with one reason to change:
+// [github.com/ragtriage/ragtriage/evalkit/dataset] (dataset rows in: parser,
+// checker, line reader, DatasetSource),
+// [github.com/ragtriage/ragtriage/evalkit/otlp] (OpenTelemetry traces in) and
+// [github.com/ragtriage/ragtriage/evalkit/report] (the report model, pricing,
+// the baseline gate) and [github.com/ragtriage/ragtriage/evalkit/render]
+// (Markdown and HTML). evalkit itself runs the replay
+// (modes, escalator, simulated fallback, metrics collection) and reads
+// record files; it keeps the subpackages' names as aliases, so existing
+// callers build unchanged.
+//
 // # Inputs
 //
 // ParseRow decodes one JSON line of the dataset shape (id, question,
@@ -10,7 +21,10 @@
 // (Record, written by the middleware's record sink). A [Source] streams
 // replay items: [DatasetSource] over dataset files, [RecordSource] over
 // record files joined by id with the labels of [ReadLabels]. A bad line is an
-// item with its file, line and reason, never silently dropped.
+// item with its file, line and reason, never silently dropped. OpenTelemetry
+// traces (OTLP JSON from the Collector's file exporter) are read back into
+// records by package [github.com/ragtriage/ragtriage/evalkit/otlp]
+// ([ReadOTLP] here is an alias), and [NewTraceSource] replays them.
 //
 // # Replay
 //
@@ -21,13 +35,14 @@
 // wrapped by [Metered] so that latency and usage are attributed to the
 // primary and fallback legs. In cascade mode the fallback judge runs behind
 // package cascade (breaker, cache, call collapsing, concurrency limit,
-// budget; see [CascadeSettings]), and the report's cascade.runtime block
-// holds the cascade's counts. [SimulatedJudge] is a deterministic,
+// budget; configured by a [cascade.Config], whose zero fields are cascade's
+// defaults), and the report's cascade.runtime block holds the cascade's
+// counts. [SimulatedJudge] is a deterministic,
 // label-aware SIMULATION of a fallback judge for offline runs; reports made
 // with it say so.
 //
 //	m, _ := evalkit.BuildMode(evalkit.ModeCascade, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: policy,
-//		Fallback: llm, FallbackPolicy: fbPolicy, Cascade: evalkit.CascadeSettings{MaxConcurrent: 4}})
+//		Fallback: llm, FallbackPolicy: fbPolicy, Cascade: cascade.Config{Limits: cascade.Limits{MaxConcurrent: 4}}})
 //	defer m.Close(context.Background())
 //	src := evalkit.NewDatasetSource("testdata/eval/fixture.jsonl")
 //	defer src.Close()
@@ -40,8 +55,9 @@
 //
 // # Reports
 //
-// The report's JSON schema (ReportSchema) is documented field by field in
-// docs/report-schema.md; [Markdown] and [HTML] render it, and [Compare] is
+// The report (package report) has a JSON schema (ReportSchema) documented
+// field by field in docs/report-schema.md; [Markdown] and [HTML] (package
+// render) render it, and [Compare] is
 // the baseline gate of `ragtriage eval -baseline`, which fails closed (no
 // labelled rows, a metric gone, a row count changed beyond tolerance are
 // failures). An accuracy over no labelled row is null, never 0. Costs are

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 )
@@ -42,7 +43,7 @@ func ExampleBuildMode() {
 		panic(err)
 	}
 	m, err := evalkit.BuildMode(evalkit.ModeCascade, evalkit.ModeConfig{Primary: unsure, PrimaryPolicy: policy,
-		Fallback: sim, FallbackPolicy: policy, Cascade: evalkit.CascadeSettings{MaxConcurrent: 4}})
+		Fallback: sim, FallbackPolicy: policy, Cascade: cascade.Config{Limits: cascade.Limits{MaxConcurrent: 4}}})
 	if err != nil {
 		panic(err)
 	}

@@ -1,17 +1,14 @@
 package evalkit
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -22,7 +19,7 @@ func TestNoLabelsIsNull(t *testing.T) {
 		fmt.Fprintf(&b, `{"id":"r%d","question":"q%d?","contexts":[{"id":"c1","text":"t"}],"answer":"a"}`+"\n", i, i)
 	}
 	path := writeFile(t, "u.jsonl", b.String())
-	rep := runCascade(t, path, 1, unsurePrimary, CascadeSettings{}, nil)
+	rep := runCascade(t, path, 1, unsurePrimary, cascade.Config{}, nil)
 	d := rep.Diagnosis
 	switch {
 	case d.Accuracy != nil || d.SuccessfulAccuracy != nil || d.OverallAccuracy != nil || d.SuccessRate != nil:
@@ -48,7 +45,7 @@ func TestNoLabelsIsNull(t *testing.T) {
 		t.Error("HTML: accuracies are not n/a")
 	}
 	// With labels they are numbers, 0 included.
-	rep = runCascade(t, cascadeRows(t, 4, 4), 1, unsurePrimary, CascadeSettings{}, nil)
+	rep = runCascade(t, cascadeRows(t, 4, 4), 1, unsurePrimary, cascade.Config{}, nil)
 	if rep.Diagnosis.Accuracy == nil || rep.Cascade.EndToEndAccuracy == nil || rep.Input.PerFile[0].Accuracy == nil {
 		t.Errorf("labelled rows: accuracies %v %v %v", rep.Diagnosis.Accuracy, rep.Cascade.EndToEndAccuracy, rep.Input.PerFile[0].Accuracy)
 	}
@@ -103,7 +100,7 @@ func TestFallbackErrors(t *testing.T) {
 	client := &http.Client{Transport: MeteredTransport(http.DefaultTransport)}
 	path := cascadeRows(t, 12, 12)
 
-	rep := runCascade(t, path, 2, httpJudge{client, closed}, CascadeSettings{BreakerFailures: 1000}, nil)
+	rep := runCascade(t, path, 2, httpJudge{client, closed}, cascade.Config{BreakerFailures: 1000}, nil)
 	fe := rep.FallbackErrors
 	switch {
 	case fe == nil:
@@ -125,12 +122,12 @@ func TestFallbackErrors(t *testing.T) {
 
 	// A server that answers: no failure; a 500: failures, not transport.
 	srv := httpTestServer(t, 200)
-	rep = runCascade(t, path, 2, httpJudge{client, srv}, CascadeSettings{}, nil)
+	rep = runCascade(t, path, 2, httpJudge{client, srv}, cascade.Config{}, nil)
 	if fe := rep.FallbackErrors; fe == nil || fe.Calls == 0 || fe.Failed != 0 || fe.Estimates == 0 || len(fe.Errors) != 0 || len(CheckFallbackErrors(rep, 0)) != 0 {
 		t.Errorf("healthy fallback: %+v", fe)
 	}
 	srv = httpTestServer(t, 500)
-	rep = runCascade(t, path, 2, httpJudge{client, srv}, CascadeSettings{BreakerFailures: 1000}, nil)
+	rep = runCascade(t, path, 2, httpJudge{client, srv}, cascade.Config{BreakerFailures: 1000}, nil)
 	if fe := rep.FallbackErrors; fe == nil || fe.Failed == 0 || fe.Transport != 0 || !strings.Contains(fe.Errors[0], "500") {
 		t.Errorf("failing server: %+v", fe)
 	} else if probs := CheckFallbackErrors(rep, 0.05); len(probs) != 1 || strings.Contains(probs[0], "transport") {
@@ -171,39 +168,10 @@ func TestNondeterminismNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := runCascade(t, path, 1, sim, CascadeSettings{}, nil); r.Reproduce.Nondeterminism != "" {
+	if r := runCascade(t, path, 1, sim, cascade.Config{}, nil); r.Reproduce.Nondeterminism != "" {
 		t.Errorf("one worker: %q", r.Reproduce.Nondeterminism)
 	}
-	if r := runCascade(t, path, 3, sim, CascadeSettings{}, nil); !strings.Contains(r.Reproduce.Nondeterminism, "-workers 1") {
+	if r := runCascade(t, path, 3, sim, cascade.Config{}, nil); !strings.Contains(r.Reproduce.Nondeterminism, "-workers 1") {
 		t.Errorf("three workers: %q", r.Reproduce.Nondeterminism)
-	}
-}
-
-// TestDefaultPricing: the embedded snapshot is the one in testdata, byte
-// for byte, and loads.
-func TestDefaultPricing(t *testing.T) {
-	want, err := os.ReadFile("../testdata/pricing/2025-06-01.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(DefaultPricingJSON(), want) {
-		t.Error("evalkit/pricing/2025-06-01.json differs from testdata/pricing/2025-06-01.json")
-	}
-	p := DefaultPricing()
-	loaded, err := LoadPricing("../testdata/pricing/2025-06-01.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(p, loaded) || p.Version != "2025-06-01" || p.Source == "" {
-		t.Errorf("DefaultPricing %+v; want the snapshot %+v", p, loaded)
-	}
-	// Callers get their own copy.
-	p.Models["gpt-4o-mini"] = Price{}
-	if DefaultPricing().Models["gpt-4o-mini"].Input != 0.15 {
-		t.Error("DefaultPricing shares its map")
-	}
-	var v map[string]any
-	if err := json.Unmarshal(DefaultPricingJSON(), &v); err != nil || v["source"] == nil {
-		t.Errorf("embedded snapshot: %v", err)
 	}
 }

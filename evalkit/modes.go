@@ -5,25 +5,21 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Mode says how a replay judges each row. Every mode runs on the same rows,
-// so their reports compare directly.
-type Mode string
+// Mode says how a replay judges each row (report.Mode: the report records
+// it).
+type Mode = report.Mode
 
-// The modes.
+// The modes (report.ModePrimary, …).
 const (
-	// ModePrimary: the guard's own judges and policy, no fallback.
-	ModePrimary Mode = "primary"
-	// ModeFallback: the fallback judge alone, as the baseline.
-	ModeFallback Mode = "fallback"
-	// ModeCascade: the primary judges decide what they are confident about;
-	// the uncertain decisions go to the fallback judge.
-	ModeCascade Mode = "cascade"
-	// ModeRecorded: no judging; records are scored from the results they
-	// carry (record input only).
-	ModeRecorded Mode = "recorded"
+	ModePrimary  = report.ModePrimary
+	ModeFallback = report.ModeFallback
+	ModeCascade  = report.ModeCascade
+	ModeRecorded = report.ModeRecorded
 )
 
 // ParseMode returns the mode with the given name.
@@ -50,9 +46,11 @@ type ModeConfig struct {
 	Degrade guard.Degrade
 	// Cascade configures the cascade (package cascade: breaker, cache,
 	// concurrency limit, budget) that cascade mode runs the fallback
-	// behind. The zero value is cascade's defaults with an unbounded wait
-	// for a slot.
-	Cascade CascadeSettings
+	// behind. A zero field is cascade's default (the zero Config is
+	// cascade's defaults: among them, no call waits for a free slot; set
+	// Limits.MaxWaiting to cascade.NoLimit to let every call wait, as the
+	// ragtriage command does by default).
+	Cascade cascade.Config
 	// NewEscalator, when set, builds cascade mode's escalator instead of
 	// that cascade (Cascade is then ignored). It is given the fallback
 	// judge already wrapped by Metered, and must send every fallback call
@@ -81,7 +79,7 @@ type ModeSetup struct {
 	Escalator guard.Escalator
 	// Cascade holds the effective settings of the cascade built from
 	// ModeConfig.Cascade; nil when there is none.
-	Cascade *CascadeSettings
+	Cascade *cascade.Config
 	// Claims is ModeConfig.Claims: the claim extractor the guard runs in
 	// claims mode, nil in basic mode.
 	Claims guard.ClaimExtractor

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/record"
 )
 
@@ -39,7 +40,7 @@ func ParseRecord(line []byte) (Record, error) {
 		return r, &RecordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
 	}
 	if !utf8.Valid(line) {
-		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", firstInvalid(line))}
+		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", dataset.FirstInvalid(line))}
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		id := peekID(line)
@@ -101,29 +102,29 @@ type Labels struct {
 func ReadLabels(paths ...string) (*Labels, error) {
 	l := &Labels{m: map[string]*Expected{}, used: map[string]bool{}}
 	for _, p := range paths {
-		lf, err := openLines(p, "labels")
+		lf, err := dataset.OpenLines(p, "labels")
 		if err != nil {
 			return nil, fmt.Errorf("evalkit: labels: %w", err)
 		}
 		for {
-			line, n, err := lf.next()
+			line, n, err := lf.Next()
 			if err == io.EOF {
 				break
 			}
-			pos := Position{File: lf.info.Name, Line: n}
-			if errors.Is(err, errLongLine) {
-				lf.info.Bad++
+			pos := Position{File: lf.Name(), Line: n}
+			if errors.Is(err, dataset.ErrLongLine) {
+				lf.Bad()
 				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
 				continue
 			}
 			if err != nil {
-				lf.f.Close()
+				lf.Close()
 				return nil, fmt.Errorf("evalkit: labels: %w", err)
 			}
 			row, err := ParseRow(line)
 			switch {
 			case err != nil:
-				lf.info.Bad++
+				lf.Bad()
 				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
 			case row.Sample.ID == "":
 				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailLabels, Reason: "row has no id: its labels cannot be joined"})
@@ -135,8 +136,8 @@ func ReadLabels(paths ...string) (*Labels, error) {
 				l.m[row.Sample.ID] = row.Expected
 			}
 		}
-		l.Files = append(l.Files, lf.done())
-		lf.f.Close()
+		l.Files = append(l.Files, lf.Done())
+		lf.Close()
 	}
 	return l, nil
 }
@@ -173,7 +174,7 @@ func (l *Labels) Unused() int {
 // RecordSource reads record files (one Record per line, as the middleware's
 // record sink writes them) and joins each record to its labels by ID.
 type RecordSource struct {
-	lines  fileLines
+	lines  *dataset.Lines
 	labels *Labels
 	// Unlabeled counts the records whose id has no labels.
 	Unlabeled int
@@ -182,15 +183,15 @@ type RecordSource struct {
 // NewRecordSource returns a source over the record files at paths, joined
 // with labels (which may be nil: every record is then unlabeled).
 func NewRecordSource(labels *Labels, paths ...string) *RecordSource {
-	return &RecordSource{lines: fileLines{paths: paths, kind: "records"}, labels: labels}
+	return &RecordSource{lines: dataset.NewLines("records", paths...), labels: labels}
 }
 
 // Next implements Source. A record with captured content yields an Item
 // with Sample set (its ID is the record's); one without content yields an
 // Item with only Record set.
 func (s *RecordSource) Next() (Item, error) {
-	line, pos, err := s.lines.line()
-	if errors.Is(err, errLongLine) {
+	line, pos, err := s.lines.Line()
+	if errors.Is(err, dataset.ErrLongLine) {
 		return Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
 	}
 	if err != nil {
@@ -198,7 +199,7 @@ func (s *RecordSource) Next() (Item, error) {
 	}
 	rec, err := ParseRecord(bytes.Clone(line))
 	if err != nil {
-		s.lines.bad()
+		s.lines.Bad()
 		var re *RecordError
 		id := ""
 		if errors.As(err, &re) {
@@ -223,7 +224,7 @@ func (s *RecordSource) Next() (Item, error) {
 // Inputs implements Source: the record files read so far, then the label
 // files.
 func (s *RecordSource) Inputs() []InputFile {
-	out := append([]InputFile(nil), s.lines.inputs...)
+	out := append([]InputFile(nil), s.lines.Inputs()...)
 	if s.labels != nil {
 		out = append(out, s.labels.Files...)
 	}
@@ -231,7 +232,7 @@ func (s *RecordSource) Inputs() []InputFile {
 }
 
 // Close implements Source.
-func (s *RecordSource) Close() error { return s.lines.close() }
+func (s *RecordSource) Close() error { return s.lines.Close() }
 
 // recordedLegs returns the latency and usage of each leg of a record, from
 // its Legs when present and otherwise from its result.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -44,7 +45,7 @@ type Config struct {
 	Escalator guard.Escalator
 	// CascadeSettings, when set, is recorded in the report's
 	// cascade.settings.
-	CascadeSettings *CascadeSettings
+	CascadeSettings *cascade.Config
 	// ClaimExtractor is the guard's claim extractor in claims mode
 	// (ModeSetup.Claims). When it is set, or when a result carries claims,
 	// the report has a claims section, and the extractor's name and version

@@ -9,7 +9,7 @@ import (
 )
 
 func TestTraceSourceCountsEveryLine(t *testing.T) {
-	good, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	good, err := os.ReadFile("otlp/testdata/otlp-roundtrip.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestTraceSourceCountsEveryLine(t *testing.T) {
 }
 
 func TestTraceSourceCloseMidFile(t *testing.T) {
-	src := NewTraceSource(nil, "testdata/otlp-roundtrip.jsonl")
+	src := NewTraceSource(nil, "otlp/testdata/otlp-roundtrip.jsonl")
 	if _, err := src.Next(); err != nil {
 		t.Fatal(err)
 	}

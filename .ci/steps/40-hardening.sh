@@ -25,6 +25,6 @@ hd_fuzz FuzzParseRecord 100000x ./evalkit
 hd_fuzz FuzzLoadPricing 15000x ./evalkit
 hd_fuzz FuzzReadLabels 15000x ./evalkit
 hd_fuzz FuzzSources 12000x ./evalkit
-hd_fuzz FuzzReadOTLP 100000x ./evalkit
-hd_fuzz FuzzParseRow 100000x ./evalkit
+hd_fuzz FuzzReadOTLP 100000x ./evalkit/otlp
+hd_fuzz FuzzParseRow 100000x ./evalkit/dataset
 unset -f hd_fuzz

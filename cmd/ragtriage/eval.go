@@ -97,9 +97,9 @@ Fallback judge:
                               openai also on each HTTP request)
   -fallback-concurrency N     fallback calls at once (default 8)
   -fallback-waiting N         calls that may wait for a free slot; the rest
-                              abstain (default 0: no bound; -1: none wait)
+                              abstain (default -1: no bound; 0: none wait)
   -fallback-cache N           estimates kept in the cache (default 4096;
-                              0 turns the cache off)
+                              0 also means 4096; -1 turns the cache off)
   -fallback-breaker-failures N  consecutive failed calls that open the
                               breaker (default 5)
   -fallback-breaker-cooldown D  how long it stays open (default 30s)
@@ -330,37 +330,42 @@ type namedExtractor struct {
 
 func (n namedExtractor) Describe() guard.JudgeInfo { return n.info }
 
-// cascadeSettings maps the cascade flags to evalkit's settings.
-func (f *evalFlags) cascadeSettings() (evalkit.CascadeSettings, error) {
-	s := evalkit.CascadeSettings{MaxConcurrent: f.fallbackConcurrency, MaxWaiting: f.fallbackWaiting,
-		CallTimeout: f.fallbackTimeout, CacheSize: f.fallbackCache, BreakerFailures: f.fallbackBreakerFailures,
-		BreakerCooldown: f.fallbackBreakerCooldown, BudgetCalls: f.fallbackBudgetCalls, BudgetTokens: f.fallbackBudgetTokens}
+// cascadeSettings maps the cascade flags onto a cascade.Config. The flags
+// share its convention: 0 is the default (-fallback-waiting 0: nobody
+// waits; -fallback-cache 0: cascade.DefaultCacheSize) and -1 the named
+// value beside it (cascade.NoLimit, cascade.CacheOff). The command's own
+// default for -fallback-waiting is -1: a replay has no deadline to miss, so
+// every call waits for its turn (the workers bound how many can).
+func (f *evalFlags) cascadeSettings() (cascade.Config, error) {
+	c := cascade.Config{
+		Limits:          cascade.Limits{MaxConcurrent: f.fallbackConcurrency, MaxWaiting: f.fallbackWaiting, CallTimeout: f.fallbackTimeout},
+		CacheSize:       f.fallbackCache,
+		BreakerFailures: f.fallbackBreakerFailures, BreakerCooldown: f.fallbackBreakerCooldown,
+		Budget: cascade.Budget{MaxCalls: f.fallbackBudgetCalls, MaxTokens: f.fallbackBudgetTokens},
+	}
 	switch {
 	case f.fallbackTimeout <= 0:
-		return s, fmt.Errorf("-fallback-timeout %v: want a positive duration", f.fallbackTimeout)
+		return c, fmt.Errorf("-fallback-timeout %v: want a positive duration", f.fallbackTimeout)
 	case f.fallbackConcurrency <= 0:
-		return s, fmt.Errorf("-fallback-concurrency %d: want 1 or more", f.fallbackConcurrency)
+		return c, fmt.Errorf("-fallback-concurrency %d: want 1 or more", f.fallbackConcurrency)
 	case f.fallbackWaiting < -1:
-		return s, fmt.Errorf("-fallback-waiting %d: want -1 (none wait), 0 (no bound) or more", f.fallbackWaiting)
-	case f.fallbackCache < 0:
-		return s, fmt.Errorf("-fallback-cache %d: want 0 (off) or more", f.fallbackCache)
+		return c, fmt.Errorf("-fallback-waiting %d: want -1 (no bound), 0 (none wait) or more", f.fallbackWaiting)
+	case f.fallbackCache < -1:
+		return c, fmt.Errorf("-fallback-cache %d: want -1 (off), 0 (default %d) or more", f.fallbackCache, cascade.DefaultCacheSize)
 	case f.fallbackBreakerFailures <= 0:
-		return s, fmt.Errorf("-fallback-breaker-failures %d: want 1 or more", f.fallbackBreakerFailures)
+		return c, fmt.Errorf("-fallback-breaker-failures %d: want 1 or more", f.fallbackBreakerFailures)
 	case f.fallbackBreakerCooldown <= 0:
-		return s, fmt.Errorf("-fallback-breaker-cooldown %v: want a positive duration", f.fallbackBreakerCooldown)
+		return c, fmt.Errorf("-fallback-breaker-cooldown %v: want a positive duration", f.fallbackBreakerCooldown)
 	case f.fallbackBudgetCalls < 0 || f.fallbackBudgetTokens < 0:
-		return s, errors.New("-fallback-budget-calls and -fallback-budget-tokens: want 0 (no cap) or more")
+		return c, errors.New("-fallback-budget-calls and -fallback-budget-tokens: want 0 (no cap) or more")
 	case f.fallbackBudgetWindow <= 0:
-		return s, fmt.Errorf("-fallback-budget-window %v: want a positive duration", f.fallbackBudgetWindow)
+		return c, fmt.Errorf("-fallback-budget-window %v: want a positive duration", f.fallbackBudgetWindow)
 	}
-	if f.fallbackCache == 0 {
-		s.CacheSize = -1
+	if c.Budget.MaxCalls > 0 || c.Budget.MaxTokens > 0 {
+		c.Budget.Window = f.fallbackBudgetWindow
 	}
-	if s.BudgetCalls > 0 || s.BudgetTokens > 0 {
-		s.BudgetWindow = f.fallbackBudgetWindow
-	}
-	_, err := s.Effective()
-	return s, err
+	_, err := c.Effective()
+	return c, err
 }
 
 func newSimulatedFallback(f *evalFlags, primary guard.Judge) (fallbackSetup, error) {
@@ -423,10 +428,10 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.degrade, "degrade", "fail_closed", "fail_closed or fail_open")
 	fs.DurationVar(&f.fallbackTimeout, "fallback-timeout", 30*time.Second, "cap on one fallback call")
 	fs.IntVar(&f.fallbackConcurrency, "fallback-concurrency", 8, "fallback calls at once")
-	fs.IntVar(&f.fallbackWaiting, "fallback-waiting", 0, "calls that may wait for a slot (0: no bound, -1: none)")
-	fs.IntVar(&f.fallbackCache, "fallback-cache", cascade.DefaultCacheSize, "estimates cached (0: off)")
-	fs.IntVar(&f.fallbackBreakerFailures, "fallback-breaker-failures", evalkit.DefaultBreakerFailures, "consecutive failures that open the breaker")
-	fs.DurationVar(&f.fallbackBreakerCooldown, "fallback-breaker-cooldown", evalkit.DefaultBreakerCooldown, "how long the breaker stays open")
+	fs.IntVar(&f.fallbackWaiting, "fallback-waiting", cascade.NoLimit, "calls that may wait for a slot (-1: no bound, 0: none)")
+	fs.IntVar(&f.fallbackCache, "fallback-cache", cascade.DefaultCacheSize, "estimates cached (-1: off, 0: default)")
+	fs.IntVar(&f.fallbackBreakerFailures, "fallback-breaker-failures", cascade.DefaultBreakerFailures, "consecutive failures that open the breaker")
+	fs.DurationVar(&f.fallbackBreakerCooldown, "fallback-breaker-cooldown", cascade.DefaultBreakerCooldown, "how long the breaker stays open")
 	fs.IntVar(&f.fallbackBudgetCalls, "fallback-budget-calls", 0, "fallback calls per budget window (0: no cap)")
 	fs.IntVar(&f.fallbackBudgetTokens, "fallback-budget-tokens", 0, "fallback tokens per budget window (0: no cap)")
 	fs.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")

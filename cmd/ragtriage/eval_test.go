@@ -550,7 +550,7 @@ func mustDecision(t *testing.T, name string) guard.Decision {
 
 func TestEvalTraces(t *testing.T) {
 	fixedClock(t)
-	good, err := os.ReadFile("../../evalkit/testdata/otlp-roundtrip.jsonl")
+	good, err := os.ReadFile("../../evalkit/otlp/testdata/otlp-roundtrip.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

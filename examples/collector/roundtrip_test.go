@@ -106,7 +106,7 @@ func TestRoundTrip(t *testing.T) {
 			escalated, auto, 2*(len(demo.Cases)-1))
 	}
 	if dst := os.Getenv("RAGTRIAGE_OTLP_FIXTURE"); dst != "" {
-		// Regenerates evalkit/testdata/otlp-roundtrip.jsonl.
+		// Regenerates evalkit/otlp/testdata/otlp-roundtrip.jsonl.
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package evalkit
+package dataset
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // Position names a line of an input file (1-based line numbers, counting
@@ -39,7 +40,7 @@ type Item struct {
 	ID       string
 	Sample   *guard.Sample
 	Expected *Expected
-	Record   *Record
+	Record   *record.Record
 	Err      error
 }
 
@@ -75,10 +76,10 @@ type InputFile struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// lineFile reads the non-blank lines of one file, hashing every byte it
+// LineFile reads the non-blank lines of one file, hashing every byte it
 // reads, and reports lines longer than MaxLineBytes as bad without keeping
 // them in memory.
-type lineFile struct {
+type LineFile struct {
 	f     *os.File
 	r     *bufio.Reader
 	h     hash.Hash
@@ -89,7 +90,9 @@ type lineFile struct {
 	first bool
 }
 
-func openLines(path, kind string) (*lineFile, error) {
+// OpenLines opens the file at path for LineFile to read; kind names it in
+// InputFile.Kind.
+func OpenLines(path, kind string) (*LineFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -103,19 +106,20 @@ func openLines(path, kind string) (*lineFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s is a directory", path)
 	}
-	lf := &lineFile{f: f, h: sha256.New(), first: true,
+	lf := &LineFile{f: f, h: sha256.New(), first: true,
 		info: InputFile{Name: filepath.Base(path), Kind: kind, Bytes: st.Size()}}
 	lf.r = bufio.NewReaderSize(io.TeeReader(f, lf.h), 64<<10)
 	return lf, nil
 }
 
-var errLongLine = fmt.Errorf("line is over the limit of %d bytes", MaxLineBytes)
+// ErrLongLine is returned for a line over MaxLineBytes.
+var ErrLongLine = fmt.Errorf("line is over the limit of %d bytes", MaxLineBytes)
 
-// next returns the next non-blank line (without its line feed, valid until
-// the following call) and its number, errLongLine for an over-long line (with
+// Next returns the next non-blank line (without its line feed, valid until
+// the following call) and its number, ErrLongLine for an over-long line (with
 // its number), or io.EOF. The trailing partial line is returned like any
 // other.
-func (lf *lineFile) next() ([]byte, int, error) {
+func (lf *LineFile) Next() ([]byte, int, error) {
 	for {
 		lf.buf = lf.buf[:0]
 		long := false
@@ -145,7 +149,7 @@ func (lf *lineFile) next() ([]byte, int, error) {
 		lf.line++
 		if long {
 			lf.info.Lines++
-			return nil, lf.line, errLongLine
+			return nil, lf.line, ErrLongLine
 		}
 		line := bytes.TrimSuffix(lf.buf, []byte("\n"))
 		if lf.first {
@@ -163,11 +167,20 @@ func (lf *lineFile) next() ([]byte, int, error) {
 	}
 }
 
-// done completes the file's description once it has been read to the end.
-func (lf *lineFile) done() InputFile {
+// Done completes the file's description once it has been read to the end.
+func (lf *LineFile) Done() InputFile {
 	lf.info.SHA256 = hex.EncodeToString(lf.h.Sum(nil))
 	return lf.info
 }
+
+// Name is the file's base name.
+func (lf *LineFile) Name() string { return lf.info.Name }
+
+// Bad counts the line just returned as bad.
+func (lf *LineFile) Bad() { lf.info.Bad++ }
+
+// Close closes the file.
+func (lf *LineFile) Close() error { return lf.f.Close() }
 
 func isBlankLine(b []byte) bool {
 	for _, c := range b {
@@ -178,45 +191,46 @@ func isBlankLine(b []byte) bool {
 	return true
 }
 
-// fileLines reads the non-blank lines of several files of one kind, one
+// Lines reads the non-blank lines of several files of one kind, one
 // file after the other, describing each file once it is read to the end.
-// DatasetSource and RecordSource read their input through it.
-type fileLines struct {
+// DatasetSource, and evalkit's record and trace sources, read their input
+// through it. Make one with NewLines.
+type Lines struct {
 	paths  []string
 	kind   string // "dataset" or "records", as in InputFile.Kind
 	next   int
-	cur    *lineFile
+	cur    *LineFile
 	inputs []InputFile
 	base   int64 // bytes of the files already read to the end
 }
 
-// line returns the next non-blank line (valid until the following call) and
-// its position. An over-long line is counted bad and returned as errLongLine
+// Line returns the next non-blank line (valid until the following call) and
+// its position. An over-long line is counted bad and returned as ErrLongLine
 // with its position; io.EOF follows the last line of the last file; any
 // other error means the input cannot be read any further.
-func (m *fileLines) line() ([]byte, Position, error) {
+func (m *Lines) Line() ([]byte, Position, error) {
 	for {
 		if m.cur == nil {
 			if m.next >= len(m.paths) {
 				return nil, Position{}, io.EOF
 			}
-			lf, err := openLines(m.paths[m.next], m.kind)
+			lf, err := OpenLines(m.paths[m.next], m.kind)
 			if err != nil {
 				return nil, Position{}, fmt.Errorf("evalkit: %s: %w", m.kind, err)
 			}
 			m.cur = lf
 			m.next++
 		}
-		line, n, err := m.cur.next()
+		line, n, err := m.cur.Next()
 		if err == io.EOF {
-			m.inputs = append(m.inputs, m.cur.done())
+			m.inputs = append(m.inputs, m.cur.Done())
 			m.base += m.cur.read
 			m.cur.f.Close()
 			m.cur = nil
 			continue
 		}
 		pos := Position{File: m.cur.info.Name, Line: n}
-		if errors.Is(err, errLongLine) {
+		if errors.Is(err, ErrLongLine) {
 			m.cur.info.Bad++
 			return nil, pos, err
 		}
@@ -227,18 +241,27 @@ func (m *fileLines) line() ([]byte, Position, error) {
 	}
 }
 
-// bad counts the line just returned as bad.
-func (m *fileLines) bad() { m.cur.info.Bad++ }
+// Bad counts the line just returned as bad.
+func (m *Lines) Bad() { m.cur.info.Bad++ }
 
-// bytesRead returns the bytes read so far across the files.
-func (m *fileLines) bytesRead() int64 {
+// BytesRead returns the bytes read so far across the files.
+func (m *Lines) BytesRead() int64 {
 	if m.cur != nil {
 		return m.base + m.cur.read
 	}
 	return m.base
 }
 
-func (m *fileLines) close() error {
+// Inputs describes the files read to the end so far.
+func (m *Lines) Inputs() []InputFile { return m.inputs }
+
+// NewLines returns a reader of the non-blank lines of the files at paths,
+// one after the other; kind names them in InputFile.Kind and in errors
+// ("dataset", "records", …).
+func NewLines(kind string, paths ...string) *Lines { return &Lines{paths: paths, kind: kind} }
+
+// Close closes the file being read.
+func (m *Lines) Close() error {
 	if m.cur != nil {
 		err := m.cur.f.Close()
 		m.cur = nil
@@ -251,7 +274,7 @@ func (m *fileLines) close() error {
 // ParseRow) one after the other. Each non-blank line becomes one Item: a
 // sample with its labels, or a bad line with its position and reason.
 type DatasetSource struct {
-	lines fileLines
+	lines *Lines
 	check DatasetChecker
 	// BytesRead, when set, is called with the number of bytes read so far
 	// across all files (for a progress display).
@@ -262,7 +285,7 @@ type DatasetSource struct {
 // order. Files are opened lazily; a file that cannot be opened is an error of
 // Next.
 func NewDatasetSource(paths ...string) *DatasetSource {
-	return &DatasetSource{lines: fileLines{paths: paths, kind: "dataset"}}
+	return &DatasetSource{lines: NewLines("dataset", paths...)}
 }
 
 // TotalBytes returns the total size of the files (0 for a file that cannot be
@@ -279,11 +302,11 @@ func TotalBytes(paths ...string) int64 {
 
 // Next implements Source.
 func (s *DatasetSource) Next() (Item, error) {
-	line, pos, err := s.lines.line()
+	line, pos, err := s.lines.Line()
 	if s.BytesRead != nil {
-		s.BytesRead(s.lines.bytesRead())
+		s.BytesRead(s.lines.BytesRead())
 	}
-	if errors.Is(err, errLongLine) {
+	if errors.Is(err, ErrLongLine) {
 		return Item{Pos: pos, Err: &RowError{Reason: err.Error()}}, nil
 	}
 	if err != nil {
@@ -291,7 +314,7 @@ func (s *DatasetSource) Next() (Item, error) {
 	}
 	row, err := s.check.Parse(pos, line)
 	if err != nil {
-		s.lines.bad()
+		s.lines.Bad()
 		var re *RowError
 		id := ""
 		if errors.As(err, &re) {
@@ -304,7 +327,7 @@ func (s *DatasetSource) Next() (Item, error) {
 }
 
 // Inputs implements Source.
-func (s *DatasetSource) Inputs() []InputFile { return s.lines.inputs }
+func (s *DatasetSource) Inputs() []InputFile { return s.lines.Inputs() }
 
 // Warnings returns the warnings about the lines read so far (see
 // DatasetChecker): each unknown top-level key, once per file, and each file
@@ -312,4 +335,4 @@ func (s *DatasetSource) Inputs() []InputFile { return s.lines.inputs }
 func (s *DatasetSource) Warnings() []Warning { return s.check.Warnings() }
 
 // Close implements Source.
-func (s *DatasetSource) Close() error { return s.lines.close() }
+func (s *DatasetSource) Close() error { return s.lines.Close() }

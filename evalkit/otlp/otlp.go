@@ -1,4 +1,4 @@
-package evalkit
+package otlp
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/otelkeys"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // MaxOTLPLineBytes is the longest OTLP JSON line ReadOTLP accepts (64 MiB):
@@ -78,7 +79,7 @@ func (st *OTLPStats) problem(line int, span, format string, args ...any) {
 // is skipped, counted and listed in the stats' Problems with its line number.
 // Lines holding other signals (metrics, logs) are counted but hold no spans.
 // ReadOTLP stops at the first error of r or fn and returns it.
-func ReadOTLP(r io.Reader, fn func(line int, rec Record) error) (OTLPStats, error) {
+func ReadOTLP(r io.Reader, fn func(line int, rec record.Record) error) (OTLPStats, error) {
 	var st OTLPStats
 	br := bufio.NewReaderSize(r, 1<<16)
 	var buf []byte
@@ -219,7 +220,7 @@ func (d *otlpDouble) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readOTLPLine(st *OTLPStats, lineNo int, line []byte, fn func(int, Record) error) error {
+func readOTLPLine(st *OTLPStats, lineNo int, line []byte, fn func(int, record.Record) error) error {
 	if !utf8.Valid(line) {
 		st.BadLines++
 		st.problem(lineNo, "", "invalid UTF-8")
@@ -333,22 +334,22 @@ func (a attrs) strs(k string) ([]string, bool, error) {
 // spanRecord rebuilds the record of one evaluation span. ok is false with an
 // empty why for an evaluation that gave no result; why says what is wrong
 // otherwise; incomplete names a missing decision in a usable record.
-func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
+func spanRecord(sp *otlpSpan) (rec record.Record, ok bool, why, incomplete string) {
 	a := attrMap(sp.Attributes)
-	fail := func(format string, args ...any) (Record, bool, string, string) {
-		return Record{}, false, fmt.Sprintf(format, args...), ""
+	fail := func(format string, args ...any) (record.Record, bool, string, string) {
+		return record.Record{}, false, fmt.Sprintf(format, args...), ""
 	}
 	id, _ := a.str(otelkeys.SampleID)
 	if id == "" {
 		return fail("no %s attribute", otelkeys.SampleID)
 	}
 	if _, noResult := a.str(otelkeys.EvaluationError); noResult {
-		return Record{}, false, "", ""
+		return record.Record{}, false, "", ""
 	}
 	if !isHex(sp.TraceID, 32) || !isHex(sp.SpanID, 16) {
 		return fail("sample %s: trace or span ID is not hex (traceId %q, spanId %q)", id, sp.TraceID, sp.SpanID)
 	}
-	rec = Record{Version: RecordVersion, ID: id, TraceID: strings.ToLower(sp.TraceID), SpanID: strings.ToLower(sp.SpanID)}
+	rec = record.Record{Version: record.Version, ID: id, TraceID: strings.ToLower(sp.TraceID), SpanID: strings.ToLower(sp.SpanID)}
 	if sp.StartTimeUnixNano > math.MaxInt64 {
 		return fail("sample %s: start time %d out of range", id, sp.StartTimeUnixNano)
 	}
@@ -470,7 +471,7 @@ func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
 	rec.Legs = otlpLegs(r, fbUsage)
 
 	if q, ok := a.str(otelkeys.SampleQuestion); ok {
-		s := &RecordSample{Question: q}
+		s := &record.Sample{Question: q}
 		s.Answer, _ = a.str(otelkeys.SampleAnswer)
 		s.OriginalQuestion, _ = a.str(otelkeys.SampleOriginalQuestion)
 		if ref, ok := a.str(otelkeys.SampleReference); ok {
@@ -483,9 +484,9 @@ func spanRecord(sp *otlpSpan) (rec Record, ok bool, why, incomplete string) {
 		if len(texts) != len(ids) {
 			return fail("sample %s: %d context texts for %d context IDs", id, len(texts), len(ids))
 		}
-		s.Contexts = make([]RecordContext, len(ids))
+		s.Contexts = make([]record.Context, len(ids))
 		for i := range ids {
-			s.Contexts[i] = RecordContext{ID: ids[i], Text: texts[i]}
+			s.Contexts[i] = record.Context{ID: ids[i], Text: texts[i]}
 		}
 		rec.Sample = s
 	}
@@ -614,7 +615,7 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 }
 
 // otlpLegs rebuilds the legs the middleware's sink writes.
-func otlpLegs(r *guard.Result, fb guard.Usage) []Leg {
+func otlpLegs(r *guard.Result, fb guard.Usage) []record.Leg {
 	names := make([]string, 0, len(r.Judges))
 	for name := range r.Judges {
 		if r.Fallback == nil || name != r.Fallback.Judge {
@@ -622,9 +623,9 @@ func otlpLegs(r *guard.Result, fb guard.Usage) []Leg {
 		}
 	}
 	slices.Sort(names)
-	primary := Leg{Name: "primary", Judge: strings.Join(names, ","), LatencyMs: r.LatencyMs, Usage: r.Usage, Retries: r.Usage.Retries}
+	primary := record.Leg{Name: "primary", Judge: strings.Join(names, ","), LatencyMs: r.LatencyMs, Usage: r.Usage, Retries: r.Usage.Retries}
 	if r.Fallback == nil {
-		return []Leg{primary}
+		return []record.Leg{primary}
 	}
 	primary.Usage = guard.Usage{
 		InputTokens:  r.Usage.InputTokens - fb.InputTokens,
@@ -634,7 +635,7 @@ func otlpLegs(r *guard.Result, fb guard.Usage) []Leg {
 	}
 	primary.Retries = primary.Usage.Retries
 	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
-	return []Leg{primary, {Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fb, Retries: fb.Retries}}
+	return []record.Leg{primary, {Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fb, Retries: fb.Retries}}
 }
 
 func isHex(s string, n int) bool {

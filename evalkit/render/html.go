@@ -1,4 +1,4 @@
-package evalkit
+package render
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 )
 
 // HTML renders a report as one self-contained page: no script, no external
@@ -15,7 +16,7 @@ import (
 // reliability diagram per decision, the risk–coverage curves (diagnosis and
 // decisions) and, per decision, the two-sided threshold sweep as a heat map
 // of automatic coverage annotated with the accepted-region error.
-func HTML(r *Report) string {
+func HTML(r *report.Report) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	esc := html.EscapeString
@@ -85,7 +86,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 			auc = fmt.Sprintf("%.3f", *dr.AUROC)
 		}
 		p("<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f%%</td></tr>\n",
-			esc(dr.Decision), dr.Stage, dr.N, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC), esc(dr.Policy.thresholdsText()), 100*dr.Policy.Coverage)
+			esc(dr.Decision), dr.Stage, dr.N, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC), esc(thresholdsText(dr.Policy)), 100*dr.Policy.Coverage)
 	}
 	p("</table>\n")
 	p("<p>Decisions without a probability: %d (by cause: %s).</p>\n", r.Abstentions.Total, esc(causesText(r.Abstentions.ByCause)))
@@ -153,7 +154,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 
 // cascadeHTML writes the cascade section: what the cascade decided, and
 // what its runtime (breaker, cache, budget, limits) did.
-func cascadeHTML(b *strings.Builder, c *CascadeReport) {
+func cascadeHTML(b *strings.Builder, c *report.CascadeReport) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	esc := html.EscapeString
 	p("<h2>Cascade</h2>\n<table><tr><th>rows</th><th>resolved by primary</th><th>fallback rate</th><th>primary failure rate</th><th>accepted-region error</th><th>escalated-row error</th><th>end-to-end accuracy</th><th>settled / unsettled decisions</th><th>still uncertain</th></tr>\n")
@@ -178,7 +179,7 @@ func cascadeHTML(b *strings.Builder, c *CascadeReport) {
 
 // claimsHTML writes the claims section: the counts, then the claims of the
 // listed rows.
-func claimsHTML(b *strings.Builder, c *ClaimsReport) {
+func claimsHTML(b *strings.Builder, c *report.ClaimsReport) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	esc := html.EscapeString
 	ext := "an unknown claim extractor"
@@ -246,7 +247,7 @@ func axes(b *strings.Builder, s float64, xLabel, yLabel string, yMax float64) {
 	fmt.Fprintf(b, `<text x="12" y="%.1f" font-size="11" text-anchor="middle" transform="rotate(-90 12 %.1f)">%s</text>`, plotY0+s/2, plotY0+s/2, html.EscapeString(yLabel))
 }
 
-func reliabilitySVG(b *strings.Builder, bins []ReliabilityBin) {
+func reliabilitySVG(b *strings.Builder, bins []report.ReliabilityBin) {
 	const s = 200.0
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" role="img">`, plotX0+s+10, plotY0+s+36)
 	axes(b, s, "mean predicted P", "fraction true", 1)
@@ -317,12 +318,12 @@ func niceCeil(v float64) float64 {
 	return 1
 }
 
-func sweepSVG(b *strings.Builder, rows []SweepRow, fails, passes []float64) {
+func sweepSVG(b *strings.Builder, rows []report.SweepRow, fails, passes []float64) {
 	const cell = 44.0
 	w := plotX0 + cell*float64(len(passes)) + 10
 	h := plotY0 + cell*float64(len(fails)) + 36
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" role="img">`, w, h)
-	at := map[[2]float64]SweepRow{}
+	at := map[[2]float64]report.SweepRow{}
 	for _, r := range rows {
 		at[[2]float64{r.Fail, r.Pass}] = r
 	}

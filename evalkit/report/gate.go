@@ -1,4 +1,4 @@
-package evalkit
+package report
 
 import (
 	"fmt"

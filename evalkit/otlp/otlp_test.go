@@ -1,4 +1,4 @@
-package evalkit
+package otlp
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // testdata/otlp-roundtrip.jsonl was written by the OpenTelemetry Collector's
 // file exporter in examples/collector's round-trip test (regenerate it with
-// RAGTRIAGE_OTLP_FIXTURE=$PWD/evalkit/testdata/otlp-roundtrip.jsonl there):
+// RAGTRIAGE_OTLP_FIXTURE=$PWD/evalkit/otlp/testdata/otlp-roundtrip.jsonl there):
 // six evaluated calls (pass, fail, escalate; each with and without content
 // capture), four spans each.
 func TestReadOTLPFixture(t *testing.T) {
@@ -21,9 +22,9 @@ func TestReadOTLPFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs := map[string]Record{}
+	recs := map[string]record.Record{}
 	lines := map[string]int{}
-	st, err := ReadOTLP(f, func(line int, r Record) error {
+	st, err := ReadOTLP(f, func(line int, r record.Record) error {
 		recs[r.ID], lines[r.ID] = r, line
 		return nil
 	})
@@ -84,7 +85,7 @@ func TestReadOTLPBadLines(t *testing.T) {
 		badLabel,
 	}, "\n")
 	var n int
-	st, err := ReadOTLP(strings.NewReader(in), func(int, Record) error { n++; return nil })
+	st, err := ReadOTLP(strings.NewReader(in), func(int, record.Record) error { n++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestReadOTLPBadLines(t *testing.T) {
 	}
 
 	stop := errors.New("stop")
-	if _, err := ReadOTLP(bytes.NewReader(fixture), func(int, Record) error { return stop }); !errors.Is(err, stop) {
+	if _, err := ReadOTLP(bytes.NewReader(fixture), func(int, record.Record) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("fn error = %v; want it returned", err)
 	}
 }
@@ -134,7 +135,7 @@ func FuzzReadOTLP(f *testing.F) {
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"ragtriage.evaluate","traceId":"00","attributes":[{"key":"ragtriage.sample.id","value":{"intValue":"x"}}]}]}]}]}`))
 	f.Add([]byte("\n\n{}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := ReadOTLP(bytes.NewReader(b), func(int, Record) error { return nil })
+		st, err := ReadOTLP(bytes.NewReader(b), func(int, record.Record) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,10 +154,10 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(in string) map[string]Record {
+	read := func(in string) map[string]record.Record {
 		t.Helper()
-		recs := map[string]Record{}
-		st, err := ReadOTLP(strings.NewReader(in), func(_ int, r Record) error { recs[r.ID] = r; return nil })
+		recs := map[string]record.Record{}
+		st, err := ReadOTLP(strings.NewReader(in), func(_ int, r record.Record) error { recs[r.ID] = r; return nil })
 		if err != nil || st.BadSpans != 0 || st.Records != 6 {
 			t.Fatalf("ReadOTLP: %v, %+v", err, st)
 		}
@@ -182,7 +183,7 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 		t.Errorf("groundedness changed with the attribute: %v vs %v", cur.Verdicts.Generation.Groundedness, old.Verdicts.Generation.Groundedness)
 	}
 	bad := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"proposition"}},`+variant)
-	st, err := ReadOTLP(strings.NewReader(bad), func(int, Record) error { return nil })
+	st, err := ReadOTLP(strings.NewReader(bad), func(int, record.Record) error { return nil })
 	if err != nil || st.BadSpans != 6 || st.Records != 0 {
 		t.Errorf("unknown verdicts attribute: %v, %+v; want 6 bad spans", err, st)
 	}

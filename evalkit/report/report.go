@@ -1,4 +1,4 @@
-package evalkit
+package report
 
 import (
 	"encoding/json"
@@ -690,17 +690,4 @@ func ReadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("evalkit: report %s: schema %q, want %q", path, r.Schema, ReportSchema)
 	}
 	return &r, nil
-}
-
-// thresholdsText writes a policy's two thresholds, "undecided" for a side
-// that is undecided by policy.
-func (po PolicyOutcome) thresholdsText() string {
-	f, p := fmt.Sprintf("%.3f", po.Fail), fmt.Sprintf("%.3f", po.Pass)
-	if po.NoFail {
-		f = "undecided"
-	}
-	if po.NoPass {
-		p = "undecided"
-	}
-	return f + " / " + p
 }

@@ -1,4 +1,4 @@
-package evalkit
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -16,7 +17,7 @@ import (
 // by cause), the
 // claims (claims mode: counts and the bounded claims listing), latency,
 // usage, cost and the reproducibility block.
-func Markdown(r *Report) string {
+func Markdown(r *report.Report) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	title := fmt.Sprintf("# ragtriage eval report: %s mode", r.Mode)
@@ -94,7 +95,7 @@ func Markdown(r *Report) string {
 
 	for _, stage := range []struct {
 		name string
-		ds   []DecisionReport
+		ds   []report.DecisionReport
 	}{{"Retrieval decisions", r.Decisions.Retrieval}, {"Generation decisions", r.Decisions.Generation}} {
 		p("\n## %s\n\n", stage.name)
 		p("| decision | labels | n | abstained | accuracy | AUROC | Brier | ECE | AURC | policy fail / pass | policy coverage | auto-pass errors | auto-fail errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
@@ -104,12 +105,12 @@ func Markdown(r *Report) string {
 				auc = fmt.Sprintf("%.3f", *dr.AUROC)
 			}
 			if dr.N == 0 {
-				p("| %s | %d | 0 | %d | – | – | – | – | – | %s | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, dr.Policy.thresholdsText())
+				p("| %s | %d | 0 | %d | – | – | – | – | – | %s | – | – | – |\n", dr.Decision, dr.Labeled, dr.Abstained, thresholdsText(dr.Policy))
 				continue
 			}
 			p("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.1f%% | %d/%d | %d/%d |\n",
 				dr.Decision, dr.Labeled, dr.N, dr.Abstained, pCell(dr.Accuracy), auc, pCell(dr.Brier), pCell(dr.ECE), pCell(dr.AURC),
-				dr.Policy.thresholdsText(), 100*dr.Policy.Coverage,
+				thresholdsText(dr.Policy), 100*dr.Policy.Coverage,
 				dr.Policy.AutoPass.Errors, dr.Policy.AutoPass.Count, dr.Policy.AutoFail.Errors, dr.Policy.AutoFail.Count)
 		}
 		for _, dr := range stage.ds {
@@ -152,7 +153,7 @@ func Markdown(r *Report) string {
 
 	l := &r.Latency
 	p("\n## Latency, usage and cost\n\n| leg | rows | p50 ms | p95 ms | calls | input tokens | output tokens | retries | cost |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	leg := func(name string, pc Percentiles, u *LegUsage, c LegCost) {
+	leg := func(name string, pc report.Percentiles, u *report.LegUsage, c report.LegCost) {
 		retries := "–"
 		if u != nil && u.Retries != nil {
 			retries = fmt.Sprint(*u.Retries)
@@ -208,7 +209,7 @@ func Markdown(r *Report) string {
 
 // claimsMarkdown writes the claims section: the counts, then the claims of
 // the listed rows.
-func claimsMarkdown(b *strings.Builder, c *ClaimsReport) {
+func claimsMarkdown(b *strings.Builder, c *report.ClaimsReport) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	ext := "an unknown claim extractor"
 	if c.Extractor != "" {
@@ -250,7 +251,7 @@ func claimsMarkdown(b *strings.Builder, c *ClaimsReport) {
 
 // fallbackErrorsText describes the fallback's calls and failures in one
 // paragraph, quoting the errors between the quote marks given.
-func fallbackErrorsText(fe *FallbackErrorsReport, quote string) string {
+func fallbackErrorsText(fe *report.FallbackErrorsReport, quote string) string {
 	if fe.Failed == 0 {
 		return fmt.Sprintf("Fallback calls: %d made, none failed.", fe.Calls)
 	}
@@ -303,7 +304,7 @@ func mdCell(s string) string {
 }
 
 // cascadeSettingsText describes the cascade's settings in one line.
-func cascadeSettingsText(st *CascadeSettingsReport) string {
+func cascadeSettingsText(st *report.CascadeSettingsReport) string {
 	waiting := "no bound on calls waiting for a slot"
 	switch {
 	case st.MaxWaiting < 0:
@@ -335,21 +336,21 @@ func msText(ms float64) string {
 	return time.Duration(ms * float64(time.Millisecond)).String()
 }
 
-func thresholdTable(b *strings.Builder, rows []ThresholdRow) {
+func thresholdTable(b *strings.Builder, rows []report.ThresholdRow) {
 	fmt.Fprintf(b, "| threshold | coverage | accepted errors | error rate | error upper bound | review |\n|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range rows {
 		fmt.Fprintf(b, "| %.2f | %.1f%% (%d) | %d | %.1f%% | %.1f%% | %.1f%% |\n", t.Threshold, 100*t.Coverage, t.Accepted, t.Errors, 100*t.ErrorRate, 100*t.UpperBound, 100*t.Review)
 	}
 }
 
-func regionCell(r RegionStats) string {
+func regionCell(r report.RegionStats) string {
 	if r.Count == 0 {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f%% (%d/%d)", 100*r.ErrorRate, r.Errors, r.Count)
 }
 
-func costCell(c LegCost, cur string) string {
+func costCell(c report.LegCost, cur string) string {
 	if c.Amount == nil {
 		return "unavailable"
 	}
@@ -387,7 +388,7 @@ func causesText(m map[string]int) string {
 	for _, c := range guard.Causes {
 		add(string(c))
 	}
-	add(CauseUnrecorded)
+	add(report.CauseUnrecorded)
 	var other []string
 	for k := range m {
 		if !seen[k] {
@@ -423,4 +424,17 @@ func short(s string) string {
 		return "UNCERTAIN"
 	}
 	return s
+}
+
+// thresholdsText writes a policy's two thresholds, "undecided" for a side
+// that is undecided by policy.
+func thresholdsText(po report.PolicyOutcome) string {
+	f, p := fmt.Sprintf("%.3f", po.Fail), fmt.Sprintf("%.3f", po.Pass)
+	if po.NoFail {
+		f = "undecided"
+	}
+	if po.NoPass {
+		p = "undecided"
+	}
+	return f + " / " + p
 }

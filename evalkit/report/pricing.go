@@ -1,4 +1,4 @@
-package evalkit
+package report
 
 import (
 	_ "embed"
@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"sort"
 )
 
 // Pricing is a versioned snapshot of token prices (testdata/pricing/DATE.json;
@@ -107,7 +104,10 @@ func (p *Pricing) Cost(model string, input, output int) (float64, bool) {
 	return (float64(input)*pr.Input + float64(output)*pr.Output) / 1e6, true
 }
 
-func priceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
+// PriceUsage prices the usage of a run of rows rows with p (nil: no
+// snapshot, every leg "unavailable"): a leg that did not run costs 0, a leg
+// without a known model or price is "unavailable" with the reason, never 0.
+func PriceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
 	c := CostReport{}
 	if p != nil {
 		c.PricingVersion, c.Currency = p.Version, p.Currency
@@ -144,27 +144,4 @@ func priceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
 		c.Total = LegCost{Status: "unavailable", Reason: why}
 	}
 	return c
-}
-
-// buildModules returns the Go version and the main module and dependency
-// versions the binary was built with (path@version), from the build info.
-func buildModules() (string, []string) {
-	out := []string{}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return runtime.Version(), out
-	}
-	if bi.Main.Path != "" {
-		out = append(out, bi.Main.Path+"@"+bi.Main.Version)
-	}
-	var deps []string
-	for _, d := range bi.Deps {
-		v := d.Version
-		if d.Replace != nil {
-			v += " => " + d.Replace.Path + "@" + d.Replace.Version
-		}
-		deps = append(deps, d.Path+"@"+v)
-	}
-	sort.Strings(deps)
-	return bi.GoVersion, append(out, deps...)
 }

@@ -1,4 +1,4 @@
-package evalkit
+package dataset
 
 import (
 	"bytes"
@@ -161,7 +161,7 @@ func ParseRow(line []byte) (Row, error) {
 		return Row{}, &RowError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
 	}
 	if !utf8.Valid(line) {
-		return Row{}, &RowError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", firstInvalid(line))}
+		return Row{}, &RowError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", FirstInvalid(line))}
 	}
 	if row, ok := parseRowFast(line); ok {
 		return row, nil
@@ -514,7 +514,9 @@ func reqString(b json.RawMessage) (s string, ok bool, err error) {
 	return s, true, err
 }
 
-func firstInvalid(b []byte) int {
+// FirstInvalid returns the byte offset of the first invalid UTF-8 sequence
+// in b, or len(b) when b is valid UTF-8.
+func FirstInvalid(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {

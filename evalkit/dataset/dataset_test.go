@@ -1,4 +1,4 @@
-package evalkit
+package dataset
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // rowFiles are real dataset lines kept in the repository.
-var rowFiles = []string{"../testdata/cli/halueval-sample.jsonl", "../guard/lexical/testdata/golden-rows.jsonl"}
+var rowFiles = []string{"../../testdata/cli/halueval-sample.jsonl", "../../guard/lexical/testdata/golden-rows.jsonl"}
 
 func readRowFiles(tb testing.TB) [][]byte {
 	tb.Helper()
@@ -34,7 +34,7 @@ func parseRowReference(line []byte) (Row, error) {
 	return parseRowJSON(line)
 }
 
-func bytesValid(b []byte) bool { return firstInvalid(b) == len(b) }
+func bytesValid(b []byte) bool { return FirstInvalid(b) == len(b) }
 
 // sameParse reports how ParseRow and the encoding/json reference differ on
 // line, or "".

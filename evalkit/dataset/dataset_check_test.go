@@ -1,4 +1,4 @@
-package evalkit
+package dataset
 
 import (
 	"encoding/json"
