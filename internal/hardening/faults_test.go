@@ -27,23 +27,30 @@ import (
 // escalations settle.
 
 const (
-	faultDeadline = 300 * time.Millisecond // per evaluation
+	faultDeadline = 500 * time.Millisecond // per evaluation
 	// faultSlack is what an evaluation may take beyond its deadline:
 	// assembling the result, and scheduling on a loaded 2-core machine
 	// under -race.
-	faultSlack = 200 * time.Millisecond
+	faultSlack = 300 * time.Millisecond
 	// lateShare is the largest share of evaluations allowed past
-	// faultDeadline + faultSlack; hangBound past the deadline is never
-	// allowed.
-	lateShare    = 0.005
+	// faultDeadline + faultSlack (scheduler stalls of a CPU-starved
+	// machine: with two busy loops pinning both cores, 1-3% of them); a
+	// guard that waited for the fallback past the deadline would make every
+	// evaluation of the slow phase late, which the per-phase median check
+	// catches. hangBound past the deadline is never allowed.
+	lateShare    = 0.03
 	hangBound    = 2 * time.Second
-	faultWorkers = 16
+	faultWorkers = 8
 	faultPhase   = 500 * time.Millisecond // traffic per fault phase
 	recoverLimit = 15 * time.Second       // longest a recovery may take
 	// fullStreak settled evaluations in a row count as a full recovery.
 	fullStreak = 50
-	// pace is each worker's pause between evaluations.
-	pace = 2 * time.Millisecond
+	// pace is each worker's pause between evaluations. The workers and the
+	// pace keep the test's own CPU use well below two cores, so that a
+	// healthy fallback looks healthy with two busy loops pinning the CPUs
+	// (the fake server, the HTTP client and the judges all run in this
+	// process, under -race).
+	pace = 10 * time.Millisecond
 )
 
 // fault phases: the model the server plays during each.
@@ -189,6 +196,15 @@ func runFaults(t *testing.T, rule guard.Degrade, phases []phase) (*stack, []*pha
 		// A stale p95 (after the slow phase) is trusted 250ms only.
 		limits: cascade.Limits{MaxConcurrent: 64, LatencyMaxAge: 250 * time.Millisecond},
 	})
+	// Warm up, as a service does before it takes traffic: the first calls
+	// open the fallback's connections and fault in code and data; on a
+	// loaded machine under -race they can take seconds, which is start-up,
+	// not a fault's cost.
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		st.g.Evaluate(ctx, refundSample(-1-i))
+		cancel()
+	}
 	stats := make([]*phaseStats, len(phases))
 	for i := range stats {
 		stats[i] = &phaseStats{diagnoses: map[guard.Diagnosis]int{}, actions: map[guard.Action]int{}, reasons: map[string]int{}}
@@ -260,6 +276,11 @@ func runFaults(t *testing.T, rule guard.Degrade, phases []phase) (*stack, []*pha
 	wg.Wait()
 	for i, ph := range phases {
 		t.Logf("phase %-28q %v", ph.name, stats[i])
+		// Most evaluations of every phase, the slow one included, return
+		// by their deadline: the guard never waits for the fallback past it.
+		if sum := stats[i].lat.Summary(); sum.N > 0 && sum.P50 > faultDeadline+faultSlack {
+			t.Errorf("phase %q: median evaluation %v; want ≤ the deadline %v + %v", ph.name, sum.P50, faultDeadline, faultSlack)
+		}
 	}
 	total := seq.Load()
 	t.Logf("%d evaluations, %d (%.3f%%) answered later than the deadline %v + %v", total, late.Load(), 100*float64(late.Load())/float64(total), faultDeadline, faultSlack)
