@@ -327,7 +327,7 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, 
 	}
 	for _, d := range Decisions[1:] {
 		if d == Groundedness && claimed {
-			continue // its claims were escalated one by one
+			continue // its claims were escalated on their own
 		}
 		if v, ok := res.Verdict(d); ok && v == Uncertain {
 			ds = append(ds, d)
