@@ -15,9 +15,10 @@ const DefaultConcurrency = 4
 // something slow: the judges that are not Inline (an LLM judge), the claims
 // of an answer in claims mode (WithClaims) when the groundedness judge is
 // not Inline, and the escalations of uncertain claims. Inline judges always
-// run on the caller's goroutine, one after another. Outputs do not depend on
-// the bound: answers are read in the order the judges were given (and the
-// claims in answer order), whatever order they arrive in.
+// run on the caller's goroutine, one after another. Answers are read in the
+// order the judges were given (and the claims in answer order), whatever
+// order they arrive in, so with judges that answer each call on its own the
+// result does not depend on the bound.
 func WithConcurrency(n int) Option {
 	return func(g *Guard) error {
 		if n < 1 {

@@ -139,9 +139,11 @@
 // time unless [WithConcurrency] says otherwise: the judges that are not
 // Inline, the claims of an answer in claims mode when the groundedness judge
 // is not Inline, and the fallback escalations of uncertain claims. Inline
-// judges always run one after another on the caller's goroutine. The result
-// does not depend on the bound: answers are read in the order the judges
-// were given and the claims in answer order.
+// judges always run one after another on the caller's goroutine. Answers
+// are read in the order the judges were given and the claims in answer
+// order, so with judges that answer each call on its own the result does not
+// depend on the bound (a cascade's budget, shared by concurrent escalations,
+// may be spent in a different order).
 //
 // # Cost
 //
