@@ -58,13 +58,13 @@ func WithClaims(x ClaimExtractor) Option {
 // that returns more is reported as failed and the whole answer is judged.
 const MaxClaims = 64
 
-// claimsMode replaces the groundedness estimate in ests by the weakest
+// claimsMode replaces the groundedness estimate in t by the weakest
 // claim's. It reports whether it did.
 //
 // Claims it escalates are recorded in info (nil when none was), which
 // Evaluate merges into Result.Fallback so that the degrade rule applies to
 // a claim the fallback could not settle.
-func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res *Result) (_ []Estimate, claimed bool, info *FallbackInfo) {
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result) (claimed bool, info *FallbackInfo) {
 	var b *binding
 	for i := range g.bindings {
 		if contains(g.bindings[i].decisions, Groundedness) {
@@ -72,12 +72,12 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 		}
 	}
 	if b == nil {
-		return ests, false, nil
+		return false, nil
 	}
 	name := describe(g.claims)
-	fail := func(err error) ([]Estimate, bool, *FallbackInfo) {
+	fail := func(err error) (bool, *FallbackInfo) {
 		res.Errors = append(res.Errors, *newJudgeError(name, []Decision{Groundedness}, CauseJudgeFailed, err))
-		return ests, false, nil
+		return false, nil
 	}
 	var claims []string
 	_, err := g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
@@ -94,41 +94,71 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 		return fail(fmt.Errorf("claim extraction returned %d claims, more than %d", len(claims), MaxClaims))
 	}
 
-	res.Claims = make([]Claim, len(claims))
-	agg := Estimate{Decision: Groundedness, Judge: name, via: viaFixed, fixed: Pass}
-	weakest, known := 2.0, 0
-	for i, text := range claims {
-		c := &res.Claims[i]
-		c.Text = text
-		cs := *s
-		cs.Answer = text
-		e, err := g.claimEstimate(ctx, b, &cs)
+	// Each claim is judged on its own, and an uncertain one escalated on
+	// its own, in bounded batches: at most the guard's concurrency
+	// (WithConcurrency) at a time when the judge is not inline, and the
+	// escalations likewise. The claims are then read in order.
+	runs := make([]claimRun, len(claims))
+	g.each(len(claims), !b.inline, func(i int) {
+		r := &runs[i]
+		r.cs = *s
+		r.cs.Answer = claims[i]
+		e, err := g.claimEstimate(ctx, b, &r.cs)
 		if err != nil {
-			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, fmt.Errorf("claim %d: %w", i+1, err)))
+			r.errs = append(r.errs, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, fmt.Errorf("claim %d: %w", i+1, err)))
 			e = Abstain(Groundedness, "", "the judge failed on this claim")
 			e.Cause = CauseJudgeFailed
 		}
-		v := Uncertain
+		r.e, r.v = e, Uncertain
 		if !e.Abstained {
-			v = g.policy.Verdict(Groundedness, e.P)
+			r.v = g.policy.Verdict(Groundedness, e.P)
 		}
-		spent := e.Usage
-		if v == Uncertain && g.esc != nil {
-			if info == nil {
-				info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
+	})
+	if g.esc != nil {
+		var up []int
+		for i := range runs {
+			if runs[i].v == Uncertain {
+				up = append(up, i)
 			}
+		}
+		if len(up) > 0 {
+			info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
 			t0 := g.now()
-			fe, ok, why, cause := g.escalateClaim(ctx, &cs, res)
-			info.LatencyMs += float64(g.now().Sub(t0)) / float64(time.Millisecond)
-			info.Usage = info.Usage.Add(fe.Usage)
-			spent = spent.Add(fe.Usage)
+			g.each(len(up), true, func(k int) {
+				r := &runs[up[k]]
+				var je *JudgeError
+				r.fe, r.ok, r.why, r.cause, je = g.escalateClaim(ctx, &r.cs)
+				if je != nil {
+					r.errs = append(r.errs, *je)
+				}
+				r.escalated = true
+			})
+			info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+		}
+	}
+
+	res.Claims = make([]Claim, len(claims))
+	agg := Estimate{Decision: Groundedness, Judge: name}
+	fixed := Pass
+	weakest, known := 2.0, 0
+	for i := range runs {
+		r := &runs[i]
+		res.Errors = append(res.Errors, r.errs...)
+		c := &res.Claims[i]
+		c.Text = claims[i]
+		e, v := r.e, r.v
+		spent := e.Usage
+		if r.escalated {
+			info.Usage = info.Usage.Add(r.fe.Usage)
+			spent = spent.Add(r.fe.Usage)
 			c.Escalated = true
-			if ok {
-				e = fe
+			why, cause := r.why, r.cause
+			if r.ok {
+				e = r.fe
 				v = g.esc.policy.Verdict(Groundedness, e.P)
 			}
 			if v == Uncertain {
-				if ok {
+				if r.ok {
 					why, cause = reasonFallbackUnsure, CauseFallbackUncertain
 				}
 				info.Unsettled++
@@ -157,10 +187,10 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 		// The weakest verdict wins: fail < uncertain < pass.
 		switch {
 		case v == Fail:
-			agg.fixed = Fail
+			fixed = Fail
 			agg.Evidence = append(agg.Evidence, e.Evidence...)
-		case v == Uncertain && agg.fixed == Pass:
-			agg.fixed = Uncertain
+		case v == Uncertain && fixed == Pass:
+			fixed = Uncertain
 		}
 	}
 	if known == 0 {
@@ -168,16 +198,33 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, ests []Estimate, res 
 	} else {
 		agg.P = weakest
 	}
-	out := make([]Estimate, 0, len(ests)+1)
-	for _, e := range ests {
+	// The whole-answer groundedness estimate gives way to the claims'
+	// aggregate, whose verdict is fixed by the claims.
+	out := table{ests: make([]Estimate, 0, len(t.ests)+1), fixed: fixed}
+	for i, e := range t.ests {
 		if e.Decision != Groundedness {
-			out = append(out, e)
+			out.add(e, t.reader(i))
 		} else {
 			// Keep the whole-answer citations; the claims carry the rest.
 			agg.Citations = e.Citations
 		}
 	}
-	return append(out, agg), true, info
+	out.add(agg, readFixed)
+	*t = out
+	return true, info
+}
+
+// claimRun is one claim's judging and escalation in claims mode.
+type claimRun struct {
+	cs        Sample // the sample with the claim as its answer
+	e         Estimate
+	v         Verdict
+	errs      []JudgeError // in the order they happened
+	escalated bool
+	fe        Estimate // the escalator's estimate, when ok
+	ok        bool
+	why       string
+	cause     Cause
 }
 
 // claimEstimate asks the groundedness judge about one claim.
@@ -195,7 +242,6 @@ func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample) (Esti
 			if e.Judge == "" {
 				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
 			}
-			e.via = viaPolicy
 			return e, nil
 		}
 	}
@@ -203,8 +249,9 @@ func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample) (Esti
 }
 
 // escalateClaim sends one uncertain claim to the escalator; ok is false when
-// it gave no estimate (why and cause say why; a failure is also reported).
-func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, res *Result) (_ Estimate, ok bool, why string, cause Cause) {
+// it gave no estimate (why and cause say why; a failure is also returned, to
+// be reported).
+func (g *Guard) escalateClaim(ctx context.Context, cs *Sample) (_ Estimate, ok bool, why string, cause Cause, failed *JudgeError) {
 	ds := []Decision{Groundedness}
 	out, err := g.callEscalator(ctx, Escalation{Request: Request{Sample: cs, Decisions: ds}})
 	if err == nil {
@@ -212,8 +259,7 @@ func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, res *Result) (_ E
 	}
 	if err != nil {
 		je := newJudgeError(g.esc.name, ds, escalatorCause(err), fmt.Errorf("claim: %w", err))
-		res.Errors = append(res.Errors, *je)
-		return Estimate{}, false, je.Message, je.Cause
+		return Estimate{}, false, je.Message, je.Cause, je
 	}
 	var u Usage
 	why, cause = reasonNoEstimate, CauseFallbackAbstained
@@ -233,7 +279,7 @@ func (g *Guard) escalateClaim(ctx context.Context, cs *Sample, res *Result) (_ E
 			e.Judge = g.esc.name
 		}
 		e.Usage = u
-		return e, true, "", ""
+		return e, true, "", "", nil
 	}
-	return Estimate{Usage: u}, false, why, cause
+	return Estimate{Usage: u}, false, why, cause, nil
 }

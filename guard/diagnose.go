@@ -230,13 +230,10 @@ func leastCertain(r *Result) float64 {
 		}
 		c = min(c, x)
 	}
-	consider(r.Retrieval.Sufficiency, r.Verdicts.Retrieval.Sufficiency)
-	consider(r.Retrieval.Conflict, r.Verdicts.Retrieval.Conflict)
-	consider(r.Generation.Relevance, r.Verdicts.Generation.Relevance)
-	consider(r.Generation.Groundedness, r.Verdicts.Generation.Groundedness)
-	consider(r.Generation.Contradiction, r.Verdicts.Generation.Contradiction)
-	if v := r.Verdicts.Generation.Correctness; v != nil {
-		consider(r.Generation.Correctness, *v)
+	for _, d := range Decisions[1:] {
+		if v, ok := r.Verdict(d); ok {
+			consider(r.Prob(d), v)
+		}
 	}
 	// Chunk relevance counts as uncertain only when no chunk passed.
 	anyPass := false

@@ -138,6 +138,17 @@
 // would run on a goroutine of its own is not called, and its decisions are
 // uncertain with [ErrAbandonLimit], until enough of them have returned.
 //
+// Within one Evaluate, calls that are independent of each other and wait on
+// something slow run concurrently, at most [DefaultConcurrency] (4) at a
+// time unless [WithConcurrency] says otherwise: the judges that are not
+// Inline, the claims of an answer in claims mode when the groundedness judge
+// is not Inline, and the fallback escalations of uncertain claims. Inline
+// judges always run one after another on the caller's goroutine. Answers
+// are read in the order the judges were given and the claims in answer
+// order, so with judges that answer each call on its own the result does not
+// depend on the bound (a cascade's budget, shared by concurrent escalations,
+// may be spent in a different order).
+//
 // # Cost
 //
 // With an inline judge and five contexts, Evaluate adds about 1.9 µs and 8

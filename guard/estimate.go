@@ -37,19 +37,7 @@ type Estimate struct {
 	JudgeVersion string        `json:"judgeVersion,omitempty"`
 	Latency      time.Duration `json:"latency,omitempty"`
 	Usage        Usage         `json:"usage,omitzero"`
-
-	// via says which policy turns P into a verdict: the guard's (0), the
-	// escalator's (viaFallback), or a verdict fixed by claims mode
-	// (viaFixed, in fixed).
-	via   uint8
-	fixed Verdict
 }
-
-const (
-	viaPolicy uint8 = iota
-	viaFallback
-	viaFixed
-)
 
 // Usage is what a judge spent on an estimate. Zero for local judges.
 type Usage struct {

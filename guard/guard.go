@@ -21,6 +21,8 @@ type Guard struct {
 	esc       *escalation
 	claims    ClaimExtractor
 	abandon   abandonState // judge calls left running after ctx ended (abandon.go)
+	parallel  int          // bound on concurrent slow judge calls per Evaluate (WithConcurrency)
+	slow      int          // bindings whose judge is not Inline
 }
 
 type binding struct {
@@ -131,7 +133,7 @@ func WithClock(now func() time.Time) Option {
 // as a cascade.Cascade is closed by whoever created it (ragtriage.New
 // returns a guard whose Close does it).
 func New(opts ...Option) (*Guard, error) {
-	g := &Guard{diagnoser: DefaultDiagnoser, limits: DefaultLimits, now: time.Now}
+	g := &Guard{diagnoser: DefaultDiagnoser, limits: DefaultLimits, now: time.Now, parallel: DefaultConcurrency}
 	for _, o := range opts {
 		if err := o(g); err != nil {
 			return nil, err
@@ -145,6 +147,9 @@ func New(opts ...Option) (*Guard, error) {
 	}
 	for i := range kept {
 		kept[i].noRef = without(kept[i].decisions, Correctness)
+		if !kept[i].inline {
+			g.slow++
+		}
 	}
 	g.bindings = kept
 	if !g.policySet {
@@ -186,23 +191,27 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	if s.Reference != nil {
 		defs = &withRef
 	}
-	var res Result
-	ests := g.primary(ctx, &s, &res)
+	res := Result{
+		DecisionID: defs.ID, DecisionVersion: defs.Version, DecisionVariant: defs.Variant,
+		DiagnosisVersion: g.diagnoser.Version(),
+	}
+	t := table{ests: g.primary(ctx, &s, &res)}
 	var (
 		claimed bool
 		claimFB *FallbackInfo
 	)
 	if g.claims != nil {
-		ests, claimed, claimFB = g.claimsMode(ctx, &s, ests, &res)
+		claimed, claimFB = g.claimsMode(ctx, &s, &t, &res)
 	}
-	g.assemble(&res, &s, defs, ests)
+	g.decide(&res, &s, &t)
 	// A request cancelled before the fallback was asked, or a primary judge
 	// that failed, is not an unavailable fallback: the degrade rule does not
 	// turn it into Allow.
 	broken := ctx.Err() != nil || g.primaryFailed(&res)
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
-		g.escalate(ctx, &res, &s, defs, ests, claimed)
+		g.escalate(ctx, &res, &s, &t, claimed)
 	}
+	g.finish(&res, &t)
 	if claimFB != nil {
 		g.mergeClaimFallback(&res, claimFB)
 	}
@@ -211,8 +220,16 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	return res, nil
 }
 
-// primary runs the guard's own judges.
+// primary runs the guard's own judges. Inline judges run here, one after
+// another; when more than one judge is not inline, those run concurrently
+// (at most g.parallel at a time) while the inline ones run. Their answers are
+// read in the order the judges were given.
 func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate {
+	var slow []judgeReply // by binding; nil when every judge runs here
+	var wait func()
+	if g.slow > 1 && g.parallel > 1 {
+		slow, wait = g.startSlow(ctx, s)
+	}
 	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
@@ -227,7 +244,17 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 			res.Judges = make(map[string]string, len(g.bindings)+1)
 		}
 		res.Judges[b.info.Name] = b.info.Version
-		out, err := g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
+		var out []Estimate
+		var err error
+		if slow != nil && !b.inline {
+			if wait != nil {
+				wait()
+				wait = nil
+			}
+			out, err = slow[i].out, slow[i].err
+		} else {
+			out, err = g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
+		}
 		if err == nil {
 			err = checkEstimates(out, ds, s)
 		}
@@ -249,12 +276,38 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 			}
 		}
 	}
+	if wait != nil {
+		wait()
+	}
 	return ests
 }
 
-// escalate sends the uncertain decisions of res to the escalator and
-// rebuilds res from the merged estimates.
-func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *DefinitionSet, ests []Estimate, claimed bool) {
+// startSlow starts the judges that are not inline, at most g.parallel at a
+// time; their replies are indexed by binding once wait returns.
+func (g *Guard) startSlow(ctx context.Context, s *Sample) (replies []judgeReply, wait func()) {
+	idx := make([]int, 0, g.slow)
+	for i := range g.bindings {
+		b := &g.bindings[i]
+		if !b.inline && (s.Reference != nil || len(b.noRef) > 0) {
+			idx = append(idx, i)
+		}
+	}
+	replies = make([]judgeReply, len(g.bindings))
+	wait = g.fanOut(len(idx), func(k int) {
+		b := &g.bindings[idx[k]]
+		ds := b.decisions
+		if s.Reference == nil {
+			ds = b.noRef
+		}
+		r := &replies[idx[k]]
+		r.out, r.err = g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
+	})
+	return replies, wait
+}
+
+// escalate sends the uncertain decisions of res to the escalator, merges its
+// estimates into t (read with the escalator's policy) and decides res again.
+func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, claimed bool) {
 	var ds []Decision
 	var ids []string
 	// Chunk relevance matters to the diagnosis only while no chunk passes.
@@ -274,7 +327,7 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	}
 	for _, d := range Decisions[1:] {
 		if d == Groundedness && claimed {
-			continue // its claims were escalated one by one
+			continue // its claims were escalated on their own
 		}
 		if v, ok := res.Verdict(d); ok && v == Uncertain {
 			ds = append(ds, d)
@@ -297,18 +350,18 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	for i := range out {
 		info.Usage = info.Usage.Add(out[i].Usage)
 	}
-	final := ests
+	ests := t.ests
 	var failed *JudgeError
 	if err != nil {
 		failed = newJudgeError(g.esc.name, ds, escalatorCause(err), err)
 		res.Errors = append(res.Errors, *failed)
 		info.Reason, info.Cause = failed.Message, failed.Cause
 	} else {
-		final = make([]Estimate, 0, len(ests)+len(out))
+		merged := table{ests: make([]Estimate, 0, len(ests)+len(out)), via: make([]reader, 0, len(ests)+len(out)), fixed: t.fixed}
 		for i := range ests {
 			e := &ests[i]
 			if !escalated(e, ds, ids) || !answered(out, e.Decision, e.ContextID) {
-				final = append(final, *e)
+				merged.add(*e, t.reader(i))
 			}
 		}
 		for i := range out {
@@ -327,16 +380,14 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 					continue // keep the primary's probability; the verdict stays uncertain
 				}
 			}
-			e.via = viaFallback
 			if e.Judge == "" {
 				e.Judge = g.esc.name
 			}
-			final = append(final, e)
+			merged.add(e, readFallback)
 		}
+		*t = merged
 	}
-	judges, jerrs := res.Judges, res.Errors
-	*res = Result{Judges: judges, Errors: jerrs, Claims: res.Claims}
-	g.assemble(res, s, defs, final)
+	g.decide(res, s, t)
 	// Count what the fallback settled, and why it did not.
 	for _, d := range ds {
 		if d == ChunkRelevance {
@@ -356,7 +407,7 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, defs *Defi
 	for i := range ests {
 		u = u.Add(ests[i].Usage)
 	}
-	res.Usage = u.Add(info.Usage)
+	t.spent, t.spentSet = u.Add(info.Usage), true
 	res.Fallback = info
 	res.Route = Fallback
 }
@@ -602,95 +653,6 @@ func hasContext(s *Sample, id string) bool {
 	return false
 }
 
-// assemble fills r from the estimates: probabilities, verdicts, evidence,
-// diagnosis.
-func (g *Guard) assemble(r *Result, s *Sample, defs *DefinitionSet, ests []Estimate) {
-	r.DecisionID, r.DecisionVersion, r.DecisionVariant = defs.ID, defs.Version, defs.Variant
-	r.DiagnosisVersion = g.diagnoser.Version()
-	r.Estimates = ests
-
-	var single [numDecisions + 1]*Estimate
-	for i := range ests {
-		e := &ests[i]
-		if e.Decision != ChunkRelevance && single[e.Decision] == nil {
-			single[e.Decision] = e
-		}
-	}
-	prob := func(d Decision) (Prob, Verdict) {
-		e := single[d]
-		if e == nil {
-			r.Abstentions = append(r.Abstentions, missing(r, d, ""))
-			return Prob{Asked: true}, Uncertain
-		}
-		if e.Abstained {
-			r.Abstentions = append(r.Abstentions, abstention(e))
-			return Prob{Asked: true}, Uncertain
-		}
-		return KnownProb(e.P), g.verdict(e)
-	}
-
-	// Chunk relevance, in context order.
-	if n := len(s.Contexts); n > 0 {
-		r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
-		r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
-		cursor := 0
-		for i := range s.Contexts {
-			id := s.Contexts[i].ID
-			r.Retrieval.ChunkRelevance[i] = Entry[Prob]{Key: id, Value: Prob{Asked: true}}
-			r.Verdicts.Retrieval.ChunkRelevance[i] = Entry[Verdict]{Key: id}
-			var e *Estimate
-			// Judges usually return chunks in context order: start the
-			// search after the previous match.
-			for k := range ests {
-				j := (cursor + k) % len(ests)
-				if ests[j].Decision == ChunkRelevance && ests[j].ContextID == id {
-					e, cursor = &ests[j], j+1
-					break
-				}
-			}
-			switch {
-			case e == nil:
-				r.Abstentions = append(r.Abstentions, missing(r, ChunkRelevance, id))
-			case e.Abstained:
-				r.Abstentions = append(r.Abstentions, abstention(e))
-			default:
-				r.Retrieval.ChunkRelevance[i].Value = KnownProb(e.P)
-				r.Verdicts.Retrieval.ChunkRelevance[i].Value = g.verdict(e)
-			}
-		}
-	} else {
-		r.Retrieval.ChunkRelevance = Keyed[Prob]{}
-		r.Verdicts.Retrieval.ChunkRelevance = Keyed[Verdict]{}
-	}
-	r.Retrieval.Sufficiency, r.Verdicts.Retrieval.Sufficiency = prob(ContextSufficiency)
-	r.Retrieval.Conflict, r.Verdicts.Retrieval.Conflict = prob(ContextConflict)
-	r.Generation.Relevance, r.Verdicts.Generation.Relevance = prob(AnswerRelevance)
-	r.Generation.Groundedness, r.Verdicts.Generation.Groundedness = prob(Groundedness)
-	r.Generation.Contradiction, r.Verdicts.Generation.Contradiction = prob(Contradiction)
-	if s.Reference != nil {
-		p, v := prob(Correctness)
-		r.Generation.Correctness = p
-		r.Verdicts.Generation.Correctness = &v
-	}
-
-	n := 0
-	for i := range ests {
-		n += len(ests[i].Evidence)
-	}
-	r.Evidence = make([]Evidence, 0, n)
-	for i := range ests {
-		e := &ests[i]
-		r.Evidence = append(r.Evidence, e.Evidence...)
-		if len(e.Citations) > 0 && r.Citations == nil {
-			r.Citations = e.Citations
-		}
-		r.Usage = r.Usage.Add(e.Usage)
-	}
-	r.PassRule = g.policy.PassRule
-	o := g.diagnoser.Diagnose(r)
-	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
-}
-
 // missing is the abstention of a decision no estimate was kept for: its
 // judge failed (the cause is the failure's), or no judge gave one.
 func missing(r *Result, d Decision, contextID string) Abstention {
@@ -710,17 +672,6 @@ func abstention(e *Estimate) Abstention {
 		c = CauseAbstained
 	}
 	return Abstention{Decision: e.Decision, ContextID: e.ContextID, Judge: e.Judge, Reason: e.Reason, Cause: c}
-}
-
-// verdict reads e with the policy that applies to it.
-func (g *Guard) verdict(e *Estimate) Verdict {
-	switch e.via {
-	case viaFallback:
-		return g.esc.policy.Verdict(e.Decision, e.P)
-	case viaFixed:
-		return e.fixed
-	}
-	return g.policy.Verdict(e.Decision, e.P)
 }
 
 func contains(ds []Decision, d Decision) bool {

@@ -262,41 +262,74 @@ func (r *Result) Err() error {
 	return errors.Join(errs...)
 }
 
-// Prob returns the probability of a decision other than ChunkRelevance.
+// field locates one decision's probability and verdict in a Result. The
+// fields table below is the one place that maps a decision to its Result
+// fields: the guard fills a result through it, and Prob, Verdict and Set
+// read and write through it.
+type field struct {
+	prob func(*Result) *Prob
+	// verdict returns the verdict's location; for Correctness it is nil
+	// when the result has none, unless alloc is set.
+	verdict func(r *Result, alloc bool) *Verdict
+}
+
+var fields = [numDecisions + 1]field{
+	ContextSufficiency: {
+		func(r *Result) *Prob { return &r.Retrieval.Sufficiency },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.Sufficiency },
+	},
+	ContextConflict: {
+		func(r *Result) *Prob { return &r.Retrieval.Conflict },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.Conflict },
+	},
+	AnswerRelevance: {
+		func(r *Result) *Prob { return &r.Generation.Relevance },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Relevance },
+	},
+	Groundedness: {
+		func(r *Result) *Prob { return &r.Generation.Groundedness },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Groundedness },
+	},
+	Contradiction: {
+		func(r *Result) *Prob { return &r.Generation.Contradiction },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Contradiction },
+	},
+	Correctness: {
+		func(r *Result) *Prob { return &r.Generation.Correctness },
+		func(r *Result, alloc bool) *Verdict {
+			if r.Verdicts.Generation.Correctness == nil && alloc {
+				r.Verdicts.Generation.Correctness = new(Verdict)
+			}
+			return r.Verdicts.Generation.Correctness
+		},
+	},
+}
+
+// fieldOf returns the field of d, or nil for ChunkRelevance (keyed by
+// context) and an invalid decision.
+func fieldOf(d Decision) *field {
+	if int(d) >= len(fields) || fields[d].prob == nil {
+		return nil
+	}
+	return &fields[d]
+}
+
+// Prob returns the probability of a decision other than ChunkRelevance (the
+// zero, absent Prob for ChunkRelevance, whose probabilities are keyed by
+// context in Retrieval.ChunkRelevance).
 func (r *Result) Prob(d Decision) Prob {
-	switch d {
-	case ContextSufficiency:
-		return r.Retrieval.Sufficiency
-	case ContextConflict:
-		return r.Retrieval.Conflict
-	case AnswerRelevance:
-		return r.Generation.Relevance
-	case Groundedness:
-		return r.Generation.Groundedness
-	case Contradiction:
-		return r.Generation.Contradiction
-	case Correctness:
-		return r.Generation.Correctness
+	if f := fieldOf(d); f != nil {
+		return *f.prob(r)
 	}
 	return Prob{}
 }
 
 // Verdict returns the verdict of a decision other than ChunkRelevance, and
-// false when the decision is not part of the result.
+// false when the decision is not part of the result (Correctness without a
+// reference, ChunkRelevance, an invalid decision).
 func (r *Result) Verdict(d Decision) (Verdict, bool) {
-	switch d {
-	case ContextSufficiency:
-		return r.Verdicts.Retrieval.Sufficiency, true
-	case ContextConflict:
-		return r.Verdicts.Retrieval.Conflict, true
-	case AnswerRelevance:
-		return r.Verdicts.Generation.Relevance, true
-	case Groundedness:
-		return r.Verdicts.Generation.Groundedness, true
-	case Contradiction:
-		return r.Verdicts.Generation.Contradiction, true
-	case Correctness:
-		if v := r.Verdicts.Generation.Correctness; v != nil {
+	if f := fieldOf(d); f != nil {
+		if v := f.verdict(r, false); v != nil {
 			return *v, true
 		}
 	}
@@ -366,4 +399,18 @@ func (v *GenerationVerdicts) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	return oldKeys(b, "answerRelevance", "relevance", &v.Relevance)
+}
+
+// Set sets the probability and verdict of a decision other than
+// ChunkRelevance (for Correctness it makes the decision part of the
+// result). It is for code that rebuilds a Result from a record; it panics
+// for ChunkRelevance and an invalid decision, whose values have no single
+// field.
+func (r *Result) Set(d Decision, p Prob, v Verdict) {
+	f := fieldOf(d)
+	if f == nil {
+		panic(fmt.Sprintf("guard: Result.Set: %v has no single field", d))
+	}
+	*f.prob(r) = p
+	*f.verdict(r, true) = v
 }

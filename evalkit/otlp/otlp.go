@@ -589,24 +589,17 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 			return fmt.Sprintf("chunk_relevance event for context %q, which is not in %s", cid, otelkeys.ContextIDs)
 		}
 	}
-	get := func(d guard.Decision) (guard.Prob, guard.Verdict) {
+	for _, d := range guard.Decisions[1:] {
 		x := single[d]
 		if x == nil {
+			if d == guard.Correctness && r.DecisionVariant != guard.WithReference {
+				continue // absent without a reference
+			}
 			missing = append(missing, d.String())
 			x = &ev{p: guard.Prob{Asked: true}, reason: "not in the trace"}
 		}
 		abstain(d, "", x)
-		return x.p, x.v
-	}
-	r.Retrieval.Sufficiency, r.Verdicts.Retrieval.Sufficiency = get(guard.ContextSufficiency)
-	r.Retrieval.Conflict, r.Verdicts.Retrieval.Conflict = get(guard.ContextConflict)
-	r.Generation.Relevance, r.Verdicts.Generation.Relevance = get(guard.AnswerRelevance)
-	r.Generation.Groundedness, r.Verdicts.Generation.Groundedness = get(guard.Groundedness)
-	r.Generation.Contradiction, r.Verdicts.Generation.Contradiction = get(guard.Contradiction)
-	if r.DecisionVariant == guard.WithReference || single[guard.Correctness] != nil {
-		p, v := get(guard.Correctness)
-		r.Generation.Correctness = p
-		r.Verdicts.Generation.Correctness = &v
+		r.Set(d, x.p, x.v)
 	}
 	if len(missing) > 0 {
 		*incomplete = "no event for " + strings.Join(missing, ", ") + " (recorded as unknown)"
