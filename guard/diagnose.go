@@ -157,43 +157,42 @@ func Diagnose(r *Result) Outcome {
 		unsure("chunk_relevance")
 	}
 
-	type check struct {
-		d        Diagnosis
-		name     string
-		verdict  Verdict
-		p        Prob
-		badIsYes bool
-		why      string
-	}
-	checks := [...]check{
-		{RetrievalInsufficient, "context_sufficiency", v.Retrieval.Sufficiency, r.Retrieval.Sufficiency, false, "the contexts do not hold enough to answer the question"},
-		{AnswerIrrelevant, "answer_relevance", v.Generation.Relevance, r.Generation.Relevance, false, "the answer does not address the question"},
-		{GeneratorUngrounded, "groundedness", v.Generation.Groundedness, r.Generation.Groundedness, false, "the answer makes claims the contexts do not support"},
-		{GeneratorUngrounded, "contradiction", v.Generation.Contradiction, r.Generation.Contradiction, true, "the answer contradicts the contexts"},
-		{AnswerIncorrect, "correctness", Uncertain, r.Generation.Correctness, false, "the answer disagrees with the reference answer"},
-	}
-	if v.Generation.Correctness != nil {
-		checks[4].verdict = *v.Generation.Correctness
+	// The per-answer decisions, in precedence order; each is read through
+	// the Result's decision table. Correctness is skipped without a
+	// reference (Verdict reports it absent).
+	checks := [...]struct {
+		dec Decision
+		d   Diagnosis
+		why string
+	}{
+		{ContextSufficiency, RetrievalInsufficient, "the contexts do not hold enough to answer the question"},
+		{AnswerRelevance, AnswerIrrelevant, "the answer does not address the question"},
+		{Groundedness, GeneratorUngrounded, "the answer makes claims the contexts do not support"},
+		{Contradiction, GeneratorUngrounded, "the answer contradicts the contexts"},
+		{Correctness, AnswerIncorrect, "the answer disagrees with the reference answer"},
 	}
 	for _, c := range checks {
-		if c.name == "correctness" && !c.p.Asked {
-			continue
+		p := r.Prob(c.dec)
+		verdict, ok := r.Verdict(c.dec)
+		if !ok {
+			if !p.Asked {
+				continue // correctness without a reference
+			}
+			verdict = Uncertain
 		}
-		switch c.verdict {
+		// The confidence is P(the answer's side of the proposition): P for
+		// a healthy proposition, 1-P for an adverse one (contradiction).
+		healthy := p.Value
+		if c.dec.Adverse() {
+			healthy = 1 - p.Value
+		}
+		switch verdict {
 		case Fail:
-			conf := 1 - c.p.Value
-			if c.badIsYes {
-				conf = c.p.Value
-			}
-			return found(c.d, conf, c.why, uncertain)
+			return found(c.d, 1-healthy, c.why, uncertain)
 		case Pass:
-			if c.badIsYes {
-				take(1 - c.p.Value)
-			} else {
-				take(c.p.Value)
-			}
+			take(healthy)
 		default:
-			unsure(c.name)
+			unsure(c.dec.String())
 		}
 	}
 	if len(uncertain) > 0 {
