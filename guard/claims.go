@@ -195,6 +195,18 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 	}
 	if known == 0 {
 		agg.Abstained, agg.Reason = true, "no claim's support could be estimated"
+		// The claims' common cause (every claim's judge failed, or every
+		// claim's escalation hit the deadline, …) is the decision's; mixed
+		// causes leave it a plain abstention.
+		for i := range res.Claims {
+			c := res.Claims[i].Cause
+			if i == 0 {
+				agg.Cause = c
+			} else if c != agg.Cause {
+				agg.Cause = CauseAbstained
+				break
+			}
+		}
 	} else {
 		agg.P = weakest
 	}

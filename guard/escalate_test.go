@@ -434,3 +434,38 @@ func TestFailOpenNeverAllowsBrokenPrimary(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimsModeAbstentionTakesTheClaimsCause: when no claim's support could
+// be estimated because the judge failed on every claim, the groundedness
+// abstention says so (judge_failed), not a plain abstention; mixed causes
+// leave it "abstained".
+func TestClaimsModeAbstentionTakesTheClaimsCause(t *testing.T) {
+	split := guard.ClaimExtractorFunc(func(_ context.Context, s *guard.Sample) ([]string, error) {
+		return strings.Split(s.Answer, ". "), nil
+	})
+	failing := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		if req.Wants(guard.Groundedness) && len(req.Decisions) == 1 {
+			return nil, errors.New("HTTP 503")
+		}
+		return claimJudge(nil).Judge(context.Background(), req)
+	})
+	s := newSample(false, "c1")
+	s.Answer = "Refunds take five days. They need a receipt"
+	g := mustNew(t, guard.WithJudge(failing), guard.WithPolicy(testPolicy), guard.WithClaims(split))
+	res, err := g.Evaluate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *guard.Abstention
+	for i := range res.Abstentions {
+		if res.Abstentions[i].Decision == guard.Groundedness {
+			got = &res.Abstentions[i]
+		}
+	}
+	if got == nil || got.Cause != guard.CauseJudgeFailed || !errors.Is(got.Err(), guard.ErrJudge) {
+		t.Fatalf("groundedness abstention = %+v (claims %+v); want cause judge_failed", got, res.Claims)
+	}
+	if res.Action == guard.Allow {
+		t.Errorf("action allow with every claim's judge failed")
+	}
+}
