@@ -2,6 +2,7 @@ package cascade
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -200,8 +201,16 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 		f.waiters--
 		if f.waiters == 0 {
 			// Nobody wants the answer any more: stop the call, and let a
-			// later identical request start afresh.
-			f.ctx.end(context.Canceled)
+			// later identical request start afresh. A last caller whose
+			// deadline ran out ends it as its deadline (on a loaded machine
+			// its wait can end before the call's own timer fires), so that
+			// the call's time still counts as a lower bound of the
+			// fallback's latency.
+			err := context.Canceled
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = context.DeadlineExceeded
+			}
+			f.ctx.end(err)
 			if g.m[key] == f {
 				delete(g.m, key)
 			}

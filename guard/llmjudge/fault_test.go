@@ -199,7 +199,10 @@ func TestFaultDeadlines(t *testing.T) {
 	} {
 		t.Run(fault.name, func(t *testing.T) {
 			r := newRig(t, func(fakeopenai.Request) fakeopenai.Reply { return fault.reply }, guard.FailOpen,
-				cascade.WithLimits(cascade.Limits{MinLatencySamples: 2, LatencyWindow: 8}))
+				// No latency probe within the test (TestLatencyProbe covers
+				// probes): a loaded machine can stretch five rows past
+				// the default 500ms ProbeInterval.
+				cascade.WithLimits(cascade.Limits{MinLatencySamples: 2, LatencyWindow: 8, ProbeInterval: time.Hour}))
 			const deadline = 100 * time.Millisecond
 			// Slack for a loaded CI machine under -race; the cascade itself
 			// answers half its reserve (5ms) before the deadline.
