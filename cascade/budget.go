@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// DefaultBudgetBuckets is the number of slices a budget window is kept in
+// when Budget.Buckets is zero (in process and in a shared store alike).
+const DefaultBudgetBuckets = 10
+
 // Budget caps what the fallback may spend over a sliding window. A zero
 // field is no cap; the zero Budget is unlimited.
 type Budget struct {
@@ -22,7 +26,7 @@ type Budget struct {
 	// may overshoot it by what that call spends.
 	MaxTokens int
 	// Buckets is how many slices the window is kept in (the resolution of
-	// the sliding window). Zero means 10.
+	// the sliding window). Zero means DefaultBudgetBuckets.
 	Buckets int
 }
 
@@ -55,7 +59,7 @@ func newBudget(cfg Budget, now func() time.Time) *budget {
 		return nil
 	}
 	if cfg.Buckets == 0 {
-		cfg.Buckets = 10
+		cfg.Buckets = DefaultBudgetBuckets
 	}
 	w := cfg.Window / time.Duration(cfg.Buckets)
 	if w <= 0 {

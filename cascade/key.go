@@ -19,7 +19,7 @@ const keyVersion = "ragtriage.cascade.key.v2"
 
 // Key names one cached estimate: a SHA-256 over the key layout's version,
 // the fallback judge's name and version, the decision's definition (its ID
-// and version in the escalation's definition set), the decision and, for
+// and version in guard.Definitions of the sample's variant), the decision and, for
 // chunk relevance, the context ID, and the normalized texts of the inputs
 // that decision's question shows (see Inputs). Two samples that differ only
 // in what a decision does not look at share that decision's key: a right and
@@ -208,8 +208,8 @@ type keyer struct {
 	r     [32]byte
 	set   [32]byte
 	// Per-context digests: the first 8 inline (no allocation for the
-	// usual sample), the rest in more; done has a bit per hashed context
-	// below 64, moreDone the rest.
+	// usual sample), the rest in more; done has a bit per hashed inline
+	// context, moreDone one per context in more.
 	ctx      [8][32]byte
 	done     uint64
 	more     [][32]byte

@@ -71,7 +71,7 @@ type Charge struct {
 var ErrBudgetSpent = errors.New("cascade: budget spent")
 
 // Counts are counter increments a cascade reports to a shared store after
-// each escalation (and after each background store operation), so that a
+// each escalation (and once for each store fallback), so that a
 // fleet's totals can be read in one place.
 type Counts struct {
 	Escalations uint64 `json:"escalations"`

@@ -85,7 +85,8 @@
 // was not. Whatever stays unsettled keeps the diagnosis JUDGE_UNCERTAIN and
 // the [Degrade] rule sets the action: [FailClosed] blocks, [FailOpen]
 // allows — never a silent pass. The rule covers an unavailable fallback
-// only: a failed primary judge or a cancelled request never yields Allow
+// only: a failed primary judge or a request that ended (cancelled or past
+// its deadline) before the escalation never yields Allow
 // (FailOpen then gives Review). [WithClaims] turns on the advanced
 // groundedness mode: a [ClaimExtractor] splits the answer into claims, each
 // judged (and escalated) on its own, and groundedness is the weakest claim's.

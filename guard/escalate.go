@@ -52,8 +52,9 @@ const (
 	FailClosed Degrade = iota
 	// FailOpen lets the answer through, marked as not verified, when the
 	// fallback could not settle it. It covers an unavailable fallback only:
-	// when a primary judge failed or the request's context was cancelled,
-	// the action is Review, never Allow.
+	// when a primary judge failed or the request's context had ended
+	// (cancelled or past its deadline) before the escalation, the action is
+	// Review, never Allow.
 	FailOpen
 )
 

@@ -206,8 +206,8 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	g.decide(&res, &s, &t)
 	// A request cancelled before the fallback was asked, or a primary judge
 	// that failed, is not an unavailable fallback: the degrade rule does not
-	// turn it into Allow.
-	broken := ctx.Err() != nil || g.primaryFailed(&res)
+	// turn it into Allow. (Only FailOpen reads it.)
+	broken := g.esc != nil && g.esc.rule == FailOpen && (ctx.Err() != nil || g.primaryFailed(&res))
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, &t, claimed)
 	}
@@ -222,8 +222,9 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 
 // primary runs the guard's own judges. Inline judges run here, one after
 // another; when more than one judge is not inline, those run concurrently
-// (at most g.parallel at a time) while the inline ones run. Their answers are
-// read in the order the judges were given.
+// (at most g.parallel at a time), overlapping the inline judges given before
+// the first of them. Their answers are read in the order the judges were
+// given.
 func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate {
 	var slow []judgeReply // by binding; nil when every judge runs here
 	var wait func()

@@ -19,11 +19,8 @@ import (
 // Error messages given to the error handler always have their quoted
 // excerpts withheld.
 
-// withheld replaces a quoted excerpt.
-const withheld = `"[withheld]"`
-
-// scrubText returns s with every quoted excerpt withheld (see
-// guard.WithholdQuotes, which writes the same withheld text).
+// scrubText returns s with every quoted excerpt withheld
+// (guard.WithholdQuotes).
 func scrubText(s string) string { return guard.WithholdQuotes(s) }
 
 // scrubbedError is an error whose message has its quoted excerpts withheld;

@@ -82,7 +82,6 @@ type ShadowStats struct {
 type Shadow struct {
 	eval     Evaluator
 	cfg      ShadowConfig
-	onError  func(error)
 	dropped  metric.Int64Counter
 	timeouts metric.Int64Counter
 
@@ -117,10 +116,10 @@ const (
 	shadowClosed     = "closed"
 )
 
-// NewShadow starts a shadow evaluator around e. Options that apply:
-// WithMeterProvider (for the drop and timeout counters) and
-// WithErrorHandler. Spans, metrics and records of each evaluation follow
-// the options of the chain that submitted it.
+// NewShadow starts a shadow evaluator around e. The option that applies is
+// WithMeterProvider (for the drop and timeout counters). Spans, metrics,
+// records and errors of each evaluation follow the options of the chain
+// that submitted it (errors go to that chain's WithErrorHandler).
 func NewShadow(e Evaluator, cfg ShadowConfig, opts ...Option) (*Shadow, error) {
 	if err := checkEvaluator("NewShadow", e); err != nil {
 		return nil, err
@@ -163,7 +162,7 @@ func NewShadow(e Evaluator, cfg ShadowConfig, opts ...Option) (*Shadow, error) {
 		return nil, fmt.Errorf("middleware: NewShadow: timeout counter: %w", err)
 	}
 	s := &Shadow{
-		eval: e, cfg: cfg, onError: c.onError, dropped: dropped, timeouts: timeouts,
+		eval: e, cfg: cfg, dropped: dropped, timeouts: timeouts,
 		queue:        make(chan *evaluation, cfg.QueueSize),
 		draining:     make(chan struct{}),
 		abort:        make(chan struct{}),

@@ -59,8 +59,7 @@ type queuedRecord struct {
 // queue is empty (so an idle chain holds no goroutine). The chain owns it;
 // Chain.Shutdown ends it. Safe for concurrent use.
 type recordQueue struct {
-	sink Sink
-	cfg  *config
+	cfg  *config // its sink is cfg.sink
 	size int
 
 	mu      sync.Mutex
@@ -79,9 +78,9 @@ type recordQueue struct {
 	dropFull, dropClosed, dropShutdown metric.AddOption
 }
 
-func newRecordQueue(s Sink, cfg *config, size int) *recordQueue {
+func newRecordQueue(cfg *config, size int) *recordQueue {
 	return &recordQueue{
-		sink: s, cfg: cfg, size: size,
+		cfg: cfg, size: size,
 		dropFull:     metric.WithAttributeSet(attribute.NewSet(attribute.String(otelkeys.DropReason, "queue_full"))),
 		dropClosed:   metric.WithAttributeSet(attribute.NewSet(attribute.String(otelkeys.DropReason, "closed"))),
 		dropShutdown: metric.WithAttributeSet(attribute.NewSet(attribute.String(otelkeys.DropReason, "shutdown"))),
@@ -162,7 +161,7 @@ func (q *recordQueue) writeOne(it queuedRecord) (err error) {
 			err = fmt.Errorf("sink panicked: %v", v)
 		}
 	}()
-	return q.sink.WriteRecord(it.ctx, it.rec)
+	return q.cfg.sink.WriteRecord(it.ctx, it.rec)
 }
 
 func (q *recordQueue) snapshot() SinkStats {

@@ -359,7 +359,7 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 		ID:       ev.id,
 		Time:     start,
 		Result:   c.exportResult(&v.res),
-		Legs:     legsOf(&v.res),
+		Legs:     record.Legs(&v.res, fallbackUsage(&v.res)),
 		Metadata: ev.sample.Metadata,
 		TimedOut: v.timedOut,
 	}
@@ -386,36 +386,6 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 		rec.Sample = rs
 	}
 	return rec
-}
-
-// legsOf splits a result's latency and usage into the primary leg and, when
-// the answer was escalated, the fallback leg (the fallback judge's
-// estimates).
-func legsOf(r *guard.Result) []record.Leg {
-	primary := record.Leg{Name: "primary", LatencyMs: r.LatencyMs}
-	names := make([]string, 0, len(r.Judges))
-	for name := range r.Judges {
-		if r.Fallback == nil || name != r.Fallback.Judge {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	primary.Judge = joinComma(names)
-	if r.Fallback == nil {
-		primary.Usage = r.Usage
-		primary.Retries = r.Usage.Retries
-		return []record.Leg{primary}
-	}
-	fb := record.Leg{Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fallbackUsage(r)}
-	primary.Usage = guard.Usage{
-		InputTokens:  r.Usage.InputTokens - fb.Usage.InputTokens,
-		OutputTokens: r.Usage.OutputTokens - fb.Usage.OutputTokens,
-		Calls:        r.Usage.Calls - fb.Usage.Calls,
-		Retries:      r.Usage.Retries - fb.Usage.Retries,
-	}
-	primary.Retries, fb.Retries = primary.Usage.Retries, fb.Usage.Retries
-	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
-	return []record.Leg{primary, fb}
 }
 
 // causeList spells out a FallbackInfo.Causes count as one name per
@@ -450,19 +420,4 @@ func fallbackUsage(r *guard.Result) guard.Usage {
 		return guard.Usage{}
 	}
 	return r.Fallback.Usage
-}
-
-func joinComma(ss []string) string {
-	n := 0
-	for _, s := range ss {
-		n += len(s) + 1
-	}
-	b := make([]byte, 0, n)
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s...)
-	}
-	return string(b)
 }

@@ -83,7 +83,7 @@ func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 		if size == 0 {
 			size = DefaultSinkQueue
 		}
-		cfg.records = newRecordQueue(cfg.sink, cfg, size)
+		cfg.records = newRecordQueue(cfg, size)
 	}
 	if cfg.name == "" {
 		cfg.name = fmt.Sprintf("%T", chain)

@@ -367,7 +367,7 @@ func (s *Store) budget(ctx context.Context, b cascade.Budget, mode string, arg i
 	}
 	nb := b.Buckets
 	if nb == 0 {
-		nb = 10
+		nb = cascade.DefaultBudgetBuckets
 	}
 	width := max((b.Window / time.Duration(nb)).Microseconds(), 1)
 	now := int64(-1)

@@ -468,7 +468,7 @@ func spanRecord(sp *otlpSpan) (rec record.Record, ok bool, why, incomplete strin
 	if why := decisionEvents(sp, ids, r, &incomplete); why != "" {
 		return fail("sample %s: %s", id, why)
 	}
-	rec.Legs = otlpLegs(r, fbUsage)
+	rec.Legs = record.Legs(r, fbUsage)
 
 	if q, ok := a.str(otelkeys.SampleQuestion); ok {
 		s := &record.Sample{Question: q}
@@ -605,30 +605,6 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 		*incomplete = "no event for " + strings.Join(missing, ", ") + " (recorded as unknown)"
 	}
 	return ""
-}
-
-// otlpLegs rebuilds the legs the middleware's sink writes.
-func otlpLegs(r *guard.Result, fb guard.Usage) []record.Leg {
-	names := make([]string, 0, len(r.Judges))
-	for name := range r.Judges {
-		if r.Fallback == nil || name != r.Fallback.Judge {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	primary := record.Leg{Name: "primary", Judge: strings.Join(names, ","), LatencyMs: r.LatencyMs, Usage: r.Usage, Retries: r.Usage.Retries}
-	if r.Fallback == nil {
-		return []record.Leg{primary}
-	}
-	primary.Usage = guard.Usage{
-		InputTokens:  r.Usage.InputTokens - fb.InputTokens,
-		OutputTokens: r.Usage.OutputTokens - fb.OutputTokens,
-		Calls:        r.Usage.Calls - fb.Calls,
-		Retries:      r.Usage.Retries - fb.Retries,
-	}
-	primary.Retries = primary.Usage.Retries
-	primary.LatencyMs = max(0, r.LatencyMs-r.Fallback.LatencyMs)
-	return []record.Leg{primary, {Name: "fallback", Judge: r.Fallback.Judge, LatencyMs: r.Fallback.LatencyMs, Usage: fb, Retries: fb.Retries}}
 }
 
 func isHex(s string, n int) bool {

@@ -359,15 +359,15 @@ type CascadeReport struct {
 	EndToEndAccuracy *float64 `json:"endToEndAccuracy"`
 	// Settings is how the cascade around the fallback was configured (the
 	// effective values); nil when cascade mode's escalator was not built
-	// from CascadeSettings.
+	// from a cascade.Config.
 	Settings *CascadeSettingsReport `json:"settings,omitempty"`
 	// Runtime is what the cascade did, from its own counters at the end of
 	// the run; nil when the escalator keeps none.
 	Runtime *CascadeRuntime `json:"runtime,omitempty"`
 }
 
-// CascadeSettingsReport records CascadeSettings in a report, durations in
-// milliseconds.
+// CascadeSettingsReport records the effective cascade.Config in a report,
+// durations in milliseconds.
 type CascadeSettingsReport struct {
 	MaxConcurrent int `json:"maxConcurrent"`
 	// MaxWaiting: 0 means no bound (every call waits for a slot), negative
