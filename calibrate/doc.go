@@ -49,7 +49,7 @@
 //
 // # Cost
 //
-// Predict on [Logistic], [Platt] and [Isotonic], and [Selection.Route], make
+// Predict on [Logistic], [Platt] and [Isotonic], and [Selection.Band], make
 // no allocations; they take about 10–20 ns on a current x86 server.
 // [FitLogistic] costs O(n·d²) per Newton iteration (about 7 ms for 10 000
 // rows and 3 features). [AUROC], [FitIsotonic], [SelectThresholds] and
@@ -66,9 +66,9 @@
 //	}
 //	sel, err := calibrate.SelectThresholds(p, labels, 0.05, 0.95)
 //	if err != nil { … }
-//	switch sel.Route(platt.Predict(newScore)) {
-//	case calibrate.RoutePass: …
-//	case calibrate.RouteFail: …
+//	switch sel.Band(platt.Predict(newScore)) {
+//	case calibrate.BandPass: …
+//	case calibrate.BandFail: …
 //	default: // escalate
 //	}
 package calibrate

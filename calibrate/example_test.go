@@ -41,7 +41,7 @@ func Example() {
 		return
 	}
 	fmt.Printf("auto-pass P ≥ %.3f, auto-fail P ≤ %.3f, coverage %.2f\n", sel.Pass, sel.Fail, sel.Coverage)
-	fmt.Println(sel.Route(platt.Predict(9)), sel.Route(platt.Predict(5)), sel.Route(platt.Predict(0)))
+	fmt.Println(sel.Band(platt.Predict(9)), sel.Band(platt.Predict(5)), sel.Band(platt.Predict(0)))
 	// Output:
 	// AUROC 0.910, Brier 0.115, ECE 0.029
 	// auto-pass P ≥ 0.909, auto-fail P ≤ 0.146, coverage 0.60

@@ -60,9 +60,9 @@ type GroupRegion struct {
 // A side with Has… false decides nothing ("undecided by policy"): its
 // threshold is then the inert default of [Selection] (Pass = 1, Fail = 0),
 // its Region has Count 0 and UpperBound 1, and its groups have Count 0.
-// Compare through [FixedSelection.Route] rather than with the thresholds.
+// Compare through [FixedSelection.Band] rather than with the thresholds.
 //
-// A FixedSelection is a plain value; Route may be called concurrently. The
+// A FixedSelection is a plain value; Band may be called concurrently. The
 // zero FixedSelection escalates everything.
 type FixedSelection struct {
 	Fail, Pass         float64 // meaningful only when HasFail / HasPass
@@ -84,17 +84,17 @@ type FixedSelection struct {
 	MinGroupRows      int     // as used: the config's value, or its default
 }
 
-// Route returns RoutePass when s.HasPass and p ≥ s.Pass, RouteFail when
-// s.HasFail and p ≤ s.Fail, and RouteEscalate otherwise (including NaN p).
+// Band returns BandPass when s.HasPass and p ≥ s.Pass, BandFail when
+// s.HasFail and p ≤ s.Fail, and BandEscalate otherwise (including NaN p).
 // It does not allocate.
-func (s FixedSelection) Route(p float64) Route {
+func (s FixedSelection) Band(p float64) Band {
 	switch {
 	case s.HasPass && p >= s.Pass:
-		return RoutePass
+		return BandPass
 	case s.HasFail && p <= s.Fail:
-		return RouteFail
+		return BandFail
 	}
-	return RouteEscalate
+	return BandEscalate
 }
 
 // MinRowsForBound returns the smallest n for which 0 errors in n rows give a

@@ -46,7 +46,7 @@ func ExampleSelectFixedSequence() {
 
 	pooled, _ := calibrate.SelectFixedSequence(p, y, nil, cfg)
 	fmt.Printf("one group: pass P ≥ %.2f\n", pooled.Pass)
-	fmt.Println(s.Route(0.99), s.Route(0.95), s.Route(0.01))
+	fmt.Println(s.Band(0.99), s.Band(0.95), s.Band(0.01))
 	// Output:
 	// rows needed for any bound: 59
 	// pass P ≥ 0.99 (240 rows, 2 wrong), fail P ≤ 0.03 (400 rows, 8 wrong), coverage 0.43

@@ -269,18 +269,18 @@ func TestSelectFixedSequenceHand(t *testing.T) {
 					t.Errorf("SelectThresholds Pass = %v (%v), want %v", sel.Pass, sel.HasPass, tc.selectPass)
 				}
 			}
-			// Route agrees with the regions.
+			// Band agrees with the regions.
 			var nPass, nFail int
 			for _, v := range p {
-				switch s.Route(v) {
-				case RoutePass:
+				switch s.Band(v) {
+				case BandPass:
 					nPass++
-				case RouteFail:
+				case BandFail:
 					nFail++
 				}
 			}
 			if nPass != s.AutoPass.Count || nFail != s.AutoFail.Count {
-				t.Errorf("Route: %d pass, %d fail; regions %d, %d", nPass, nFail, s.AutoPass.Count, s.AutoFail.Count)
+				t.Errorf("Band: %d pass, %d fail; regions %d, %d", nPass, nFail, s.AutoPass.Count, s.AutoFail.Count)
 			}
 		})
 	}
@@ -310,8 +310,8 @@ func TestSelectFixedSequenceRandomLabels(t *testing.T) {
 		t.Errorf("undecided defaults: %+v", s)
 	}
 	for _, v := range []float64{0, 0.5, 1, math.NaN()} {
-		if rt := s.Route(v); rt != RouteEscalate {
-			t.Errorf("Route(%v) = %v", v, rt)
+		if rt := s.Band(v); rt != BandEscalate {
+			t.Errorf("Band(%v) = %v", v, rt)
 		}
 	}
 	if len(s.PassGroups) != 4 || s.PassGroups[3].Group != 3 || s.PassGroups[3].Count != 0 || s.PassGroups[3].UpperBound != 1 {
@@ -498,10 +498,10 @@ func simulateFixedSequence(t *testing.T, cfg FixedSequenceConfig) {
 		var cnt, errs [2][4]int
 		for i, v := range fp {
 			side := -1
-			switch s.Route(v) {
-			case RouteFail:
+			switch s.Band(v) {
+			case BandFail:
 				side = 0
-			case RoutePass:
+			case BandPass:
 				side = 1
 			}
 			if side < 0 {

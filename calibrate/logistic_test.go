@@ -326,7 +326,7 @@ func TestPredictAllocs(t *testing.T) {
 		"Logistic.Predict": func() { lm.Predict(x) },
 		"Platt.Predict":    func() { Platt{A: -2, B: 1}.Predict(0.3) },
 		"Isotonic.Predict": func() { iso.Predict(0.7) },
-		"Selection.Route":  func() { sel.Route(0.5) },
+		"Selection.Band":   func() { sel.Band(0.5) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s allocates %v times per call; want 0", name, n)

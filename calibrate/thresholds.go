@@ -24,11 +24,11 @@ type Region struct {
 //
 // When no pass region was feasible HasPass is false, Pass is 1 and AutoPass
 // has Count 0; a caller comparing P ≥ Pass itself would still auto-pass a P
-// of exactly 1, so consult HasPass or use [Selection.Route]. Likewise, with
+// of exactly 1, so consult HasPass or use [Selection.Band]. Likewise, with
 // no feasible fail region HasFail is false and Fail is 0, where a P of
 // exactly 0 would still compare as auto-fail.
 //
-// A Selection is a plain value; Route may be called concurrently. The zero
+// A Selection is a plain value; Band may be called concurrently. The zero
 // Selection escalates everything.
 type Selection struct {
 	Fail, Pass         float64
@@ -39,41 +39,41 @@ type Selection struct {
 	Alpha, Confidence  float64 // the arguments of SelectThresholds
 }
 
-// Route is the outcome of routing one probability through a [Selection].
-// The zero Route is RouteEscalate, the safe outcome.
-type Route int
+// Band is the outcome of routing one probability through a [Selection].
+// The zero Band is BandEscalate, the safe outcome.
+type Band int
 
-// Routes.
+// Bands.
 const (
-	RouteEscalate Route = iota
-	RoutePass
-	RouteFail
+	BandEscalate Band = iota
+	BandPass
+	BandFail
 )
 
 // String returns "escalate", "pass" or "fail" (low-cardinality labels).
-func (r Route) String() string {
+func (r Band) String() string {
 	switch r {
-	case RoutePass:
+	case BandPass:
 		return "pass"
-	case RouteFail:
+	case BandFail:
 		return "fail"
-	case RouteEscalate:
+	case BandEscalate:
 		return "escalate"
 	}
-	return fmt.Sprintf("Route(%d)", int(r))
+	return fmt.Sprintf("Band(%d)", int(r))
 }
 
-// Route returns RoutePass when s.HasPass and p ≥ s.Pass, RouteFail when
-// s.HasFail and p ≤ s.Fail, and RouteEscalate otherwise (including NaN p).
+// Band returns BandPass when s.HasPass and p ≥ s.Pass, BandFail when
+// s.HasFail and p ≤ s.Fail, and BandEscalate otherwise (including NaN p).
 // It does not allocate.
-func (s Selection) Route(p float64) Route {
+func (s Selection) Band(p float64) Band {
 	switch {
 	case s.HasPass && p >= s.Pass:
-		return RoutePass
+		return BandPass
 	case s.HasFail && p <= s.Fail:
-		return RouteFail
+		return BandFail
 	}
-	return RouteEscalate
+	return BandEscalate
 }
 
 // SelectThresholds chooses the two thresholds of a [Selection] from

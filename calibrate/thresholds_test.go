@@ -66,10 +66,10 @@ func TestSelectThresholdsHand(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		p    float64
-		want Route
-	}{{0.95, RoutePass}, {0.9, RoutePass}, {0.85, RouteEscalate}, {0.1, RouteFail}, {0, RouteFail}, {math.NaN(), RouteEscalate}} {
-		if got := s.Route(tt.p); got != tt.want {
-			t.Errorf("Route(%v) = %v; want %v", tt.p, got, tt.want)
+		want Band
+	}{{0.95, BandPass}, {0.9, BandPass}, {0.85, BandEscalate}, {0.1, BandFail}, {0, BandFail}, {math.NaN(), BandEscalate}} {
+		if got := s.Band(tt.p); got != tt.want {
+			t.Errorf("Band(%v) = %v; want %v", tt.p, got, tt.want)
 		}
 	}
 }
@@ -117,11 +117,11 @@ func TestSelectThresholdsNoneFeasible(t *testing.T) {
 	if !selectionClose(s, want, 0) {
 		t.Errorf("SelectThresholds =\n%+v\nwant\n%+v", s, want)
 	}
-	if got := s.Route(1); got != RouteEscalate {
-		t.Errorf("Route(1) with HasPass false = %v; want escalate", got)
+	if got := s.Band(1); got != BandEscalate {
+		t.Errorf("Band(1) with HasPass false = %v; want escalate", got)
 	}
-	if got := (Selection{}).Route(0.5); got != RouteEscalate {
-		t.Errorf("zero Selection.Route = %v; want escalate", got)
+	if got := (Selection{}).Band(0.5); got != BandEscalate {
+		t.Errorf("zero Selection.Band = %v; want escalate", got)
 	}
 }
 
@@ -305,10 +305,10 @@ func selectionClose(a, b Selection, tol float64) bool {
 		close(a.Coverage, b.Coverage, tol) && a.N == b.N && a.Alpha == b.Alpha && a.Confidence == b.Confidence
 }
 
-func TestRouteString(t *testing.T) {
-	for r, want := range map[Route]string{RouteEscalate: "escalate", RoutePass: "pass", RouteFail: "fail", Route(9): "Route(9)"} {
+func TestBandString(t *testing.T) {
+	for r, want := range map[Band]string{BandEscalate: "escalate", BandPass: "pass", BandFail: "fail", Band(9): "Band(9)"} {
 		if got := r.String(); got != want {
-			t.Errorf("Route(%d).String() = %q; want %q", int(r), got, want)
+			t.Errorf("Band(%d).String() = %q; want %q", int(r), got, want)
 		}
 	}
 }
@@ -377,7 +377,7 @@ func ExampleSelectThresholds() {
 	fmt.Printf("pass if P ≥ %.2f (%d rows, error bound %.3f)\n", s.Pass, s.AutoPass.Count, s.AutoPass.UpperBound)
 	fmt.Printf("fail if P ≤ %.2f (%d rows, error bound %.3f)\n", s.Fail, s.AutoFail.Count, s.AutoFail.UpperBound)
 	fmt.Printf("coverage %.3f\n", s.Coverage)
-	fmt.Println(s.Route(0.97), s.Route(0.6), s.Route(0.01))
+	fmt.Println(s.Band(0.97), s.Band(0.6), s.Band(0.01))
 	// Output:
 	// pass if P ≥ 0.95 (30 rows, error bound 0.095)
 	// fail if P ≤ 0.05 (30 rows, error bound 0.095)
