@@ -245,7 +245,7 @@ func TestResultFieldsByDecision(t *testing.T) {
 			t.Errorf("%v: Verdict = %v, %v; want fail", d, v, ok)
 		}
 	}
-	if r.Retrieval.Sufficiency.Value != 0.1 || r.Generation.Correctness.Value != 0.6 || *r.Verdicts.Generation.Correctness != guard.Fail {
+	if r.Retrieval.ContextSufficiency.Value != 0.1 || r.Generation.Correctness.Value != 0.6 || *r.Verdicts.Generation.Correctness != guard.Fail {
 		t.Errorf("fields: %+v", r)
 	}
 	if p := r.Prob(guard.ChunkRelevance); p.Asked {

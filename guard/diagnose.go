@@ -121,11 +121,11 @@ func Diagnose(r *Result) Outcome {
 	}
 
 	// Conflict.
-	switch v.Retrieval.Conflict {
+	switch v.Retrieval.ContextConflict {
 	case Fail:
-		return found(ConflictingEvidence, r.Retrieval.Conflict.Value, "the contexts disagree on a fact the answer depends on", nil)
+		return found(ConflictingEvidence, r.Retrieval.ContextConflict.Value, "the contexts disagree on a fact the answer depends on", nil)
 	case Pass:
-		take(1 - r.Retrieval.Conflict.Value)
+		take(1 - r.Retrieval.ContextConflict.Value)
 	default:
 		unsure("context_conflict")
 	}

@@ -253,7 +253,7 @@ func TestEvaluateJudgeRouting(t *testing.T) {
 	if got := r.Generation.Groundedness; got != guard.KnownProb(0.95) {
 		t.Errorf("groundedness = %+v; want judge B's 0.95", got)
 	}
-	if got := r.Generation.Relevance; got != guard.KnownProb(0.9) {
+	if got := r.Generation.AnswerRelevance; got != guard.KnownProb(0.9) {
 		t.Errorf("relevance = %+v; want judge A's 0.9", got)
 	}
 	if want := map[string]string{"A": "test", "B": "test"}; !reflect.DeepEqual(r.Judges, want) {

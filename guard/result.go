@@ -133,34 +133,34 @@ func (k *Keyed[T]) UnmarshalJSON(b []byte) error {
 
 // RetrievalScores are the retrieval-stage probabilities.
 type RetrievalScores struct {
-	ChunkRelevance Keyed[Prob] `json:"chunkRelevance"`
-	Sufficiency    Prob        `json:"contextSufficiency"`
-	Conflict       Prob        `json:"contextConflict"`
+	ChunkRelevance     Keyed[Prob] `json:"chunkRelevance"`
+	ContextSufficiency Prob        `json:"contextSufficiency"`
+	ContextConflict    Prob        `json:"contextConflict"`
 }
 
 // GenerationScores are the generation-stage probabilities. Correctness is
 // absent (omitted from JSON) when the sample has no reference.
 type GenerationScores struct {
-	Groundedness  Prob `json:"groundedness"`
-	Relevance     Prob `json:"answerRelevance"`
-	Contradiction Prob `json:"contradiction"`
-	Correctness   Prob `json:"correctness,omitzero"`
+	Groundedness    Prob `json:"groundedness"`
+	AnswerRelevance Prob `json:"answerRelevance"`
+	Contradiction   Prob `json:"contradiction"`
+	Correctness     Prob `json:"correctness,omitzero"`
 }
 
 // RetrievalVerdicts mirror RetrievalScores.
 type RetrievalVerdicts struct {
-	ChunkRelevance Keyed[Verdict] `json:"chunkRelevance"`
-	Sufficiency    Verdict        `json:"contextSufficiency"`
-	Conflict       Verdict        `json:"contextConflict"`
+	ChunkRelevance     Keyed[Verdict] `json:"chunkRelevance"`
+	ContextSufficiency Verdict        `json:"contextSufficiency"`
+	ContextConflict    Verdict        `json:"contextConflict"`
 }
 
 // GenerationVerdicts mirror GenerationScores; Correctness is nil without a
 // reference.
 type GenerationVerdicts struct {
-	Groundedness  Verdict  `json:"groundedness"`
-	Relevance     Verdict  `json:"answerRelevance"`
-	Contradiction Verdict  `json:"contradiction"`
-	Correctness   *Verdict `json:"correctness,omitempty"`
+	Groundedness    Verdict  `json:"groundedness"`
+	AnswerRelevance Verdict  `json:"answerRelevance"`
+	Contradiction   Verdict  `json:"contradiction"`
+	Correctness     *Verdict `json:"correctness,omitempty"`
 }
 
 // Verdicts are the policy's conclusions per decision.
@@ -275,16 +275,16 @@ type field struct {
 
 var fields = [numDecisions + 1]field{
 	ContextSufficiency: {
-		func(r *Result) *Prob { return &r.Retrieval.Sufficiency },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.Sufficiency },
+		func(r *Result) *Prob { return &r.Retrieval.ContextSufficiency },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.ContextSufficiency },
 	},
 	ContextConflict: {
-		func(r *Result) *Prob { return &r.Retrieval.Conflict },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.Conflict },
+		func(r *Result) *Prob { return &r.Retrieval.ContextConflict },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.ContextConflict },
 	},
 	AnswerRelevance: {
-		func(r *Result) *Prob { return &r.Generation.Relevance },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Relevance },
+		func(r *Result) *Prob { return &r.Generation.AnswerRelevance },
+		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.AnswerRelevance },
 	},
 	Groundedness: {
 		func(r *Result) *Prob { return &r.Generation.Groundedness },
@@ -371,7 +371,7 @@ func (s *RetrievalScores) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
 		return err
 	}
-	return oldKeys(b, "contextSufficiency", "sufficiency", &s.Sufficiency, "contextConflict", "conflict", &s.Conflict)
+	return oldKeys(b, "contextSufficiency", "sufficiency", &s.ContextSufficiency, "contextConflict", "conflict", &s.ContextConflict)
 }
 
 // UnmarshalJSON reads the scores, under the current keys or the old ones.
@@ -380,7 +380,7 @@ func (s *GenerationScores) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
 		return err
 	}
-	return oldKeys(b, "answerRelevance", "relevance", &s.Relevance)
+	return oldKeys(b, "answerRelevance", "relevance", &s.AnswerRelevance)
 }
 
 // UnmarshalJSON reads the verdicts, under the current keys or the old ones.
@@ -389,7 +389,7 @@ func (v *RetrievalVerdicts) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
 		return err
 	}
-	return oldKeys(b, "contextSufficiency", "sufficiency", &v.Sufficiency, "contextConflict", "conflict", &v.Conflict)
+	return oldKeys(b, "contextSufficiency", "sufficiency", &v.ContextSufficiency, "contextConflict", "conflict", &v.ContextConflict)
 }
 
 // UnmarshalJSON reads the verdicts, under the current keys or the old ones.
@@ -398,7 +398,7 @@ func (v *GenerationVerdicts) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
 		return err
 	}
-	return oldKeys(b, "answerRelevance", "relevance", &v.Relevance)
+	return oldKeys(b, "answerRelevance", "relevance", &v.AnswerRelevance)
 }
 
 // Set sets the probability and verdict of a decision other than

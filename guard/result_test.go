@@ -272,7 +272,7 @@ func TestResultJSONKeysAreDecisionNames(t *testing.T) {
 	}
 	// The new key wins over an old one.
 	var both guard.RetrievalScores
-	if err := json.Unmarshal([]byte(`{"sufficiency":0.1,"contextSufficiency":0.9}`), &both); err != nil || both.Sufficiency != guard.KnownProb(0.9) {
+	if err := json.Unmarshal([]byte(`{"sufficiency":0.1,"contextSufficiency":0.9}`), &both); err != nil || both.ContextSufficiency != guard.KnownProb(0.9) {
 		t.Errorf("both keys: %+v, %v", both, err)
 	}
 	if err := json.Unmarshal([]byte(`{"conflict":"maybe"}`), new(guard.RetrievalVerdicts)); err == nil {

@@ -31,7 +31,7 @@ func Upgrade(r *Record) bool {
 		return false
 	}
 	v := &r.Result.Verdicts
-	v.Retrieval.Conflict = guard.ContextConflict.AnswerVerdict(v.Retrieval.Conflict)
+	v.Retrieval.ContextConflict = guard.ContextConflict.AnswerVerdict(v.Retrieval.ContextConflict)
 	v.Generation.Contradiction = guard.Contradiction.AnswerVerdict(v.Generation.Contradiction)
 	r.Version = Version
 	return true

@@ -166,8 +166,8 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 	// The fixture predates the attribute: conflict P=0 and contradiction
 	// P≈0.2 were labelled "fail" there.
 	old := read(string(fixture))["pass-content"].Result
-	if old.Retrieval.Conflict.Value != 0 || old.Verdicts.Retrieval.Conflict != guard.Pass || old.Verdicts.Generation.Contradiction != guard.Pass {
-		t.Errorf("old span: conflict %v (%v), contradiction %v (%v); want both pass", old.Retrieval.Conflict, old.Verdicts.Retrieval.Conflict,
+	if old.Retrieval.ContextConflict.Value != 0 || old.Verdicts.Retrieval.ContextConflict != guard.Pass || old.Verdicts.Generation.Contradiction != guard.Pass {
+		t.Errorf("old span: conflict %v (%v), contradiction %v (%v); want both pass", old.Retrieval.ContextConflict, old.Verdicts.Retrieval.ContextConflict,
 			old.Generation.Contradiction, old.Verdicts.Generation.Contradiction)
 	}
 	const variant = `{"key":"ragtriage.decision.variant"`
@@ -176,8 +176,8 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 		t.Fatal("fixture has no decision variant attribute")
 	}
 	cur := read(tagged)["pass-content"].Result
-	if cur.Verdicts.Retrieval.Conflict != guard.Fail || cur.Verdicts.Generation.Contradiction != guard.Fail {
-		t.Errorf("tagged span: conflict %v, contradiction %v; want the labels as written (fail)", cur.Verdicts.Retrieval.Conflict, cur.Verdicts.Generation.Contradiction)
+	if cur.Verdicts.Retrieval.ContextConflict != guard.Fail || cur.Verdicts.Generation.Contradiction != guard.Fail {
+		t.Errorf("tagged span: conflict %v, contradiction %v; want the labels as written (fail)", cur.Verdicts.Retrieval.ContextConflict, cur.Verdicts.Generation.Contradiction)
 	}
 	if cur.Verdicts.Generation.Groundedness != old.Verdicts.Generation.Groundedness {
 		t.Errorf("groundedness changed with the attribute: %v vs %v", cur.Verdicts.Generation.Groundedness, old.Verdicts.Generation.Groundedness)

@@ -465,15 +465,15 @@ func (e *resultEncoder) result(r *guard.Result) {
 	e.raw(`{"retrieval":{"chunkRelevance":`)
 	e.keyedProb(r.Retrieval.ChunkRelevance)
 	e.raw(`,"contextSufficiency":`)
-	e.prob(r.Retrieval.Sufficiency)
+	e.prob(r.Retrieval.ContextSufficiency)
 	e.raw(`,"contextConflict":`)
-	e.prob(r.Retrieval.Conflict)
+	e.prob(r.Retrieval.ContextConflict)
 
 	g := &r.Generation
 	e.raw(`},"generation":{"groundedness":`)
 	e.prob(g.Groundedness)
 	e.raw(`,"answerRelevance":`)
-	e.prob(g.Relevance)
+	e.prob(g.AnswerRelevance)
 	e.raw(`,"contradiction":`)
 	e.prob(g.Contradiction)
 	if !g.Correctness.IsZero() {
@@ -485,13 +485,13 @@ func (e *resultEncoder) result(r *guard.Result) {
 	e.raw(`},"verdicts":{"retrieval":{"chunkRelevance":`)
 	e.keyedVerdict(v.Retrieval.ChunkRelevance)
 	e.raw(`,"contextSufficiency":`)
-	e.verdict(v.Retrieval.Sufficiency)
+	e.verdict(v.Retrieval.ContextSufficiency)
 	e.raw(`,"contextConflict":`)
-	e.verdict(v.Retrieval.Conflict)
+	e.verdict(v.Retrieval.ContextConflict)
 	e.raw(`},"generation":{"groundedness":`)
 	e.verdict(v.Generation.Groundedness)
 	e.raw(`,"answerRelevance":`)
-	e.verdict(v.Generation.Relevance)
+	e.verdict(v.Generation.AnswerRelevance)
 	e.raw(`,"contradiction":`)
 	e.verdict(v.Generation.Contradiction)
 	if v.Generation.Correctness != nil {
@@ -650,7 +650,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0xf9653cd50931105c
+const resultLayoutHash = 0xeb3fd35d051f7264
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.
