@@ -4,22 +4,14 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/cascade"
-	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 )
-
-// NewCascade returns the cascade of cascade mode around fallback,
-// configured by cfg (one zero-value convention: a zero field is cascade's
-// default; see cascade.Config); more options (a meter provider, a clock)
-// come after cfg's.
-func NewCascade(fallback guard.Judge, cfg cascade.Config, more ...cascade.Option) (*cascade.Cascade, error) {
-	return cascade.NewFromConfig(fallback, cfg, more...)
-}
 
 // cascadeSettingsReport returns the effective settings of c as the report
 // records them. The report keeps its own encoding of MaxWaiting (0: no
-// bound, negative: nobody waits; see CascadeSettingsReport) so that reports
+// bound, negative: nobody waits; see report.CascadeSettings) so that reports
 // stay comparable with earlier ones.
-func cascadeSettingsReport(c cascade.Config) *CascadeSettingsReport {
+func cascadeSettingsReport(c cascade.Config) *report.CascadeSettings {
 	e, err := c.Effective()
 	if err != nil {
 		e = c
@@ -32,7 +24,7 @@ func cascadeSettingsReport(c cascade.Config) *CascadeSettingsReport {
 	case waiting == 0:
 		waiting = -1
 	}
-	r := &CascadeSettingsReport{MaxConcurrent: e.Limits.MaxConcurrent, MaxWaiting: waiting, CallTimeoutMs: ms(e.Limits.CallTimeout),
+	r := &report.CascadeSettings{MaxConcurrent: e.Limits.MaxConcurrent, MaxWaiting: waiting, CallTimeoutMs: ms(e.Limits.CallTimeout),
 		CacheSize: max(e.CacheSize, 0), BreakerFailures: e.BreakerFailures, BreakerCooldownMs: ms(e.BreakerCooldown),
 		BudgetCalls: e.Budget.MaxCalls, BudgetTokens: e.Budget.MaxTokens}
 	if e.Budget.MaxCalls > 0 || e.Budget.MaxTokens > 0 {
@@ -48,8 +40,8 @@ type CascadeStatser interface {
 }
 
 // runtimeReport turns a cascade's counters into the report's block.
-func runtimeReport(name string, st cascade.Stats) *CascadeRuntime {
-	rt := &CascadeRuntime{
+func runtimeReport(name string, st cascade.Stats) *report.CascadeRuntime {
+	rt := &report.CascadeRuntime{
 		Escalator:   name,
 		Escalations: int(st.Escalations), Requested: int(st.Requested),
 		CacheHits: int(st.CacheHits), CacheMisses: int(st.CacheMisses), CacheHitRate: ratio(int(st.CacheHits), int(st.Requested)),

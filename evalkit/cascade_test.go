@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/render"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -54,10 +57,10 @@ func cascadeRows(t *testing.T, n, distinct int) string {
 	return writeFile(t, "rows.jsonl", b.String())
 }
 
-func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s cascade.Config, pricing *Pricing) *Report {
+func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s cascade.Config, pricing *report.Pricing) *report.Report {
 	t.Helper()
 	pol := uncertainPolicy()
-	m, err := BuildMode(ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol, Fallback: fallback, FallbackPolicy: pol, Cascade: s})
+	m, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol, Fallback: fallback, FallbackPolicy: pol, Cascade: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +69,10 @@ func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s 
 			t.Errorf("Close: %v", err)
 		}
 	}()
-	cfg := Config{Mode: ModeCascade, Workers: workers, PrimaryPolicy: &pol, FallbackPolicy: &pol,
+	cfg := Config{Mode: report.ModeCascade, Workers: workers, PrimaryPolicy: &pol, FallbackPolicy: &pol,
 		FallbackJudge: "fb", FallbackModel: "m", PrimaryModel: "p", Pricing: pricing}
 	m.Configure(&cfg)
-	src := NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 	rep, err := Run(context.Background(), src, cfg)
 	if err != nil {
@@ -80,7 +83,7 @@ func runCascade(t *testing.T, path string, workers int, fallback guard.Judge, s 
 
 // checkRuntime checks that the runtime counts add up and agree with the
 // report's fallback leg.
-func checkRuntime(t *testing.T, rep *Report) *CascadeRuntime {
+func checkRuntime(t *testing.T, rep *report.Report) *report.CascadeRuntime {
 	t.Helper()
 	c := rep.Cascade
 	if c == nil || c.Runtime == nil || c.Settings == nil {
@@ -127,7 +130,7 @@ func TestCascadeModeCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pricing := &Pricing{Version: "test", Currency: "USD", Models: map[string]Price{"m": {Input: 1, Output: 2}, "p": {}}}
+	pricing := &report.Pricing{Version: "test", Currency: "USD", Models: map[string]report.Price{"m": {Input: 1, Output: 2}, "p": {}}}
 	rep := runCascade(t, path, 1, sim, cascade.Config{}, pricing)
 	rt := checkRuntime(t, rep)
 	perRow := rt.Requested / n
@@ -156,7 +159,7 @@ func TestCascadeModeCache(t *testing.T) {
 	if rt.BreakerState != "closed" || rt.BreakerTrips != 0 {
 		t.Errorf("breaker %s with %d trips", rt.BreakerState, rt.BreakerTrips)
 	}
-	md, h := Markdown(rep), HTML(rep)
+	md, h := render.Markdown(rep), render.HTML(rep)
 	for _, want := range []string{"Cascade runtime (`cascade(simulated-fallback)`", "Cascade settings: 8 calls at once, no call waits for a slot, 30s per call, cache of 4096 estimates"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)
@@ -203,7 +206,7 @@ func TestCascadeModeBreaker(t *testing.T) {
 	if rep.Usage.Fallback.Failures == 0 || rep.Usage.Fallback.Rows >= 12 || c.FallbackFailures != rep.Usage.Fallback.Failures {
 		t.Errorf("fallback leg rows %d, failures %d, cascade fallback failures %d", rep.Usage.Fallback.Rows, rep.Usage.Fallback.Failures, c.FallbackFailures)
 	}
-	if md := Markdown(rep); !strings.Contains(md, "| open |") {
+	if md := render.Markdown(rep); !strings.Contains(md, "| open |") {
 		t.Error("Markdown does not show the open breaker")
 	}
 }
@@ -223,7 +226,7 @@ func TestCascadeModeBudget(t *testing.T) {
 	if s := rep.Cascade.Settings; s.BudgetCalls != 4 || s.BudgetWindowMs != float64(time.Hour/time.Millisecond) {
 		t.Errorf("settings %+v", s)
 	}
-	if md := Markdown(rep); !strings.Contains(md, "budget of 4 calls per 1h0m0s") {
+	if md := render.Markdown(rep); !strings.Contains(md, "budget of 4 calls per 1h0m0s") {
 		t.Error("Markdown does not describe the budget")
 	}
 }
@@ -242,7 +245,7 @@ func TestCascadeSettings(t *testing.T) {
 		if _, err := tc.s.Effective(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Effective(%+v) = %v; want an error naming %q", tc.s, err, tc.want)
 		}
-		if _, err := BuildMode(ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(), Cascade: tc.s}); err == nil {
+		if _, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(), Cascade: tc.s}); err == nil {
 			t.Errorf("BuildMode accepted %+v", tc.s)
 		}
 	}
@@ -253,7 +256,7 @@ func TestCascadeSettings(t *testing.T) {
 	// A caller's own escalator replaces the cascade; the fallback it gets
 	// is metered.
 	var got guard.Judge
-	m, err := BuildMode(ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(),
+	m, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(),
 		NewEscalator: func(fb guard.Judge) (guard.Escalator, error) { got = fb; return NewJudgeEscalator(fb), nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -290,16 +293,16 @@ func TestCascadeModeCollapsed(t *testing.T) {
 		return out, nil
 	})
 	pol := uncertainPolicy()
-	m, err := BuildMode(ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol, Fallback: fallback, FallbackPolicy: pol})
+	m, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol, Fallback: fallback, FallbackPolicy: pol})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
 	casc = m.Escalator.(CascadeStatser)
 	close(ready)
-	cfg := Config{Mode: ModeCascade, Workers: 2, PrimaryPolicy: &pol, FallbackPolicy: &pol}
+	cfg := Config{Mode: report.ModeCascade, Workers: 2, PrimaryPolicy: &pol, FallbackPolicy: &pol}
 	m.Configure(&cfg)
-	src := NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 	rep, err := Run(context.Background(), src, cfg)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/otlp"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/guardtest"
 	"github.com/ragtriage/ragtriage/otelkeys"
@@ -218,15 +220,15 @@ func TestCausesEndToEnd(t *testing.T) {
 
 	// The replay of the records counts each cause once.
 	path := writeFile(t, "records.jsonl", buf.String())
-	rep, err := Run(bg, NewRecordSource(nil, path), Config{Mode: ModeRecorded, Workers: 1})
+	rep, err := Run(bg, NewRecordSource(nil, path), Config{Mode: report.ModeRecorded, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Input.RowsEvaluated != 10 || rep.Cascade == nil {
 		t.Fatalf("evaluated %d, cascade %+v; want 10 rows with a cascade section", rep.Input.RowsEvaluated, rep.Cascade)
 	}
-	wantUnsettled := map[string]int{CauseUnrecorded: 1}
-	wantAbst := map[string]int{CauseUnrecorded: 1, string(guard.CauseAbstained): 0, string(guard.CauseJudgeFailed): 0}
+	wantUnsettled := map[string]int{report.CauseUnrecorded: 1}
+	wantAbst := map[string]int{report.CauseUnrecorded: 1, string(guard.CauseAbstained): 0, string(guard.CauseJudgeFailed): 0}
 	for _, c := range guard.Causes {
 		switch c {
 		case guard.CauseAbstained, guard.CauseJudgeFailed:
@@ -319,8 +321,8 @@ func TestReadOTLPCauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec *Record
-	if _, err := ReadOTLP(bytes.NewReader(append(line, '\n')), func(_ int, r Record) error {
+	var rec *record.Record
+	if _, err := otlp.Read(bytes.NewReader(append(line, '\n')), func(_ int, r record.Record) error {
 		if r.ID == "escalate-bare" {
 			rec = &r
 		}

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/render"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
@@ -66,7 +69,7 @@ func fallbackPolicy() guard.Policy {
 // runClaims replays path in mode with the sentence extractor: the embedded
 // judges under their shipped policy, and in cascade and fallback mode the
 // simulated fallback read with fallbackPolicy.
-func runClaims(t *testing.T, mode evalkit.Mode, path string, x guard.ClaimExtractor) *evalkit.Report {
+func runClaims(t *testing.T, mode report.Mode, path string, x guard.ClaimExtractor) *report.Report {
 	t.Helper()
 	judge, err := lexical.New(nil)
 	if err != nil {
@@ -85,7 +88,7 @@ func runClaims(t *testing.T, mode evalkit.Mode, path string, x guard.ClaimExtrac
 	defer setup.Close(context.Background())
 	cfg := evalkit.Config{Mode: mode, PrimaryPolicy: &pol, FallbackPolicy: &fb, Workers: 2}
 	setup.Configure(&cfg)
-	src := evalkit.NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 	rep, err := evalkit.Run(context.Background(), src, cfg)
 	if err != nil {
@@ -116,7 +119,7 @@ func TestClaimsReport(t *testing.T) {
 		}
 	}
 	primaryUncertain := -1
-	for _, mode := range []evalkit.Mode{evalkit.ModePrimary, evalkit.ModeCascade, evalkit.ModeFallback} {
+	for _, mode := range []report.Mode{report.ModePrimary, report.ModeCascade, report.ModeFallback} {
 		t.Run(string(mode), func(t *testing.T) {
 			rep := runClaims(t, mode, path, lexical.SentenceClaims{})
 			c := rep.Claims
@@ -138,17 +141,17 @@ func TestClaimsReport(t *testing.T) {
 				t.Errorf("per row: mean %v, max %d; want %v, %d", c.PerRowMean, c.PerRowMax, float64(wantClaims)/float64(wantRows), wantMax)
 			case c.Escalated != c.EscalatedSettled+c.EscalatedUnsettled:
 				t.Errorf("escalated %d ≠ settled %d + unsettled %d", c.Escalated, c.EscalatedSettled, c.EscalatedUnsettled)
-			case mode != evalkit.ModeCascade && c.Escalated != 0:
+			case mode != report.ModeCascade && c.Escalated != 0:
 				t.Errorf("%s mode escalated %d claims", mode, c.Escalated)
-			case c.RowsListed != len(c.Rows) || c.RowsListed != min(c.RowsWithFailedClaim+c.RowsWithUncertainClaim, evalkit.MaxListedClaimRows) || c.ListLimit != evalkit.MaxListedClaimRows:
+			case c.RowsListed != len(c.Rows) || c.RowsListed != min(c.RowsWithFailedClaim+c.RowsWithUncertainClaim, report.MaxListedClaimRows) || c.ListLimit != report.MaxListedClaimRows:
 				t.Errorf("listed %d (%d rows) of %d failed + %d uncertain", c.RowsListed, len(c.Rows), c.RowsWithFailedClaim, c.RowsWithUncertainClaim)
 			case rep.Input.RowsWithJudgeErrors < 1:
 				t.Error("the wordless row's extraction failure is not among the judge errors")
 			}
 			switch mode {
-			case evalkit.ModePrimary:
+			case report.ModePrimary:
 				primaryUncertain = c.ByVerdict["uncertain"]
-			case evalkit.ModeCascade:
+			case report.ModeCascade:
 				// Every claim the primary left uncertain is escalated on its
 				// own; those the fallback could not settle stay uncertain.
 				if c.Escalated == 0 || c.Escalated != primaryUncertain || c.ByVerdict["uncertain"] != c.EscalatedUnsettled || rep.Usage.Fallback.Rows == 0 {
@@ -156,10 +159,10 @@ func TestClaimsReport(t *testing.T) {
 						c.Escalated, primaryUncertain, c.ByVerdict["uncertain"], c.EscalatedUnsettled, rep.Usage.Fallback.Rows)
 				}
 			}
-			if mode == evalkit.ModeFallback {
+			if mode == report.ModeFallback {
 				return // the simulation reads the row's label for every claim
 			}
-			var planted *evalkit.ClaimRow
+			var planted *report.ClaimRow
 			for i := range c.Rows {
 				if c.Rows[i].ID == "planted" {
 					planted = &c.Rows[i]
@@ -186,7 +189,7 @@ func TestClaimsReport(t *testing.T) {
 			// uncertain), never pass it; in cascade mode an uncertain
 			// claim goes to the fallback, which fails it.
 			wantBad := []string{"fail", "uncertain"}
-			if mode == evalkit.ModeCascade {
+			if mode == report.ModeCascade {
 				wantBad = []string{"fail"}
 				if bad.Escalated && bad.Judge != evalkit.SimulationName {
 					t.Errorf("planted claim escalated but judged by %q", bad.Judge)
@@ -202,7 +205,7 @@ func TestClaimsReport(t *testing.T) {
 			if planted.Verdict != weakest.Verdict || planted.Groundedness == nil || *planted.Groundedness != *weakest.P || planted.Label == nil || *planted.Label {
 				t.Errorf("planted row: groundedness %v %s, label %v; want the weakest claim's P and verdict (%v %s), label false", planted.Groundedness, planted.Verdict, planted.Label, *weakest.P, weakest.Verdict)
 			}
-			md, html := evalkit.Markdown(rep), evalkit.HTML(rep)
+			md, html := render.Markdown(rep), render.HTML(rep)
 			for _, want := range []string{"## Claims (advanced groundedness)", plantedUnsupported, "claim extractor: `" + lexical.SentenceClaimsName + "` 1.0.0"} {
 				if !strings.Contains(md, want) {
 					t.Errorf("Markdown lacks %q", want)
@@ -219,18 +222,18 @@ func TestClaimsReport(t *testing.T) {
 // the counts go on. Every planted row has a flagged claim (failed or
 // uncertain, see TestClaimsReport).
 func TestClaimsReportBounded(t *testing.T) {
-	path, _ := claimsDataset(t, 0, evalkit.MaxListedClaimRows+5)
-	rep := runClaims(t, evalkit.ModePrimary, path, lexical.SentenceClaims{})
+	path, _ := claimsDataset(t, 0, report.MaxListedClaimRows+5)
+	rep := runClaims(t, report.ModePrimary, path, lexical.SentenceClaims{})
 	c := rep.Claims
 	flagged := c.RowsWithFailedClaim + c.RowsWithUncertainClaim
-	if flagged != evalkit.MaxListedClaimRows+6 || c.RowsListed != evalkit.MaxListedClaimRows || len(c.Rows) != evalkit.MaxListedClaimRows {
+	if flagged != report.MaxListedClaimRows+6 || c.RowsListed != report.MaxListedClaimRows || len(c.Rows) != report.MaxListedClaimRows {
 		t.Errorf("rows with a failed claim %d, with an uncertain one %d, listed %d (%d); want %d flagged, %d listed",
-			c.RowsWithFailedClaim, c.RowsWithUncertainClaim, c.RowsListed, len(c.Rows), evalkit.MaxListedClaimRows+6, evalkit.MaxListedClaimRows)
+			c.RowsWithFailedClaim, c.RowsWithUncertainClaim, c.RowsListed, len(c.Rows), report.MaxListedClaimRows+6, report.MaxListedClaimRows)
 	}
 	if c.Rows[0].ID != "planted" || c.Rows[1].ID != "planted-0" {
 		t.Errorf("listing not in input order: %s, %s", c.Rows[0].ID, c.Rows[1].ID)
 	}
-	if !strings.Contains(evalkit.Markdown(rep), fmt.Sprintf("first %d rows with a failed or uncertain claim (of %d;", evalkit.MaxListedClaimRows, evalkit.MaxListedClaimRows+6)) {
+	if !strings.Contains(render.Markdown(rep), fmt.Sprintf("first %d rows with a failed or uncertain claim (of %d;", report.MaxListedClaimRows, report.MaxListedClaimRows+6)) {
 		t.Error("Markdown does not state the bound")
 	}
 }
@@ -238,11 +241,11 @@ func TestClaimsReportBounded(t *testing.T) {
 // TestClaimsOff: basic mode has no claims section and no extractor.
 func TestClaimsOff(t *testing.T) {
 	path, _ := claimsDataset(t, 4, 0)
-	rep := runClaims(t, evalkit.ModePrimary, path, nil)
+	rep := runClaims(t, report.ModePrimary, path, nil)
 	if rep.Claims != nil || rep.Reproduce.ClaimExtractor != nil {
 		t.Errorf("basic mode: claims %+v, extractor %+v", rep.Claims, rep.Reproduce.ClaimExtractor)
 	}
-	if strings.Contains(evalkit.Markdown(rep), "## Claims") || strings.Contains(evalkit.HTML(rep), "Claims (advanced") {
+	if strings.Contains(render.Markdown(rep), "## Claims") || strings.Contains(render.HTML(rep), "Claims (advanced") {
 		t.Error("basic mode renders a claims section")
 	}
 }

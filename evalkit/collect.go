@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/calibrate"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -69,7 +71,7 @@ type accumulator struct {
 
 	read, evaluated, failed, notEvaluated int
 	labeledRows, judgeErrRows             int
-	failures                              []Failure
+	failures                              []report.Failure
 	failuresTotal                         int
 	failKinds                             map[string]int
 
@@ -99,7 +101,7 @@ type accumulator struct {
 	escalated, primaryFailures, fallbackFailures int
 	settled, unsettled, stillUncertain           int
 	unsettledBy                                  map[string]int
-	accepted, escalatedLab, endToEnd             RegionStats
+	accepted, escalatedLab, endToEnd             report.RegionStats
 	selHash                                      hash.Hash
 
 	claims claimsAcc
@@ -108,7 +110,7 @@ type accumulator struct {
 	fbCalls, fbFailed, fbTransport, fbEstimates int
 	fbErrs                                      []string
 
-	sets       map[DecisionSetUse]int
+	sets       map[report.DecisionSetUse]int
 	diagVers   map[string]bool
 	judges     map[string]string
 	anyMeasure bool
@@ -118,7 +120,7 @@ func newAccumulator(cfg *Config) *accumulator {
 	return &accumulator{cfg: cfg, failKinds: map[string]int{}, predicted: map[string]int{},
 		abstentions: causeCounts(abstentionCauses), unsettledBy: causeCounts(fallbackCauses),
 		routes: map[string]int{}, actions: map[string]int{}, fileIdx: map[string]int{},
-		selHash: sha256.New(), sets: map[DecisionSetUse]int{}, diagVers: map[string]bool{}, judges: map[string]string{}}
+		selHash: sha256.New(), sets: map[report.DecisionSetUse]int{}, diagVers: map[string]bool{}, judges: map[string]string{}}
 }
 
 var diagIndex = func() map[guard.Diagnosis]int8 {
@@ -129,10 +131,10 @@ var diagIndex = func() map[guard.Diagnosis]int8 {
 	return m
 }()
 
-func (a *accumulator) fail(f Failure) {
+func (a *accumulator) fail(f report.Failure) {
 	a.failKinds[f.Kind]++
 	a.failuresTotal++
-	if len(a.failures) < MaxListedFailures {
+	if len(a.failures) < report.MaxListedFailures {
 		a.failures = append(a.failures, f)
 	}
 }
@@ -166,7 +168,7 @@ func (a *accumulator) add(o *outcome) {
 	}
 	if !o.hasResult {
 		a.failed++
-		a.fail(Failure{Pos: it.Pos, ID: it.ID, Kind: o.kind, Reason: failReason(o.err)})
+		a.fail(report.Failure{Pos: it.Pos, ID: it.ID, Kind: o.kind, Reason: failReason(o.err)})
 		if hasTruth {
 			a.diagAttempted++
 		}
@@ -253,7 +255,7 @@ func (a *accumulator) add(o *outcome) {
 		a.fbTransport += s.transportErrors
 		a.fbEstimates += s.estimates
 		for _, e := range s.errs {
-			if len(a.fbErrs) < MaxListedFallbackErrors && !slices.Contains(a.fbErrs, e) {
+			if len(a.fbErrs) < report.MaxListedFallbackErrors && !slices.Contains(a.fbErrs, e) {
 				a.fbErrs = append(a.fbErrs, e)
 			}
 		}
@@ -264,7 +266,7 @@ func (a *accumulator) add(o *outcome) {
 	}
 
 	// Cascade.
-	if a.cfg.Mode == ModeCascade || a.cfg.Mode == ModeRecorded {
+	if a.cfg.Mode == report.ModeCascade || a.cfg.Mode == report.ModeRecorded {
 		primaryFailed := false
 		for _, je := range r.Errors {
 			if r.Fallback == nil || je.Judge != r.Fallback.Judge {
@@ -286,7 +288,7 @@ func (a *accumulator) add(o *outcome) {
 				}
 			}
 			if rest := fb.Unsettled - named; rest > 0 {
-				a.unsettledBy[CauseUnrecorded] += rest
+				a.unsettledBy[report.CauseUnrecorded] += rest
 			}
 			if o.legs[LegFallback].failed {
 				a.fallbackFailures++
@@ -308,7 +310,7 @@ func (a *accumulator) add(o *outcome) {
 	}
 
 	// Reproducibility.
-	a.sets[DecisionSetUse{ID: r.DecisionID, Version: r.DecisionVersion, Variant: string(r.DecisionVariant)}]++
+	a.sets[report.DecisionSetUse{ID: r.DecisionID, Version: r.DecisionVersion, Variant: string(r.DecisionVariant)}]++
 	if r.DiagnosisVersion != "" {
 		a.diagVers[r.DiagnosisVersion] = true
 	}
@@ -329,13 +331,13 @@ type claimsAcc struct {
 	abstained               int
 	escalated, settled      int
 	rowsFailed, rowsUnsure  int
-	listed                  []ClaimRow
+	listed                  []report.ClaimRow
 }
 
 // maxClaimEvidence bounds the evidence a listed claim carries.
 const maxClaimEvidence = 3
 
-func (c *claimsAcc) add(it *Item, r *guard.Result) {
+func (c *claimsAcc) add(it *dataset.Item, r *guard.Result) {
 	n := len(r.Claims)
 	if n == 0 {
 		return
@@ -371,10 +373,10 @@ func (c *claimsAcc) add(it *Item, r *guard.Result) {
 	default:
 		return
 	}
-	if len(c.listed) >= MaxListedClaimRows {
+	if len(c.listed) >= report.MaxListedClaimRows {
 		return
 	}
-	row := ClaimRow{Pos: it.Pos, ID: it.ID, Claims: make([]ClaimReport, n)}
+	row := report.ClaimRow{Pos: it.Pos, ID: it.ID, Claims: make([]report.Claim, n)}
 	if p := r.Prob(guard.Groundedness); p.Known {
 		row.Groundedness = &p.Value
 	}
@@ -385,7 +387,7 @@ func (c *claimsAcc) add(it *Item, r *guard.Result) {
 	}
 	for i := range r.Claims {
 		cl := &r.Claims[i]
-		cr := ClaimReport{Text: cl.Text, Verdict: cl.Verdict.String(), Judge: cl.Judge, Escalated: cl.Escalated, Reason: cl.Reason}
+		cr := report.Claim{Text: cl.Text, Verdict: cl.Verdict.String(), Judge: cl.Judge, Escalated: cl.Escalated, Reason: cl.Reason}
 		if cl.Groundedness.Known {
 			p := cl.Groundedness.Value
 			cr.P = &p
@@ -398,14 +400,14 @@ func (c *claimsAcc) add(it *Item, r *guard.Result) {
 	c.listed = append(c.listed, row)
 }
 
-func (a *accumulator) claimsReport() *ClaimsReport {
+func (a *accumulator) claimsReport() *report.Claims {
 	c := &a.claims
-	r := &ClaimsReport{RowsWithClaims: c.rows, RowsWithoutClaims: a.evaluated - c.rows, Claims: c.claims,
+	r := &report.Claims{RowsWithClaims: c.rows, RowsWithoutClaims: a.evaluated - c.rows, Claims: c.claims,
 		PerRowMean: ratio(c.claims, c.rows), PerRowMax: c.maxPerRow,
 		ByVerdict: map[string]int{"pass": c.byVerdict[guard.Pass], "fail": c.byVerdict[guard.Fail], "uncertain": c.byVerdict[guard.Uncertain]},
 		Abstained: c.abstained, Escalated: c.escalated, EscalatedSettled: c.settled, EscalatedUnsettled: c.escalated - c.settled,
 		RowsWithFailedClaim: c.rowsFailed, RowsWithUncertainClaim: c.rowsUnsure,
-		Rows: nonNil(c.listed), RowsListed: len(c.listed), ListLimit: MaxListedClaimRows}
+		Rows: nonNil(c.listed), RowsListed: len(c.listed), ListLimit: report.MaxListedClaimRows}
 	if x := a.cfg.ClaimExtractor; x != nil {
 		r.Extractor = describeAny(x).Name
 	}
@@ -426,19 +428,19 @@ func causeCounts(cs []guard.Cause) map[string]int {
 	for _, c := range cs {
 		m[string(c)] = 0
 	}
-	m[CauseUnrecorded] = 0
+	m[report.CauseUnrecorded] = 0
 	return m
 }
 
 // causeKey is the report key of a cause: its name, or CauseUnrecorded.
 func causeKey(c guard.Cause) string {
 	if c == "" {
-		return CauseUnrecorded
+		return report.CauseUnrecorded
 	}
 	return string(c)
 }
 
-func countRegion(r *RegionStats, wrong bool) {
+func countRegion(r *report.RegionStats, wrong bool) {
 	r.Count++
 	if wrong {
 		r.Errors++
@@ -449,7 +451,7 @@ func failReason(err error) string {
 	if err == nil {
 		return ""
 	}
-	var re *RowError
+	var re *dataset.RowError
 	if errors.As(err, &re) {
 		return re.Reason
 	}
@@ -473,7 +475,7 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func (a *accumulator) region(r RegionStats) RegionStats {
+func (a *accumulator) region(r report.RegionStats) report.RegionStats {
 	r.ErrorRate = ratio(r.Errors, r.Count)
 	r.UpperBound = 1
 	if r.Count > 0 {
@@ -483,17 +485,17 @@ func (a *accumulator) region(r RegionStats) RegionStats {
 }
 
 // report builds the report from what was collected.
-func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
+func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.Report {
 	cfg := a.cfg
-	r := &Report{Schema: ReportSchema, Mode: cfg.Mode, Simulation: cfg.Simulation}
-	r.Settings = ReportSettings{Bins: cfg.Bins, Confidence: cfg.Confidence, OneSided: oneSidedThresholds,
+	r := &report.Report{Schema: report.ReportSchema, Mode: cfg.Mode, Simulation: cfg.Simulation}
+	r.Settings = report.Settings{Bins: cfg.Bins, Confidence: cfg.Confidence, OneSided: oneSidedThresholds,
 		SweepFail: sweepFail, SweepPass: sweepPass, CurvePoints: curvePoints, DecisionCutoff: accuracyCutoff}
 
 	// Input.
 	in := &r.Input
 	in.Files = src.Inputs()
 	if in.Files == nil {
-		in.Files = []InputFile{}
+		in.Files = []dataset.InputFile{}
 	}
 	in.RowsRead = a.read + a.notEvaluated
 	in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated = a.evaluated, a.failed, a.notEvaluated
@@ -509,23 +511,23 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	}
 	in.FailuresByKind, in.Failures, in.FailuresTotal = a.failKinds, a.failures, a.failuresTotal
 	if in.Failures == nil {
-		in.Failures = []Failure{}
+		in.Failures = []report.Failure{}
 	}
 	in.FailuresListed = len(in.Failures)
 	for _, f := range a.files {
-		in.PerFile = append(in.PerFile, FileQuality{File: f.name, Rows: f.rows, Labeled: f.labeled, Correct: f.correct, Accuracy: ratioOrNull(f.correct, f.labeled)})
+		in.PerFile = append(in.PerFile, report.FileQuality{File: f.name, Rows: f.rows, Labeled: f.labeled, Correct: f.correct, Accuracy: ratioOrNull(f.correct, f.labeled)})
 	}
 	if in.PerFile == nil {
-		in.PerFile = []FileQuality{}
+		in.PerFile = []report.FileQuality{}
 	}
 
 	r.Diagnosis = a.diagnosisReport()
 	r.Decisions = a.decisionsReport()
-	r.Abstentions = AbstentionsReport{ByCause: a.abstentions}
+	r.Abstentions = report.Abstentions{ByCause: a.abstentions}
 	for _, n := range a.abstentions {
 		r.Abstentions.Total += n
 	}
-	if cfg.Mode == ModeCascade || (cfg.Mode == ModeRecorded && a.escalated > 0) {
+	if cfg.Mode == report.ModeCascade || (cfg.Mode == report.ModeRecorded && a.escalated > 0) {
 		r.Cascade = a.cascadeReport()
 		if cfg.CascadeSettings != nil {
 			r.Cascade.Settings = cascadeSettingsReport(*cfg.CascadeSettings)
@@ -537,18 +539,18 @@ func (a *accumulator) report(src Source, elapsed time.Duration) *Report {
 	if a.cfg.ClaimExtractor != nil || a.claims.rows > 0 {
 		r.Claims = a.claimsReport()
 	}
-	if cfg.Mode == ModeFallback || cfg.Mode == ModeCascade {
-		r.FallbackErrors = &FallbackErrorsReport{Calls: a.fbCalls, Failed: a.fbFailed, Transport: a.fbTransport,
+	if cfg.Mode == report.ModeFallback || cfg.Mode == report.ModeCascade {
+		r.FallbackErrors = &report.FallbackErrors{Calls: a.fbCalls, Failed: a.fbFailed, Transport: a.fbTransport,
 			FailedRate: ratioOrNull(a.fbFailed, a.fbCalls), Estimates: a.fbEstimates, Errors: nonNil(a.fbErrs)}
 	}
 	a.latencyUsage(r)
-	r.Cost = priceUsage(cfg.Pricing, &r.Usage, a.evaluated)
+	r.Cost = report.PriceUsage(cfg.Pricing, &r.Usage, a.evaluated)
 	r.Reproduce = a.reproducibility(r, elapsed)
 	return r
 }
 
-func (a *accumulator) diagnosisReport() DiagnosisReport {
-	d := DiagnosisReport{Attempted: a.diagAttempted, InvalidLabels: a.invalidLabels,
+func (a *accumulator) diagnosisReport() report.Diagnosis {
+	d := report.Diagnosis{Attempted: a.diagAttempted, InvalidLabels: a.invalidLabels,
 		Predicted: a.predicted, Routes: a.routes, Actions: a.actions}
 	k := len(guard.Diagnoses)
 	truth := make([]int, len(a.diag))
@@ -586,10 +588,10 @@ func (a *accumulator) diagnosisReport() DiagnosisReport {
 	}
 	d.Confusion = m
 	for i, s := range calibrate.ClassScores(m) {
-		d.PerLabel = append(d.PerLabel, LabelScore{Label: d.Labels[i], ClassScore: s})
+		d.PerLabel = append(d.PerLabel, report.LabelScore{Label: d.Labels[i], ClassScore: s})
 	}
 	// Selective: threshold t accepts auto rows with confidence ≥ t.
-	sel := SelectiveQuality{N: len(a.diag)}
+	sel := report.SelectiveQuality{N: len(a.diag)}
 	for _, t := range oneSidedThresholds {
 		acc, errs := 0, 0
 		for i, row := range a.diag {
@@ -624,8 +626,8 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func (a *accumulator) thresholdRow(t float64, accepted, errs, n int) ThresholdRow {
-	row := ThresholdRow{Threshold: t, Accepted: accepted, Errors: errs, Coverage: ratio(accepted, n),
+func (a *accumulator) thresholdRow(t float64, accepted, errs, n int) report.ThresholdRow {
+	row := report.ThresholdRow{Threshold: t, Accepted: accepted, Errors: errs, Coverage: ratio(accepted, n),
 		ErrorRate: ratio(errs, accepted), UpperBound: 1, Review: 1 - ratio(accepted, n)}
 	if n == 0 {
 		row.Review = 0
@@ -636,10 +638,10 @@ func (a *accumulator) thresholdRow(t float64, accepted, errs, n int) ThresholdRo
 	return row
 }
 
-func (a *accumulator) decisionsReport() DecisionsReport {
-	var out DecisionsReport
+func (a *accumulator) decisionsReport() report.Decisions {
+	var out report.Decisions
 	pol := a.cfg.PrimaryPolicy
-	if a.cfg.Mode == ModeFallback {
+	if a.cfg.Mode == report.ModeFallback {
 		pol = a.cfg.FallbackPolicy
 	}
 	for _, d := range guard.Decisions {
@@ -653,11 +655,11 @@ func (a *accumulator) decisionsReport() DecisionsReport {
 	return out
 }
 
-func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) DecisionReport {
+func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) report.Decision {
 	acc := &a.dec[d]
 	p, y := acc.p, acc.y
 	n := len(p)
-	dr := DecisionReport{Decision: d.String(), Stage: "generation", Labeled: acc.labeled, N: n, Abstained: acc.abstained}
+	dr := report.Decision{Decision: d.String(), Stage: "generation", Labeled: acc.labeled, N: n, Abstained: acc.abstained}
 	if d.Retrieval() {
 		dr.Stage = "retrieval"
 	}
@@ -693,7 +695,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 		dr.Brier, dr.ECE = &brier, &ece
 	}
 	for _, b := range calibrate.Reliability(p, y, nil, a.cfg.Bins) {
-		dr.Reliability = append(dr.Reliability, ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
+		dr.Reliability = append(dr.Reliability, report.ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
 	}
 	// The verdicts as they are in the results, read on the proposition
 	// (Pass = P ≥ the pass threshold): the regions and their errors are
@@ -704,7 +706,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 		dr.Policy.Fail, dr.Policy.Pass = th.Fail, th.Pass
 		dr.Policy.NoFail, dr.Policy.NoPass = th.NoFail, th.NoPass
 	}
-	var ap, af RegionStats
+	var ap, af report.RegionStats
 	for i, v := range acc.v {
 		switch d.PropositionVerdict(v) {
 		case guard.Pass:
@@ -731,7 +733,7 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 		dr.OneSided = append(dr.OneSided, a.thresholdRow(t, accepted, errs, n))
 	}
 	for _, sp := range calibrate.SweepTwoSided(p, y, sweepFail, sweepPass) {
-		dr.Sweep = append(dr.Sweep, SweepRow{Fail: sp.Fail, Pass: sp.Pass, AutoPassCoverage: sp.AutoPassCoverage,
+		dr.Sweep = append(dr.Sweep, report.SweepRow{Fail: sp.Fail, Pass: sp.Pass, AutoPassCoverage: sp.AutoPassCoverage,
 			AutoFailCoverage: sp.AutoFailCoverage, FallbackCoverage: sp.EscalatedCoverage,
 			AutoPassErrors: sp.AutoPassErrors, AutoFailErrors: sp.AutoFailErrors,
 			AutoPassErrorRate: sp.AutoPassErrorRate, AutoFailErrorRate: sp.AutoFailErrorRate})
@@ -751,8 +753,8 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) Decisi
 	return dr
 }
 
-func (a *accumulator) cascadeReport() *CascadeReport {
-	c := &CascadeReport{Rows: a.evaluated, Escalated: a.escalated, ResolvedByPrimary: a.evaluated - a.escalated,
+func (a *accumulator) cascadeReport() *report.Cascade {
+	c := &report.Cascade{Rows: a.evaluated, Escalated: a.escalated, ResolvedByPrimary: a.evaluated - a.escalated,
 		PrimaryFailures: a.primaryFailures, FallbackFailures: a.fallbackFailures,
 		SettledDecisions: a.settled, UnsettledDecisions: a.unsettled, StillUncertain: a.stillUncertain, UnsettledByCause: a.unsettledBy}
 	c.PrimaryResolved = ratio(c.ResolvedByPrimary, c.Rows)
@@ -768,7 +770,7 @@ func (a *accumulator) cascadeReport() *CascadeReport {
 	return c
 }
 
-func (a *accumulator) latencyUsage(r *Report) {
+func (a *accumulator) latencyUsage(r *report.Report) {
 	cfg := a.cfg
 	r.Latency.Primary = percentiles(a.lat[LegPrimary])
 	r.Latency.Fallback = percentiles(a.lat[LegFallback])
@@ -783,9 +785,9 @@ func (a *accumulator) latencyUsage(r *Report) {
 		}
 		r.Latency.Measured = append(r.Latency.Measured, "combined")
 	}
-	legUsage := func(l LegKind, judge, model string) LegUsage {
+	legUsage := func(l LegKind, judge, model string) report.LegUsage {
 		u := a.usage[l]
-		lu := LegUsage{Judge: judge, Model: model, Rows: a.legRows[l], Calls: u.Calls, InputTokens: u.InputTokens,
+		lu := report.LegUsage{Judge: judge, Model: model, Rows: a.legRows[l], Calls: u.Calls, InputTokens: u.InputTokens,
 			OutputTokens: u.OutputTokens, Failures: a.legFail[l]}
 		if a.retries {
 			n := u.Retries
@@ -799,10 +801,10 @@ func (a *accumulator) latencyUsage(r *Report) {
 
 // percentiles returns the 50th and 95th percentiles by linear interpolation
 // between closest ranks (x at rank h = (n−1)·q, 0-based), the mean and max.
-func percentiles(xs []float64) Percentiles {
+func percentiles(xs []float64) report.Percentiles {
 	n := len(xs)
 	if n == 0 {
-		return Percentiles{}
+		return report.Percentiles{}
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -816,12 +818,12 @@ func percentiles(xs []float64) Percentiles {
 	for _, x := range s {
 		sum += x
 	}
-	return Percentiles{N: n, P50: q(0.5), P95: q(0.95), Mean: sum / float64(n), Max: s[n-1]}
+	return report.Percentiles{N: n, P50: q(0.5), P95: q(0.95), Mean: sum / float64(n), Max: s[n-1]}
 }
 
-func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproducibility {
+func (a *accumulator) reproducibility(r *report.Report, elapsed time.Duration) report.Reproducibility {
 	cfg := a.cfg
-	rp := Reproducibility{
+	rp := report.Reproducibility{
 		Timestamp: cfg.Now().UTC().Format(time.RFC3339), Command: cfg.Command,
 		Judges: a.judges, PrimaryModel: cfg.PrimaryModel, FallbackModel: cfg.FallbackModel,
 		Datasets: r.Input.Files, ProfileVersion: cfg.ProfileVersion, Workers: cfg.Workers,
@@ -850,17 +852,17 @@ func (a *accumulator) reproducibility(r *Report, elapsed time.Duration) Reproduc
 	}
 	sort.Strings(rp.DiagnosisVersions)
 	rp.DiagnosisVersions = nonNil(rp.DiagnosisVersions)
-	if cfg.Mode == ModeCascade {
+	if cfg.Mode == report.ModeCascade {
 		rp.SelectionHash = hex.EncodeToString(a.selHash.Sum(nil))
 		rp.Degrade = cfg.Degrade.String()
 		if cfg.Workers > 1 {
 			rp.Nondeterminism = nondeterminismNote(cfg)
 		}
 	}
-	if cfg.Mode != ModeFallback {
+	if cfg.Mode != report.ModeFallback {
 		rp.PrimaryPolicy = cfg.PrimaryPolicy
 	}
-	if cfg.Mode == ModeFallback || cfg.Mode == ModeCascade {
+	if cfg.Mode == report.ModeFallback || cfg.Mode == report.ModeCascade {
 		rp.FallbackPolicy = cfg.FallbackPolicy
 	}
 	if cfg.Pricing != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -42,7 +44,7 @@ func ExampleBuildMode() {
 	if err != nil {
 		panic(err)
 	}
-	m, err := evalkit.BuildMode(evalkit.ModeCascade, evalkit.ModeConfig{Primary: unsure, PrimaryPolicy: policy,
+	m, err := evalkit.BuildMode(report.ModeCascade, evalkit.ModeConfig{Primary: unsure, PrimaryPolicy: policy,
 		Fallback: sim, FallbackPolicy: policy, Cascade: cascade.Config{Limits: cascade.Limits{MaxConcurrent: 4}}})
 	if err != nil {
 		panic(err)
@@ -54,10 +56,10 @@ func ExampleBuildMode() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "rows.jsonl")
 	os.WriteFile(path, []byte(fmt.Sprintf(row, "a", "How long do refunds take?")+fmt.Sprintf(row, "b", "When is my refund paid?")+fmt.Sprintf(row, "a-again", "How long do refunds take?")), 0o644)
-	src := evalkit.NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 
-	cfg := evalkit.Config{Mode: evalkit.ModeCascade, Workers: 1, PrimaryPolicy: &policy, FallbackPolicy: &policy}
+	cfg := evalkit.Config{Mode: report.ModeCascade, Workers: 1, PrimaryPolicy: &policy, FallbackPolicy: &policy}
 	m.Configure(&cfg)
 	rep, err := evalkit.Run(context.Background(), src, cfg)
 	if err != nil {

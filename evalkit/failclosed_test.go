@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/render"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -37,11 +40,11 @@ func TestNoLabelsIsNull(t *testing.T) {
 			t.Errorf("%s: accuracy %v, Brier %v, ECE %v, AURC %v over %d items; want null", dr.Decision, dr.Accuracy, dr.Brier, dr.ECE, dr.AURC, dr.N)
 		}
 	}
-	md := Markdown(rep)
+	md := render.Markdown(rep)
 	if !strings.Contains(md, "| 0 | 0 | 0 | n/a | n/a | n/a | n/a | n/a |") {
 		t.Errorf("Markdown diagnosis row is not n/a:\n%s", md)
 	}
-	if h := HTML(rep); !strings.Contains(h, "diagnosis accuracy<b>n/a</b>") || !strings.Contains(h, "end-to-end accuracy<b>n/a</b>") {
+	if h := render.HTML(rep); !strings.Contains(h, "diagnosis accuracy<b>n/a</b>") || !strings.Contains(h, "end-to-end accuracy<b>n/a</b>") {
 		t.Error("HTML: accuracies are not n/a")
 	}
 	// With labels they are numbers, 0 included.
@@ -107,41 +110,41 @@ func TestFallbackErrors(t *testing.T) {
 		t.Fatal("no fallbackErrors block")
 	case fe.Calls == 0 || fe.Failed != fe.Calls || fe.Transport != fe.Calls || fe.Estimates != 0 || fe.FailedRate == nil || *fe.FailedRate != 1:
 		t.Errorf("unreachable fallback: %+v", *fe)
-	case len(fe.Errors) == 0 || len(fe.Errors) > MaxListedFallbackErrors || !strings.Contains(fe.Errors[0], "connection refused") || !strings.Contains(fe.Errors[0], "network error"):
+	case len(fe.Errors) == 0 || len(fe.Errors) > report.MaxListedFallbackErrors || !strings.Contains(fe.Errors[0], "connection refused") || !strings.Contains(fe.Errors[0], "network error"):
 		t.Errorf("errors %q; want the judge's error with the transport's", fe.Errors)
 	case fe.Calls != rep.Cascade.Runtime.FallbackCalls:
 		t.Errorf("%d calls counted; the cascade made %d", fe.Calls, rep.Cascade.Runtime.FallbackCalls)
 	}
-	probs := CheckFallbackErrors(rep, 0.05)
+	probs := report.CheckFallbackErrors(rep, 0.05)
 	if len(probs) != 2 || !strings.Contains(probs[0], "transport") || !strings.Contains(probs[1], "more than the 5.0% allowed") {
 		t.Errorf("problems %q; want the transport failure and the share", probs)
 	}
-	if md := Markdown(rep); !strings.Contains(md, fmt.Sprintf("Fallback calls: %d made, %d failed (%d with no HTTP response)", fe.Calls, fe.Failed, fe.Transport)) {
+	if md := render.Markdown(rep); !strings.Contains(md, fmt.Sprintf("Fallback calls: %d made, %d failed (%d with no HTTP response)", fe.Calls, fe.Failed, fe.Transport)) {
 		t.Errorf("Markdown lacks the fallback errors line:\n%s", md)
 	}
 
 	// A server that answers: no failure; a 500: failures, not transport.
 	srv := httpTestServer(t, 200)
 	rep = runCascade(t, path, 2, httpJudge{client, srv}, cascade.Config{}, nil)
-	if fe := rep.FallbackErrors; fe == nil || fe.Calls == 0 || fe.Failed != 0 || fe.Estimates == 0 || len(fe.Errors) != 0 || len(CheckFallbackErrors(rep, 0)) != 0 {
+	if fe := rep.FallbackErrors; fe == nil || fe.Calls == 0 || fe.Failed != 0 || fe.Estimates == 0 || len(fe.Errors) != 0 || len(report.CheckFallbackErrors(rep, 0)) != 0 {
 		t.Errorf("healthy fallback: %+v", fe)
 	}
 	srv = httpTestServer(t, 500)
 	rep = runCascade(t, path, 2, httpJudge{client, srv}, cascade.Config{BreakerFailures: 1000}, nil)
 	if fe := rep.FallbackErrors; fe == nil || fe.Failed == 0 || fe.Transport != 0 || !strings.Contains(fe.Errors[0], "500") {
 		t.Errorf("failing server: %+v", fe)
-	} else if probs := CheckFallbackErrors(rep, 0.05); len(probs) != 1 || strings.Contains(probs[0], "transport") {
+	} else if probs := report.CheckFallbackErrors(rep, 0.05); len(probs) != 1 || strings.Contains(probs[0], "transport") {
 		t.Errorf("failing server: problems %q; want the share only", probs)
 	}
 	// Primary mode has no fallback: no block.
 	pol := uncertainPolicy()
-	m, err := BuildMode(ModePrimary, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol})
+	m, err := BuildMode(report.ModePrimary, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: pol})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Mode: ModePrimary, PrimaryPolicy: &pol}
+	cfg := Config{Mode: report.ModePrimary, PrimaryPolicy: &pol}
 	m.Configure(&cfg)
-	src := NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 	if rep, err := Run(context.Background(), src, cfg); err != nil || rep.FallbackErrors != nil {
 		t.Errorf("primary mode: fallbackErrors %+v, %v", rep.FallbackErrors, err)

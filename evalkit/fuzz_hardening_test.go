@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // Fuzz targets for the readers of outside input that had none: the record
@@ -46,11 +50,11 @@ func FuzzParseRecord(f *testing.F) {
 			}
 			return
 		}
-		if rec.Version != RecordVersion || rec.ID == "" {
+		if rec.Version != record.Version || rec.ID == "" {
 			t.Fatalf("accepted a record without version or id: %+v", rec)
 		}
 		// What was accepted writes back and reads again the same way.
-		b, err := MarshalRecord(&rec)
+		b, err := record.Marshal(&rec)
 		if err != nil {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}
@@ -58,7 +62,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded record %s does not parse: %v", b, err)
 		}
-		b2, err := MarshalRecord(&again)
+		b2, err := record.Marshal(&again)
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("record does not round-trip:\n%s\n%s (%v)", b, b2, err)
 		}
@@ -90,7 +94,7 @@ func FuzzLoadPricing(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, data)
-		p, err := LoadPricing(path)
+		p, err := report.LoadPricing(path)
 		if err != nil {
 			if !utf8.ValidString(err.Error()) || err.Error() == "" {
 				t.Fatalf("error %q: empty or not valid UTF-8", err.Error())
@@ -157,7 +161,7 @@ func FuzzSources(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := writeFuzzFile(t, data)
-		for _, src := range []Source{NewDatasetSource(path), NewRecordSource(nil, path)} {
+		for _, src := range []dataset.Source{dataset.NewFileSource(path), NewRecordSource(nil, path)} {
 			items, bad, lastLine := 0, 0, 0
 			for {
 				it, err := src.Next()

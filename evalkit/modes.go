@@ -10,27 +10,6 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Mode says how a replay judges each row (report.Mode: the report records
-// it).
-type Mode = report.Mode
-
-// The modes (report.ModePrimary, …).
-const (
-	ModePrimary  = report.ModePrimary
-	ModeFallback = report.ModeFallback
-	ModeCascade  = report.ModeCascade
-	ModeRecorded = report.ModeRecorded
-)
-
-// ParseMode returns the mode with the given name.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case ModePrimary, ModeFallback, ModeCascade, ModeRecorded:
-		return m, nil
-	}
-	return "", fmt.Errorf("evalkit: unknown mode %q (want primary, fallback, cascade or recorded)", s)
-}
-
 // ModeConfig holds what NewModeGuard and BuildMode build a guard from.
 type ModeConfig struct {
 	// Primary answers every decision in primary and cascade mode, with
@@ -103,7 +82,7 @@ func (m *ModeSetup) Configure(cfg *Config) {
 
 // NewModeGuard returns BuildMode's guard. In cascade mode nobody closes the
 // cascade it builds nor reads its counters; use BuildMode for that.
-func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
+func NewModeGuard(mode report.Mode, c ModeConfig) (*guard.Guard, error) {
 	m, err := BuildMode(mode, c)
 	if err != nil {
 		return nil, err
@@ -127,18 +106,18 @@ func NewModeGuard(mode Mode, c ModeConfig) (*guard.Guard, error) {
 // calls that really reach the fallback — not cache hits, not refusals —
 // count in the fallback leg; calls made in parallel for one escalation count
 // once, at the longest, in its latency.
-func BuildMode(mode Mode, c ModeConfig) (*ModeSetup, error) {
+func BuildMode(mode report.Mode, c ModeConfig) (*ModeSetup, error) {
 	var (
 		opts []guard.Option
 		m    ModeSetup
 	)
 	switch mode {
-	case ModePrimary, ModeCascade:
+	case report.ModePrimary, report.ModeCascade:
 		if c.Primary == nil {
 			return nil, fmt.Errorf("evalkit: %s mode needs a primary judge", mode)
 		}
 		opts = append(opts, guard.WithJudge(Metered(c.Primary, LegPrimary)), guard.WithPolicy(c.PrimaryPolicy))
-		if mode == ModeCascade {
+		if mode == report.ModeCascade {
 			if c.Fallback == nil {
 				return nil, errors.New("evalkit: cascade mode needs a fallback judge")
 			}
@@ -157,7 +136,7 @@ func BuildMode(mode Mode, c ModeConfig) (*ModeSetup, error) {
 				if err != nil {
 					return nil, err
 				}
-				cas, err := NewCascade(fb, eff)
+				cas, err := cascade.NewFromConfig(fb, eff)
 				if err != nil {
 					return nil, err
 				}
@@ -165,12 +144,12 @@ func BuildMode(mode Mode, c ModeConfig) (*ModeSetup, error) {
 			}
 			opts = append(opts, guard.WithEscalator(meterEscalations(m.Escalator), c.FallbackPolicy, c.Degrade))
 		}
-	case ModeFallback:
+	case report.ModeFallback:
 		if c.Fallback == nil {
 			return nil, errors.New("evalkit: fallback mode needs a fallback judge")
 		}
 		opts = append(opts, guard.WithJudge(Metered(c.Fallback, LegFallback)), guard.WithPolicy(c.FallbackPolicy))
-	case ModeRecorded:
+	case report.ModeRecorded:
 		return nil, errors.New("evalkit: recorded mode judges nothing: it needs no guard")
 	default:
 		return nil, fmt.Errorf("evalkit: unknown mode %q", mode)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/record"
 )
 
@@ -34,27 +35,27 @@ func (e *RecordError) Unwrap() error { return ErrBadRecord }
 // a version 1 record is upgraded as record.Upgrade says), a
 // missing id, and a captured sample whose contexts lack ids or repeat one.
 // Unknown fields are ignored, so records with new optional fields still read.
-func ParseRecord(line []byte) (Record, error) {
-	var r Record
-	if len(line) > MaxLineBytes {
-		return r, &RecordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
+func ParseRecord(line []byte) (record.Record, error) {
+	var r record.Record
+	if len(line) > dataset.MaxLineBytes {
+		return r, &RecordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), dataset.MaxLineBytes)}
 	}
 	if !utf8.Valid(line) {
 		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", dataset.FirstInvalid(line))}
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		id := peekID(line)
-		return Record{}, &RecordError{ID: id, Reason: "malformed record: " + err.Error()}
+		return record.Record{}, &RecordError{ID: id, Reason: "malformed record: " + err.Error()}
 	}
-	bad := func(format string, args ...any) (Record, error) {
-		return Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
+	bad := func(format string, args ...any) (record.Record, error) {
+		return record.Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
 	}
 	record.Upgrade(&r) // version 1: verdicts on conflict and contradiction swapped to speak for the answer
 	switch {
 	case r.Version == "":
 		return bad("recordVersion: missing")
-	case r.Version != RecordVersion:
-		return bad("recordVersion: %q, this reader knows %q and %q", r.Version, RecordVersion, record.Version1)
+	case r.Version != record.Version:
+		return bad("recordVersion: %q, this reader knows %q and %q", r.Version, record.Version, record.Version1)
 	case r.ID == "":
 		return bad("id: missing (records are joined to labels by id)")
 	}
@@ -88,19 +89,19 @@ func peekID(line []byte) string {
 // Labels maps sample IDs to their labels, read from dataset files. Only the
 // labels are kept, not the texts.
 type Labels struct {
-	m map[string]*Expected
+	m map[string]*dataset.Expected
 	// Files describes the label files read.
-	Files []InputFile
+	Files []dataset.InputFile
 	// Problems lists the lines of the label files that could not be used
 	// (bad lines, rows without an id, repeated ids: the first row wins).
-	Problems []Failure
+	Problems []report.Failure
 	used     map[string]bool
 }
 
 // ReadLabels reads the labels of the dataset files at paths. A bad line is
 // listed in Problems, not an error; an unreadable file is.
 func ReadLabels(paths ...string) (*Labels, error) {
-	l := &Labels{m: map[string]*Expected{}, used: map[string]bool{}}
+	l := &Labels{m: map[string]*dataset.Expected{}, used: map[string]bool{}}
 	for _, p := range paths {
 		lf, err := dataset.OpenLines(p, "labels")
 		if err != nil {
@@ -111,26 +112,26 @@ func ReadLabels(paths ...string) (*Labels, error) {
 			if err == io.EOF {
 				break
 			}
-			pos := Position{File: lf.Name(), Line: n}
+			pos := dataset.Position{File: lf.Name(), Line: n}
 			if errors.Is(err, dataset.ErrLongLine) {
 				lf.Bad()
-				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
+				l.Problems = append(l.Problems, report.Failure{Pos: pos, Kind: report.FailBadLine, Reason: err.Error()})
 				continue
 			}
 			if err != nil {
 				lf.Close()
 				return nil, fmt.Errorf("evalkit: labels: %w", err)
 			}
-			row, err := ParseRow(line)
+			row, err := dataset.ParseRow(line)
 			switch {
 			case err != nil:
 				lf.Bad()
-				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailBadLine, Reason: err.Error()})
+				l.Problems = append(l.Problems, report.Failure{Pos: pos, Kind: report.FailBadLine, Reason: err.Error()})
 			case row.Sample.ID == "":
-				l.Problems = append(l.Problems, Failure{Pos: pos, Kind: FailLabels, Reason: "row has no id: its labels cannot be joined"})
+				l.Problems = append(l.Problems, report.Failure{Pos: pos, Kind: report.FailLabels, Reason: "row has no id: its labels cannot be joined"})
 			default:
 				if _, dup := l.m[row.Sample.ID]; dup {
-					l.Problems = append(l.Problems, Failure{Pos: pos, ID: row.Sample.ID, Kind: FailLabels, Reason: "id repeated: the first row's labels are used"})
+					l.Problems = append(l.Problems, report.Failure{Pos: pos, ID: row.Sample.ID, Kind: report.FailLabels, Reason: "id repeated: the first row's labels are used"})
 					continue
 				}
 				l.m[row.Sample.ID] = row.Expected
@@ -144,7 +145,7 @@ func ReadLabels(paths ...string) (*Labels, error) {
 
 // Lookup returns the labels of id (nil when the row has none) and whether
 // the id is known. It marks the id as used.
-func (l *Labels) Lookup(id string) (*Expected, bool) {
+func (l *Labels) Lookup(id string) (*dataset.Expected, bool) {
 	if l == nil {
 		return nil, false
 	}
@@ -189,13 +190,13 @@ func NewRecordSource(labels *Labels, paths ...string) *RecordSource {
 // Next implements Source. A record with captured content yields an Item
 // with Sample set (its ID is the record's); one without content yields an
 // Item with only Record set.
-func (s *RecordSource) Next() (Item, error) {
+func (s *RecordSource) Next() (dataset.Item, error) {
 	line, pos, err := s.lines.Line()
 	if errors.Is(err, dataset.ErrLongLine) {
-		return Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
+		return dataset.Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
 	}
 	if err != nil {
-		return Item{}, err
+		return dataset.Item{}, err
 	}
 	rec, err := ParseRecord(bytes.Clone(line))
 	if err != nil {
@@ -205,9 +206,9 @@ func (s *RecordSource) Next() (Item, error) {
 		if errors.As(err, &re) {
 			id = re.ID
 		}
-		return Item{Pos: pos, ID: id, Err: err}, nil
+		return dataset.Item{Pos: pos, ID: id, Err: err}, nil
 	}
-	it := Item{Pos: pos, ID: rec.ID, Record: &rec}
+	it := dataset.Item{Pos: pos, ID: rec.ID, Record: &rec}
 	if e, ok := s.labels.Lookup(rec.ID); ok {
 		it.Expected = e
 	} else {
@@ -223,8 +224,8 @@ func (s *RecordSource) Next() (Item, error) {
 
 // Inputs implements Source: the record files read so far, then the label
 // files.
-func (s *RecordSource) Inputs() []InputFile {
-	out := append([]InputFile(nil), s.lines.Inputs()...)
+func (s *RecordSource) Inputs() []dataset.InputFile {
+	out := append([]dataset.InputFile(nil), s.lines.Inputs()...)
 	if s.labels != nil {
 		out = append(out, s.labels.Files...)
 	}
@@ -236,7 +237,7 @@ func (s *RecordSource) Close() error { return s.lines.Close() }
 
 // recordedLegs returns the latency and usage of each leg of a record, from
 // its Legs when present and otherwise from its result.
-func recordedLegs(r *Record) (primary, fallback legSample) {
+func recordedLegs(r *record.Record) (primary, fallback legSample) {
 	if len(r.Legs) > 0 {
 		for _, l := range r.Legs {
 			ls := legSample{ran: true, latencyMs: l.LatencyMs, usage: l.Usage}

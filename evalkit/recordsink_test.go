@@ -10,15 +10,16 @@ import (
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 func TestRecordWriterConcurrent(t *testing.T) {
 	var buf bytes.Buffer
-	w := NewRecordWriter(&buf)
+	w := record.NewWriter(&buf)
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			rec := &Record{ID: fmt.Sprint("r", i), Result: guard.Result{Diagnosis: guard.PassDiagnosis, Evidence: []guard.Evidence{}}}
+			rec := &record.Record{ID: fmt.Sprint("r", i), Result: guard.Result{Diagnosis: guard.PassDiagnosis, Evidence: []guard.Evidence{}}}
 			if err := w.WriteRecord(context.Background(), rec); err != nil {
 				t.Error(err)
 			}
@@ -30,11 +31,11 @@ func TestRecordWriterConcurrent(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-		var r Record
+		var r record.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
-		if r.Version != RecordVersion {
+		if r.Version != record.Version {
 			t.Errorf("line %d: version %q", i+1, r.Version)
 		}
 		seen[r.ID] = true
@@ -50,17 +51,17 @@ func (f failingWriter) Write(p []byte) (int, error) { return 0, f.err }
 
 func TestRecordWriterFailures(t *testing.T) {
 	boom := errors.New("disk full")
-	w := NewRecordWriter(failingWriter{boom})
-	if err := w.WriteRecord(context.Background(), &Record{ID: "x"}); !errors.Is(err, boom) {
+	w := record.NewWriter(failingWriter{boom})
+	if err := w.WriteRecord(context.Background(), &record.Record{ID: "x"}); !errors.Is(err, boom) {
 		t.Errorf("err = %v; want %v", err, boom)
 	}
 	if err := w.WriteRecord(context.Background(), nil); err == nil {
 		t.Error("nil record accepted")
 	}
 	var buf bytes.Buffer
-	ok := NewRecordWriter(&buf)
+	ok := record.NewWriter(&buf)
 	ok.Close()
-	if err := ok.WriteRecord(context.Background(), &Record{ID: "y"}); !errors.Is(err, ErrWriterClosed) {
+	if err := ok.WriteRecord(context.Background(), &record.Record{ID: "y"}); !errors.Is(err, record.ErrWriterClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 	if n, f := w.Counts(); n != 0 || f != 2 {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
@@ -23,22 +25,22 @@ type cycleSource struct {
 	n, i  int
 }
 
-func (s *cycleSource) Next() (evalkit.Item, error) {
+func (s *cycleSource) Next() (dataset.Item, error) {
 	if s.i >= s.n {
-		return evalkit.Item{}, io.EOF
+		return dataset.Item{}, io.EOF
 	}
 	line := s.lines[s.i%len(s.lines)]
-	row, err := evalkit.ParseRow(line)
-	pos := evalkit.Position{File: "cycled", Line: s.i + 1}
+	row, err := dataset.ParseRow(line)
+	pos := dataset.Position{File: "cycled", Line: s.i + 1}
 	s.i++
 	if err != nil {
-		return evalkit.Item{Pos: pos, Err: err}, nil
+		return dataset.Item{Pos: pos, Err: err}, nil
 	}
 	row.Sample.ID = fmt.Sprintf("%s#%d", row.Sample.ID, s.i)
-	return evalkit.Item{Pos: pos, ID: row.Sample.ID, Sample: &row.Sample, Expected: row.Expected}, nil
+	return dataset.Item{Pos: pos, ID: row.Sample.ID, Sample: &row.Sample, Expected: row.Expected}, nil
 }
 
-func (s *cycleSource) Inputs() []evalkit.InputFile { return nil }
+func (s *cycleSource) Inputs() []dataset.InputFile { return nil }
 func (s *cycleSource) Close() error                { return nil }
 
 // peakHeap samples the heap in use until stop is closed.
@@ -81,7 +83,7 @@ func BenchmarkReplay100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	const rows = 100_000
-	for _, mode := range []evalkit.Mode{evalkit.ModePrimary, evalkit.ModeCascade} {
+	for _, mode := range []report.Mode{report.ModePrimary, report.ModeCascade} {
 		b.Run(string(mode), func(b *testing.B) {
 			pol := judge.Policy()
 			fb := pol

@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 func writeFile(t *testing.T, name, data string) string {
@@ -31,10 +34,10 @@ func writeFile(t *testing.T, name, data string) string {
 const goodRow = `{"id":"r%d","question":"How long do refunds take?","contexts":[{"id":"c1","text":"Refunds take 5 days."}],"answer":"5 days.","expected":{"diagnosis":"PASS","generation":{"groundedness":true}}}`
 
 func TestDatasetSource(t *testing.T) {
-	long := `{"id":"long","question":"` + strings.Repeat("x", MaxLineBytes) + `","contexts":[],"answer":"a"}`
+	long := `{"id":"long","question":"` + strings.Repeat("x", dataset.MaxLineBytes) + `","contexts":[],"answer":"a"}`
 	data := "\xef\xbb\xbf" + fmt.Sprintf(goodRow, 1) + "\n\n  \t\r\n{oops\n" + long + "\n" + fmt.Sprintf(goodRow, 2)
 	path := writeFile(t, "d.jsonl", data)
-	src := NewDatasetSource(path)
+	src := dataset.NewFileSource(path)
 	defer src.Close()
 	var got []string
 	for {
@@ -61,7 +64,7 @@ func TestDatasetSource(t *testing.T) {
 	if len(in) != 1 || in[0].SHA256 != hex.EncodeToString(sum[:]) || in[0].Lines != 4 || in[0].Bad != 2 || in[0].Bytes != int64(len(data)) {
 		t.Errorf("inputs %+v", in)
 	}
-	if _, err := NewDatasetSource(filepath.Join(t.TempDir(), "missing")).Next(); err == nil {
+	if _, err := dataset.NewFileSource(filepath.Join(t.TempDir(), "missing")).Next(); err == nil {
 		t.Error("missing file: no error")
 	}
 }
@@ -86,7 +89,7 @@ func TestParseRecord(t *testing.T) {
 	}
 	// A record written by MarshalRecord reads back.
 	res := guard.Result{Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Generation: guard.GenerationScores{Groundedness: guard.KnownProb(0.9)}}
-	b, err := MarshalRecord(&Record{ID: "x", Result: res, Sample: &RecordSample{Question: "q", Answer: "a", Contexts: []RecordContext{{ID: "c", Text: "t"}}}})
+	b, err := record.Marshal(&record.Record{ID: "x", Result: res, Sample: &record.Sample{Question: "q", Answer: "a", Contexts: []record.Context{{ID: "c", Text: "t"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +111,8 @@ func TestSimulatedJudge(t *testing.T) {
 		t.Errorf("name %q does not say simulated", info.Name)
 	}
 	yes, no := true, false
-	exp := &Expected{Generation: &GenerationLabels{Groundedness: &yes, Contradiction: &no},
-		Retrieval: &RetrievalLabels{ChunkRelevance: map[string]bool{"c1": true}}}
+	exp := &dataset.Expected{Generation: &dataset.GenerationLabels{Groundedness: &yes, Contradiction: &no},
+		Retrieval: &dataset.RetrievalLabels{ChunkRelevance: map[string]bool{"c1": true}}}
 	wrong, n := 0, 4000
 	for i := range n {
 		s := guard.Sample{ID: fmt.Sprint("s", i), Question: "q", Answer: "a", Contexts: []guard.Context{{ID: "c1", Text: "x"}, {ID: "c2", Text: "y"}}}
@@ -208,8 +211,8 @@ func TestRunOrderAndSelectionHash(t *testing.T) {
 		}
 	}
 	path := writeFile(t, "d.jsonl", b.String())
-	src := NewDatasetSource(path)
-	rep, err := Run(context.Background(), src, Config{Mode: ModeCascade, Guard: &orderGuard{}, Workers: 8})
+	src := dataset.NewFileSource(path)
+	rep, err := Run(context.Background(), src, Config{Mode: report.ModeCascade, Guard: &orderGuard{}, Workers: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +245,7 @@ func TestRunCancelled(t *testing.T) {
 	path := writeFile(t, "d.jsonl", b.String())
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &cancelGuard{cancel: cancel}
-	rep, err := Run(ctx, NewDatasetSource(path), Config{Mode: ModePrimary, Guard: g, Workers: 4})
+	rep, err := Run(ctx, dataset.NewFileSource(path), Config{Mode: report.ModePrimary, Guard: g, Workers: 4})
 	if !errors.Is(err, context.Canceled) || rep == nil || !rep.Partial {
 		t.Fatalf("err %v, report %v; want a partial report and context.Canceled", err, rep != nil)
 	}
@@ -261,15 +264,15 @@ func TestPercentiles(t *testing.T) {
 	if p.P50 != 3 || math.Abs(p.P95-4.8) > 1e-12 || p.Mean != 3 || p.Max != 5 || p.N != 5 {
 		t.Errorf("percentiles = %+v", p)
 	}
-	if (percentiles(nil) != Percentiles{}) {
+	if (percentiles(nil) != report.Percentiles{}) {
 		t.Error("empty percentiles not zero")
 	}
 }
 
 func TestCostNeverMadeUp(t *testing.T) {
-	pr := &Pricing{Version: "v", Currency: "USD", Models: map[string]Price{"m": {Input: 1, Output: 2}}}
-	u := UsageReport{Primary: LegUsage{Rows: 3, Model: "local"}, Fallback: LegUsage{Rows: 2, Model: "m", InputTokens: 1e6, OutputTokens: 5e5}}
-	c := priceUsage(pr, &u, 5)
+	pr := &report.Pricing{Version: "v", Currency: "USD", Models: map[string]report.Price{"m": {Input: 1, Output: 2}}}
+	u := report.Usage{Primary: report.LegUsage{Rows: 3, Model: "local"}, Fallback: report.LegUsage{Rows: 2, Model: "m", InputTokens: 1e6, OutputTokens: 5e5}}
+	c := report.PriceUsage(pr, &u, 5)
 	if c.Primary.Amount != nil || c.Primary.Status != "unavailable" || !strings.Contains(c.Primary.Reason, `"local"`) {
 		t.Errorf("unpriced leg: %+v", c.Primary)
 	}
@@ -279,28 +282,28 @@ func TestCostNeverMadeUp(t *testing.T) {
 	if c.Total.Amount != nil || c.Total.Status != "unavailable" || c.PerThousandRows != nil {
 		t.Errorf("total %+v; want unavailable", c.Total)
 	}
-	if c := priceUsage(nil, &u, 5); c.Fallback.Amount != nil {
+	if c := report.PriceUsage(nil, &u, 5); c.Fallback.Amount != nil {
 		t.Error("cost without a snapshot")
 	}
-	if _, err := LoadPricing(writeFile(t, "p.json", `{"version":"v","currency":"USD","unit":"per 1K tokens","models":{}}`)); err == nil {
+	if _, err := report.LoadPricing(writeFile(t, "p.json", `{"version":"v","currency":"USD","unit":"per 1K tokens","models":{}}`)); err == nil {
 		t.Error("wrong unit accepted")
 	}
 }
 
 func TestCompare(t *testing.T) {
 	auc := 0.9
-	base := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 10, RowsLabeled: 10},
-		Diagnosis: DiagnosisReport{Attempted: 10, Accuracy: rate(0.8)},
-		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.05)}}}}
+	base := &report.Report{Mode: report.ModePrimary, Input: report.Input{RowsEvaluated: 10, RowsLabeled: 10},
+		Diagnosis: report.Diagnosis{Attempted: 10, Accuracy: rate(0.8)},
+		Decisions: report.Decisions{Generation: []report.Decision{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.05)}}}}
 	cur := *base
 	cur.Diagnosis.Accuracy = rate(0.79)
-	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.1)}}}
-	g := Compare(base, &cur, GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1})
+	cur.Decisions = report.Decisions{Generation: []report.Decision{{Decision: "groundedness", N: 5, Accuracy: rate(0.9), AUROC: &auc, ECE: rate(0.1)}}}
+	g := report.Compare(base, &cur, report.GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1})
 	if len(g.Regressions) != 1 || g.Regressions[0].Metric != "decisions.groundedness.ece" || g.Regressions[0].HigherIsBetter || len(g.Problems) != 0 || !g.Failed() {
 		t.Errorf("gate %+v; want only the ECE rise", g)
 	}
-	cur.Mode = ModeCascade
-	if g := Compare(base, &cur, GateOptions{MaxDrop: 0.02}); len(g.Notes) == 0 || !strings.Contains(g.Notes[0], "modes differ") {
+	cur.Mode = report.ModeCascade
+	if g := report.Compare(base, &cur, report.GateOptions{MaxDrop: 0.02}); len(g.Notes) == 0 || !strings.Contains(g.Notes[0], "modes differ") {
 		t.Errorf("notes %v", g.Notes)
 	}
 }
@@ -308,19 +311,19 @@ func TestCompare(t *testing.T) {
 // TestCompareFailsClosed: nothing to compare is a failure, not a pass.
 func TestCompareFailsClosed(t *testing.T) {
 	auc := 0.9
-	base := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 100, RowsLabeled: 100},
-		Diagnosis: DiagnosisReport{Attempted: 100, Accuracy: rate(0.8)},
-		Decisions: DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 50, Accuracy: rate(0.9), AUROC: &auc}}}}
-	opts := GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1}
-	if g := Compare(base, base, opts); g.Failed() || len(g.Problems) != 0 {
+	base := &report.Report{Mode: report.ModePrimary, Input: report.Input{RowsEvaluated: 100, RowsLabeled: 100},
+		Diagnosis: report.Diagnosis{Attempted: 100, Accuracy: rate(0.8)},
+		Decisions: report.Decisions{Generation: []report.Decision{{Decision: "groundedness", N: 50, Accuracy: rate(0.9), AUROC: &auc}}}}
+	opts := report.GateOptions{MaxDrop: 0.02, MaxRowChange: 0.1}
+	if g := report.Compare(base, base, opts); g.Failed() || len(g.Problems) != 0 {
 		t.Errorf("a report against itself: %+v", g)
 	}
-	has := func(g GateResult, want string) bool {
+	has := func(g report.GateResult, want string) bool {
 		return strings.Contains(strings.Join(g.Problems, "\n"), want)
 	}
 	// No labelled rows now: every metric is missing.
-	none := &Report{Mode: ModePrimary, Input: InputReport{RowsEvaluated: 100}}
-	g := Compare(base, none, opts)
+	none := &report.Report{Mode: report.ModePrimary, Input: report.Input{RowsEvaluated: 100}}
+	g := report.Compare(base, none, opts)
 	for _, want := range []string{"the current run has no labelled rows", "diagnosis.accuracy: in the baseline, missing now",
 		"decisions.groundedness.auroc: in the baseline, missing now", "labelled rows: 0, baseline 100"} {
 		if !g.Failed() || !has(g, want) {
@@ -329,8 +332,8 @@ func TestCompareFailsClosed(t *testing.T) {
 	}
 	// One metric missing (AUROC undefined now).
 	cur := *base
-	cur.Decisions = DecisionsReport{Generation: []DecisionReport{{Decision: "groundedness", N: 50, Accuracy: rate(0.9)}}}
-	if g := Compare(base, &cur, opts); !g.Failed() || len(g.Problems) != 1 || !has(g, "decisions.groundedness.auroc: in the baseline, missing now") {
+	cur.Decisions = report.Decisions{Generation: []report.Decision{{Decision: "groundedness", N: 50, Accuracy: rate(0.9)}}}
+	if g := report.Compare(base, &cur, opts); !g.Failed() || len(g.Problems) != 1 || !has(g, "decisions.groundedness.auroc: in the baseline, missing now") {
 		t.Errorf("missing AUROC: %+v", g)
 	}
 	// Row counts: 89 of 100 fails 10%, 91 passes; the tolerance is relative.
@@ -340,13 +343,13 @@ func TestCompareFailsClosed(t *testing.T) {
 	}{{89, true}, {91, false}, {111, true}, {110, false}} {
 		cur := *base
 		cur.Input.RowsEvaluated, cur.Input.RowsLabeled = tc.rows, tc.rows
-		g := Compare(base, &cur, opts)
+		g := report.Compare(base, &cur, opts)
 		if g.Failed() != tc.fail || (tc.fail && !has(g, fmt.Sprintf("rows evaluated: %d, baseline 100", tc.rows))) {
 			t.Errorf("%d rows against 100: %+v; want failed %v", tc.rows, g, tc.fail)
 		}
 	}
 	// A baseline with nothing labelled cannot gate anything either.
-	if g := Compare(none, base, opts); !g.Failed() || !has(g, "the baseline has no labelled rows") {
+	if g := report.Compare(none, base, opts); !g.Failed() || !has(g, "the baseline has no labelled rows") {
 		t.Errorf("unlabelled baseline: %+v", g)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/cascade"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -25,7 +27,7 @@ type Evaluator interface {
 type Config struct {
 	// Mode is how rows are judged. ModeRecorded scores records from the
 	// results they carry and needs no Guard.
-	Mode Mode
+	Mode report.Mode
 	// Guard judges the rows (see NewModeGuard, which attributes latency and
 	// usage to legs; any other Evaluator is attributed from its results).
 	Guard Evaluator
@@ -64,9 +66,9 @@ type Config struct {
 	Degrade                       guard.Degrade
 	ProfileVersion                string
 	// Pricing prices token usage; nil makes every cost unavailable.
-	Pricing *Pricing
+	Pricing *report.Pricing
 	// Simulation describes the simulated fallback judge, when it is one.
-	Simulation *SimulationInfo
+	Simulation *report.SimulationInfo
 	// Command is the command line, recorded for reproduction.
 	Command []string
 
@@ -98,14 +100,14 @@ type Config struct {
 // Any other error (a bad configuration) comes with a nil report.
 //
 // The goroutines Run starts end before it returns.
-func Run(ctx context.Context, src Source, cfg Config) (*Report, error) {
+func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, error) {
 	if cfg.Mode == "" {
 		return nil, errors.New("evalkit: Run: no mode")
 	}
-	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+	if _, err := report.ParseMode(string(cfg.Mode)); err != nil {
 		return nil, err
 	}
-	if cfg.Mode != ModeRecorded && cfg.Guard == nil {
+	if cfg.Mode != report.ModeRecorded && cfg.Guard == nil {
 		return nil, fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
 	}
 	if cfg.Workers <= 0 {
@@ -128,7 +130,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Report, error) {
 
 	type job struct {
 		seq  int
-		item Item
+		item dataset.Item
 	}
 	jobs := make(chan job)
 	results := make(chan outcome, cfg.Workers)
@@ -237,7 +239,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Report, error) {
 // outcome is one row's evaluation, as the collector receives it.
 type outcome struct {
 	seq       int
-	item      Item
+	item      dataset.Item
 	res       guard.Result
 	hasResult bool
 	err       error // evaluation failed without a result
@@ -249,7 +251,7 @@ type outcome struct {
 }
 
 // evaluate judges one item.
-func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
+func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 	o := outcome{item: it}
 	if ctx.Err() != nil {
 		o.cancelled = true
@@ -257,11 +259,11 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 	}
 	switch {
 	case it.Err != nil:
-		o.err, o.kind = it.Err, FailBadLine
+		o.err, o.kind = it.Err, report.FailBadLine
 		return o
-	case cfg.Mode == ModeRecorded:
+	case cfg.Mode == report.ModeRecorded:
 		if it.Record == nil {
-			o.err, o.kind = errors.New("recorded mode needs record input"), FailEval
+			o.err, o.kind = errors.New("recorded mode needs record input"), report.FailEval
 			return o
 		}
 		o.res, o.hasResult = it.Record.Result, true
@@ -269,7 +271,7 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 		o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
 		return o
 	case it.Sample == nil:
-		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), FailNoSample
+		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), report.FailNoSample
 		return o
 	}
 	meter := &legMeter{}
@@ -288,9 +290,9 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 		// No result (Evaluator's contract): the guard rejected the sample,
 		// or another evaluator failed. A judge that failed is part of a
 		// result instead (counted as rowsWithJudgeErrors).
-		o.err, o.kind = err, FailEval
+		o.err, o.kind = err, report.FailEval
 		if errors.Is(err, guard.ErrInvalidSample) {
-			o.kind = FailSample
+			o.kind = report.FailSample
 		}
 		return o
 	}
@@ -301,7 +303,7 @@ func evaluate(ctx context.Context, cfg *Config, it Item) outcome {
 	if !o.legs[LegPrimary].ran && !o.legs[LegFallback].ran {
 		// Not a metered guard: attribute from the result.
 		leg := LegPrimary
-		if cfg.Mode == ModeFallback {
+		if cfg.Mode == report.ModeFallback {
 			leg = LegFallback
 		}
 		o.legs[leg] = legSample{ran: true, latencyMs: wall, wallMs: wall, usage: res.Usage, failed: len(res.Errors) > 0}

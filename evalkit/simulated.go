@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 )
 
@@ -17,13 +18,13 @@ type labelsKey struct{}
 // ContextWithLabels returns a context carrying the labels of the sample being
 // replayed. The runner sets it for every labeled row so that a label-aware
 // simulation (SimulatedJudge) can read them; real judges never look.
-func ContextWithLabels(ctx context.Context, e *Expected) context.Context {
+func ContextWithLabels(ctx context.Context, e *dataset.Expected) context.Context {
 	return context.WithValue(ctx, labelsKey{}, e)
 }
 
 // LabelsFromContext returns the labels ContextWithLabels stored, or nil.
-func LabelsFromContext(ctx context.Context) *Expected {
-	e, _ := ctx.Value(labelsKey{}).(*Expected)
+func LabelsFromContext(ctx context.Context) *dataset.Expected {
+	e, _ := ctx.Value(labelsKey{}).(*dataset.Expected)
 	return e
 }
 

@@ -8,6 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/otlp"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // TraceSource replays the evaluation spans of OTLP JSON files, as the
@@ -16,30 +20,30 @@ import (
 // when content capture was on); each bad line and each evaluation span that
 // could not be rebuilt becomes an Item with Err set, so that rows read =
 // rows evaluated + rows failed. Records rebuilt with a decision missing (see
-// OTLPStats.Incomplete) are replayed as they are.
+// otlp.Stats.Incomplete) are replayed as they are.
 type TraceSource struct {
 	paths  []string
 	labels *Labels
 	next   int
 
 	cur    *traceFile
-	inputs []InputFile
+	inputs []dataset.InputFile
 	// Stats sums the reader's statistics over the files read so far.
-	Stats OTLPStats
+	Stats otlp.Stats
 	// Unlabeled counts the records with no label row.
 	Unlabeled int
 }
 
 type traceFile struct {
-	info  InputFile
+	info  dataset.InputFile
 	f     *os.File
-	items chan Item
+	items chan dataset.Item
 	done  chan struct{}
 	res   chan traceResult
 }
 
 type traceResult struct {
-	st  OTLPStats
+	st  otlp.Stats
 	err error
 	sum string
 	n   int64
@@ -54,15 +58,15 @@ func NewTraceSource(labels *Labels, paths ...string) *TraceSource {
 }
 
 // Next implements Source.
-func (s *TraceSource) Next() (Item, error) {
+func (s *TraceSource) Next() (dataset.Item, error) {
 	for {
 		if s.cur == nil {
 			if s.next >= len(s.paths) {
-				return Item{}, io.EOF
+				return dataset.Item{}, io.EOF
 			}
 			tf, err := s.open(s.paths[s.next])
 			if err != nil {
-				return Item{}, err
+				return dataset.Item{}, err
 			}
 			s.cur = tf
 			s.next++
@@ -83,7 +87,7 @@ func (s *TraceSource) Next() (Item, error) {
 		info := s.cur.info
 		s.cur = nil
 		if r.err != nil {
-			return Item{}, fmt.Errorf("evalkit: traces %s: %w", info.Name, r.err)
+			return dataset.Item{}, fmt.Errorf("evalkit: traces %s: %w", info.Name, r.err)
 		}
 		info.SHA256, info.Bytes = r.sum, r.n
 		info.Lines = r.st.Lines
@@ -99,9 +103,9 @@ func (s *TraceSource) open(path string) (*traceFile, error) {
 		return nil, fmt.Errorf("evalkit: traces: %w", err)
 	}
 	tf := &traceFile{
-		info:  InputFile{Name: filepath.Base(path), Kind: "traces"},
+		info:  dataset.InputFile{Name: filepath.Base(path), Kind: "traces"},
 		f:     f,
-		items: make(chan Item),
+		items: make(chan dataset.Item),
 		done:  make(chan struct{}),
 		res:   make(chan traceResult, 1),
 	}
@@ -109,12 +113,12 @@ func (s *TraceSource) open(path string) (*traceFile, error) {
 	return tf, nil
 }
 
-// read runs ReadOTLP over the file, handing each record (and then each
+// read runs otlp.Read over the file, handing each record (and then each
 // problem) to Next through the items channel.
 func (tf *traceFile) read() {
 	h := sha256.New()
 	cr := &countingReader{r: io.TeeReader(tf.f, h)}
-	send := func(it Item) error {
+	send := func(it dataset.Item) error {
 		select {
 		case tf.items <- it:
 			return nil
@@ -123,8 +127,8 @@ func (tf *traceFile) read() {
 		}
 	}
 	replayed := map[string]bool{}
-	st, err := ReadOTLP(cr, func(line int, rec Record) error {
-		it := Item{Pos: Position{File: tf.info.Name, Line: line}, ID: rec.ID, Record: &rec}
+	st, err := otlp.Read(cr, func(line int, rec record.Record) error {
+		it := dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: line}, ID: rec.ID, Record: &rec}
 		if rec.Sample != nil {
 			gs := rec.Sample.GuardSample(rec.ID)
 			gs.Metadata = rec.Metadata
@@ -144,15 +148,15 @@ func (tf *traceFile) read() {
 				continue // an incomplete record: it was replayed
 			}
 			listed++
-			if err = send(Item{Pos: Position{File: tf.info.Name, Line: p.Line}, Err: &RecordError{Reason: p.Reason}}); err != nil {
+			if err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: p.Line}, Err: &RecordError{Reason: p.Reason}}); err != nil {
 				break
 			}
 		}
 		for i := listed; err == nil && i < st.BadLines+st.BadSpans; i++ {
-			err = send(Item{Pos: Position{File: tf.info.Name}, Err: &RecordError{Reason: "one more bad line or span (details beyond the first 1000 problems are not kept)"}})
+			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &RecordError{Reason: "one more bad line or span (details beyond the first 1000 problems are not kept)"}})
 		}
 		for i := 0; err == nil && i < st.NoResult; i++ {
-			err = send(Item{Pos: Position{File: tf.info.Name}, Err: &RecordError{Reason: "an evaluation span records no result (the guard returned an error)"}})
+			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &RecordError{Reason: "an evaluation span records no result (the guard returned an error)"}})
 		}
 	}
 	close(tf.items)
@@ -170,7 +174,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *TraceSource) add(st OTLPStats) {
+func (s *TraceSource) add(st otlp.Stats) {
 	t := &s.Stats
 	t.Lines += st.Lines
 	t.BadLines += st.BadLines
@@ -188,8 +192,8 @@ func (s *TraceSource) add(st OTLPStats) {
 
 // Inputs implements Source: the trace files read so far, then the label
 // files.
-func (s *TraceSource) Inputs() []InputFile {
-	out := append([]InputFile(nil), s.inputs...)
+func (s *TraceSource) Inputs() []dataset.InputFile {
+	out := append([]dataset.InputFile(nil), s.inputs...)
 	if s.labels != nil {
 		out = append(out, s.labels.Files...)
 	}

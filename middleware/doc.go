@@ -70,7 +70,7 @@
 //
 // A span keeps 128 events by default: with more than about 120 retrieved
 // documents, raise the SDK's span limits or some chunk-relevance events are
-// dropped (evalkit/otlp.ReadOTLP reports such records as incomplete).
+// dropped (evalkit/otlp.Read reports such records as incomplete).
 //
 // # Records
 //

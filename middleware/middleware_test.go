@@ -18,9 +18,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/otelkeys"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 func spanByName(t *testing.T, spans []sdktrace.ReadOnlySpan, prefix string) []sdktrace.ReadOnlySpan {
@@ -180,7 +180,7 @@ func assertNoUserText(t *testing.T, spans []sdktrace.ReadOnlySpan) {
 func TestContentRedacted(t *testing.T) {
 	k := newTelemetry(t)
 	var buf bytes.Buffer
-	sink := evalkit.NewRecordWriter(&buf)
+	sink := record.NewWriter(&buf)
 	redact := func(f Field, s string) string { return "<" + f.String() + ":" + strings.ToUpper(s) + ">" }
 	qa := chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{})
 	chain := Wrap(qa, append(k.opts(), WithGuard(testGuard(t), Gate{Block: AnnotateOnly, Review: AnnotateOnly}),
@@ -219,7 +219,7 @@ func TestContentRedacted(t *testing.T) {
 		}
 	}
 	shutdownChain(t, chain)
-	var rec evalkit.Record
+	var rec record.Record
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestConversationalRetrievalQA(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	conv := chains.NewConversationalRetrievalQAFromLLM(llm, kbRetriever{}, mem)
-	chain := Wrap(conv, WithGuard(testGuard(t), Gate{}), WithContent(NoRedaction), WithSink(evalkit.NewRecordWriter(&buf)))
+	chain := Wrap(conv, WithGuard(testGuard(t), Gate{}), WithContent(NoRedaction), WithSink(record.NewWriter(&buf)))
 	ctx, out := WithOutcome(context.Background())
 	res, err := chains.Call(ctx, chain, map[string]any{"question": "What is its capital?"})
 	if err != nil {
@@ -254,7 +254,7 @@ func TestConversationalRetrievalQA(t *testing.T) {
 		t.Errorf("question %q, original %q; want the condensed and the original", out.Sample.Question, out.OriginalQuestion)
 	}
 	shutdownChain(t, chain)
-	var rec evalkit.Record
+	var rec record.Record
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func (handBuilt) GetOutputKeys() []string  { return []string{"n", "answer"} }
 func TestHandBuiltTwiceWrapped(t *testing.T) {
 	k := newTelemetry(t)
 	var buf bytes.Buffer
-	sink := evalkit.NewRecordWriter(&buf)
+	sink := record.NewWriter(&buf)
 	hb := handBuilt{r: WrapRetriever(WrapRetriever(kbRetriever{})), llm: WrapLLM(&scriptedLLM{})}
 	inner := Wrap(hb, append(k.opts(), WithGuard(testGuard(t), Gate{}), WithSink(sink))...)
 	outer := Wrap(inner, append(k.opts(), WithGuard(testGuard(t), Gate{}), WithSink(sink))...)
@@ -403,7 +403,7 @@ func TestSinkFailure(t *testing.T) {
 	boom := errors.New("disk full")
 	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(),
 		WithGuard(testGuard(t), Gate{}),
-		WithSink(SinkFunc(func(context.Context, *evalkit.Record) error { return boom })),
+		WithSink(SinkFunc(func(context.Context, *record.Record) error { return boom })),
 		WithErrorHandler(func(err error) { mu.Lock(); handled = append(handled, err); mu.Unlock() }))...)
 	ans, err := chains.Run(context.Background(), chain, qPass)
 	if err != nil || ans != aPass {
@@ -425,7 +425,7 @@ func TestSinkFailure(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	k := newTelemetry(t)
 	var buf bytes.Buffer
-	sink := evalkit.NewRecordWriter(&buf)
+	sink := record.NewWriter(&buf)
 	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(),
 		WithGuard(testGuard(t), Gate{Block: AnnotateOnly, Review: AnnotateOnly}), WithSink(sink), WithContent(NoRedaction))...)
 	want := map[string]*Outcome{}
@@ -446,7 +446,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatalf("%d lines; want 3", len(lines))
 	}
 	for _, line := range lines {
-		var rec evalkit.Record
+		var rec record.Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			t.Fatal(err)
 		}
@@ -454,7 +454,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		if o == nil {
 			t.Fatalf("record for unknown id %q", rec.ID)
 		}
-		if rec.Version != evalkit.RecordVersion || rec.TraceID == "" || rec.SpanID == "" || rec.Metadata["tenant"] != "t1" {
+		if rec.Version != record.Version || rec.TraceID == "" || rec.SpanID == "" || rec.Metadata["tenant"] != "t1" {
 			t.Errorf("record %s header = %+v", rec.ID, rec)
 		}
 		wantJSON, _ := json.Marshal(o.Result)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/tmc/langchaingo/chains"
 
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/otelkeys"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // blockingEvaluator waits for release (or ctx) before evaluating with g.
@@ -43,7 +43,7 @@ func TestShadowOverload(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	sink := evalkit.NewRecordWriter(&buf)
+	sink := record.NewWriter(&buf)
 	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(), WithShadow(sh), WithSink(sink))...)
 
 	const calls = 50

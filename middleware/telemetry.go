@@ -100,7 +100,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		ctx = trace.ContextWithSpanContext(ctx, ev.parent)
 	}
 	// The span starts at the record's time, so that a record rebuilt from
-	// the span (evalkit/otlp.ReadOTLP) has the same one.
+	// the span (evalkit/otlp.Read) has the same one.
 	start := c.now()
 	ctx, span := c.tracer.Start(ctx, otelkeys.SpanEvaluation, kindInternal, trace.WithTimestamp(start))
 	res, err := ev.eval.Evaluate(ctx, ev.sample)

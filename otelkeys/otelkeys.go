@@ -1,6 +1,6 @@
 // Package otelkeys names every OpenTelemetry span, event, attribute and
 // metric that ragtriage writes, in one place, so that the writer (package
-// middleware) and the reader (evalkit/otlp.ReadOTLP) agree on them.
+// middleware) and the reader (evalkit/otlp.Read) agree on them.
 //
 // The gen_ai.* names follow the OpenTelemetry GenAI semantic conventions as
 // of semconv v1.41.0, the last Go release that carried them; Go's later

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ragtriage/ragtriage/calibrate"
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
@@ -156,7 +156,7 @@ type calExample struct {
 // calRow is a labelled row, kept for the pass-rule check.
 type calRow struct {
 	sample *guard.Sample
-	exp    *evalkit.Expected
+	exp    *dataset.Expected
 	file   string
 }
 
@@ -229,7 +229,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	// Read the rows and compute their features.
-	src := evalkit.NewDatasetSource(datasets...)
+	src := dataset.NewFileSource(datasets...)
 	defer src.Close()
 	ex := map[guard.Decision][]calExample{}
 	var rows []calRow

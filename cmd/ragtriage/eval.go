@@ -22,6 +22,9 @@ import (
 
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/render"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 	"github.com/ragtriage/ragtriage/guard/llmjudge"
@@ -244,7 +247,7 @@ type fallbackSetup struct {
 	judge      guard.Judge
 	name       string
 	model      string // the model its usage is priced at
-	simulation *evalkit.SimulationInfo
+	simulation *report.SimulationInfo
 	// close, when set, releases what the judge holds (idle connections).
 	close func()
 }
@@ -385,7 +388,7 @@ func newSimulatedFallback(f *evalFlags, primary guard.Judge) (fallbackSetup, err
 		return fallbackSetup{}, err
 	}
 	info := j.Describe()
-	return fallbackSetup{judge: j, name: info.Name, model: f.simPriceAs, simulation: &evalkit.SimulationInfo{
+	return fallbackSetup{judge: j, name: info.Name, model: f.simPriceAs, simulation: &report.SimulationInfo{
 		Judge: info.Name, Version: info.Version, ErrorRate: cfg.ErrorRate,
 		LatencyMs: float64(cfg.Latency) / float64(time.Millisecond), Slept: cfg.Sleep,
 		InputTokens: cfg.InputTokens, OutputTokens: cfg.OutputTokens, Seed: cfg.Seed,
@@ -481,11 +484,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
 		return usage("-progress %q: want auto, always or never", f.progress)
 	}
-	mode, err := evalkit.ParseMode(f.mode)
+	mode, err := report.ParseMode(f.mode)
 	if err != nil {
 		return usage("-mode %q: want primary, fallback, cascade or recorded", f.mode)
 	}
-	if mode == evalkit.ModeRecorded && len(f.records) == 0 && len(f.traces) == 0 {
+	if mode == report.ModeRecorded && len(f.records) == 0 && len(f.traces) == 0 {
 		return usage("-mode recorded needs -records or -traces")
 	}
 	var rule guard.Degrade
@@ -496,7 +499,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("-fallback-policy %q: %v", f.fallbackPolicy, err)
 	}
-	if mode == evalkit.ModeRecorded && f.claims != "off" {
+	if mode == report.ModeRecorded && f.claims != "off" {
 		return usage("-claims %s: recorded mode judges nothing (records made in claims mode carry their claims)", f.claims)
 	}
 	claims, closeClaims, err := newClaimExtractor(&f)
@@ -537,7 +540,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		PrimaryJudge: lexical.Name, PrimaryModel: lexical.Name, PrimaryPolicy: &primaryPolicy,
 		Command: append([]string{"ragtriage", "eval"}, args...), Now: evalNow,
 	}
-	if mode == evalkit.ModeFallback || mode == evalkit.ModeCascade {
+	if mode == report.ModeFallback || mode == report.ModeCascade {
 		factory, ok := fallbackFactories[f.fallback]
 		if !ok {
 			return usage("-fallback %q: unknown (available: %s)", f.fallback, fallbackNames())
@@ -554,7 +557,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			defer fb.close()
 		}
 		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
-		if mode == evalkit.ModeCascade && fb.simulation != nil && !f.workersSet {
+		if mode == report.ModeCascade && fb.simulation != nil && !f.workersSet {
 			// The simulation answers with the labels of the row that
 			// reaches it; with one worker that order, and so the report,
 			// is the same on every run.
@@ -576,7 +579,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 		}()
 		setup.Configure(&cfg)
-	} else if mode == evalkit.ModePrimary {
+	} else if mode == report.ModePrimary {
 		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy, Claims: claims})
 		if err != nil {
 			return fail(err)
@@ -584,8 +587,8 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		setup.Configure(&cfg)
 	}
 	if f.pricing == "" {
-		cfg.Pricing = evalkit.DefaultPricing()
-	} else if p, err := evalkit.LoadPricing(f.pricing); err == nil {
+		cfg.Pricing = report.DefaultPricing()
+	} else if p, err := report.LoadPricing(f.pricing); err == nil {
 		cfg.Pricing = p
 	} else {
 		return fail(fmt.Errorf("pricing: %w", err))
@@ -593,7 +596,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 	// The input.
 	var (
-		src       evalkit.Source
+		src       dataset.Source
 		bytesRead atomic.Int64
 		total     int64
 	)
@@ -603,19 +606,19 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		src = evalkit.NewRecordSource(labels, f.records...)
-		total = evalkit.TotalBytes(f.records...)
+		total = dataset.TotalBytes(f.records...)
 	} else if len(f.traces) > 0 {
 		labels, err := evalkit.ReadLabels(f.datasets...)
 		if err != nil {
 			return fail(err)
 		}
 		src = evalkit.NewTraceSource(labels, f.traces...)
-		total = evalkit.TotalBytes(f.traces...)
+		total = dataset.TotalBytes(f.traces...)
 	} else {
-		ds := evalkit.NewDatasetSource(f.datasets...)
+		ds := dataset.NewFileSource(f.datasets...)
 		ds.BytesRead = bytesRead.Store
 		src = ds
-		total = evalkit.TotalBytes(f.datasets...)
+		total = dataset.TotalBytes(f.datasets...)
 	}
 	defer src.Close()
 
@@ -633,12 +636,12 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if f.md != "" {
-		if err := os.WriteFile(f.md, []byte(evalkit.Markdown(rep)), 0o644); err != nil {
+		if err := os.WriteFile(f.md, []byte(render.Markdown(rep)), 0o644); err != nil {
 			return fail(err)
 		}
 	}
 	if f.html != "" {
-		if err := os.WriteFile(f.html, []byte(evalkit.HTML(rep)), 0o644); err != nil {
+		if err := os.WriteFile(f.html, []byte(render.HTML(rep)), 0o644); err != nil {
 			return fail(err)
 		}
 	}
@@ -655,7 +658,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if in.FailuresTotal > in.FailuresListed {
 		fmt.Fprintf(stderr, "ragtriage eval: … and %d more failures (see the report)\n", in.FailuresTotal-in.FailuresListed)
 	}
-	if ws, ok := src.(interface{ Warnings() []evalkit.Warning }); ok {
+	if ws, ok := src.(interface{ Warnings() []dataset.Warning }); ok {
 		for _, w := range ws.Warnings() {
 			fmt.Fprintf(stderr, "ragtriage eval: %s: %s\n", w.Pos, w.Message)
 		}
@@ -673,7 +676,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		for _, e := range fe.Errors[:min(len(fe.Errors), 3)] {
 			fmt.Fprintf(stderr, "ragtriage eval:   %q\n", e)
 		}
-		for _, p := range evalkit.CheckFallbackErrors(rep, f.maxFallbackErrors) {
+		for _, p := range report.CheckFallbackErrors(rep, f.maxFallbackErrors) {
 			if f.allowFallbackErrors {
 				fmt.Fprintf(stderr, "ragtriage eval: fallback: %s (allowed by -allow-fallback-errors)\n", p)
 				continue
@@ -683,11 +686,11 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if f.baseline != "" {
-		base, err := evalkit.ReadReport(f.baseline)
+		base, err := report.ReadReport(f.baseline)
 		if err != nil {
 			return fail(err)
 		}
-		g := evalkit.Compare(base, rep, evalkit.GateOptions{MaxDrop: f.maxDrop, MaxRowChange: f.maxRowChange})
+		g := report.Compare(base, rep, report.GateOptions{MaxDrop: f.maxDrop, MaxRowChange: f.maxRowChange})
 		for _, n := range g.Notes {
 			fmt.Fprintf(stderr, "ragtriage eval: baseline: %s\n", n)
 		}

@@ -17,11 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 	"github.com/ragtriage/ragtriage/guard/llmjudge"
 	"github.com/ragtriage/ragtriage/internal/fakeopenai"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/expected-report.json")
@@ -47,9 +49,9 @@ func runCmd(t *testing.T, args ...string) (status int, stdout, stderr string) {
 	return status, o.String(), e.String()
 }
 
-func readReportFile(t *testing.T, path string) *evalkit.Report {
+func readReportFile(t *testing.T, path string) *report.Report {
 	t.Helper()
-	r, err := evalkit.ReadReport(path)
+	r, err := report.ReadReport(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestGoldenReport(t *testing.T) {
 func TestEvalModes(t *testing.T) {
 	fixedClock(t)
 	dir := t.TempDir()
-	reports := map[string]*evalkit.Report{}
+	reports := map[string]*report.Report{}
 	for _, mode := range []string{"primary", "fallback", "cascade"} {
 		out := filepath.Join(dir, mode+".json")
 		status, _, stderr := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", mode, "-pricing", pricingFile, "-out", out, "-workers", "3")
@@ -299,7 +301,7 @@ func TestEvalBadLines(t *testing.T) {
 	if in2.RowsRead != 5 || in2.RowsEvaluated != 2 || in2.RowsFailed != 3 || in2.RowsRead != in2.RowsEvaluated+in2.RowsFailed+in2.RowsNotEvaluated {
 		t.Errorf("rows read %d, evaluated %d, failed %d; want 5, 2, 3", in2.RowsRead, in2.RowsEvaluated, in2.RowsFailed)
 	}
-	if in2.FailuresByKind[evalkit.FailBadLine] != 2 || in2.FailuresByKind[evalkit.FailSample] != 1 {
+	if in2.FailuresByKind[report.FailBadLine] != 2 || in2.FailuresByKind[report.FailSample] != 1 {
 		t.Errorf("failures by kind %v; want 2 bad lines, 1 invalid sample", in2.FailuresByKind)
 	}
 	wantPos := []string{"bad.jsonl:2", "bad.jsonl:4", "bad.jsonl:6"}
@@ -356,7 +358,7 @@ func TestEvalRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := evalkit.NewDatasetSource(fixtureFile)
+	src := dataset.NewFileSource(fixtureFile)
 	var buf bytes.Buffer
 	for i := 0; i < 30; i++ {
 		it, err := src.Next()
@@ -364,12 +366,12 @@ func TestEvalRecords(t *testing.T) {
 			t.Fatal(err, it.Err)
 		}
 		res, _ := g.Evaluate(context.Background(), *it.Sample)
-		rec := &evalkit.Record{ID: it.ID, Time: time.Unix(0, 0).UTC(), Result: res,
-			Legs: []evalkit.Leg{{Name: "primary", Judge: lexical.Name, LatencyMs: 1.5}}}
+		rec := &record.Record{ID: it.ID, Time: time.Unix(0, 0).UTC(), Result: res,
+			Legs: []record.Leg{{Name: "primary", Judge: lexical.Name, LatencyMs: 1.5}}}
 		if i%2 == 0 {
-			rec.Sample = evalkit.NewRecordSample(it.Sample)
+			rec.Sample = record.NewSample(it.Sample)
 		}
-		b, err := evalkit.MarshalRecord(rec)
+		b, err := record.Marshal(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,8 +401,8 @@ func TestEvalRecords(t *testing.T) {
 	out2 := filepath.Join(dir, "rejudged.json")
 	runCmd(t, "eval", "-records", recs, "-dataset", fixtureFile, "-mode", "primary", "-pricing", pricingFile, "-out", out2)
 	r2 := readReportFile(t, out2)
-	if r2.Input.RowsEvaluated != 15 || r2.Input.FailuresByKind[evalkit.FailNoSample] != 15 {
-		t.Errorf("rejudged: evaluated %d, no-sample failures %d; want 15, 15", r2.Input.RowsEvaluated, r2.Input.FailuresByKind[evalkit.FailNoSample])
+	if r2.Input.RowsEvaluated != 15 || r2.Input.FailuresByKind[report.FailNoSample] != 15 {
+		t.Errorf("rejudged: evaluated %d, no-sample failures %d; want 15, 15", r2.Input.RowsEvaluated, r2.Input.FailuresByKind[report.FailNoSample])
 	}
 	// The recorded results are the guard's: same diagnosis accuracy on the
 	// re-judged half as a primary replay of those rows would give.
@@ -797,7 +799,7 @@ func TestEvalClaimsSentences(t *testing.T) {
 			t.Errorf("%s: rows with claims %d, without %d, evaluated %d; want %d with claims", mode, c.RowsWithClaims, c.RowsWithoutClaims, r.Input.RowsEvaluated, wantRows)
 		case c.Claims != wantClaims || sum != c.Claims:
 			t.Errorf("%s: claims %d, by verdict %v; want %d", mode, c.Claims, c.ByVerdict, wantClaims)
-		case c.RowsListed != min(evalkit.MaxListedClaimRows, c.RowsWithFailedClaim+c.RowsWithUncertainClaim) || c.RowsListed == 0:
+		case c.RowsListed != min(report.MaxListedClaimRows, c.RowsWithFailedClaim+c.RowsWithUncertainClaim) || c.RowsListed == 0:
 			t.Errorf("%s: %d rows listed of %d + %d", mode, c.RowsListed, c.RowsWithFailedClaim, c.RowsWithUncertainClaim)
 		case c.Escalated != c.EscalatedSettled+c.EscalatedUnsettled:
 			t.Errorf("%s: escalated %d ≠ %d + %d", mode, c.Escalated, c.EscalatedSettled, c.EscalatedUnsettled)
@@ -879,9 +881,9 @@ func TestEvalClaimsOpenAI(t *testing.T) {
 		t.Errorf("extractor %+v", r.Reproduce.ClaimExtractor)
 	case c.RowsWithClaims != 24 || c.RowsWithoutClaims != 0 || c.Claims != 48 || c.PerRowMax != 2:
 		t.Errorf("rows with claims %d, without %d, claims %d, max %d; want 24, 0, 48, 2", c.RowsWithClaims, c.RowsWithoutClaims, c.Claims, c.PerRowMax)
-	case c.RowsWithFailedClaim+c.RowsWithUncertainClaim != 24 || c.RowsListed != evalkit.MaxListedClaimRows:
+	case c.RowsWithFailedClaim+c.RowsWithUncertainClaim != 24 || c.RowsListed != report.MaxListedClaimRows:
 		t.Errorf("rows with a failed claim %d, with an uncertain one %d, listed %d; want 24 flagged (the planted claim), %d listed",
-			c.RowsWithFailedClaim, c.RowsWithUncertainClaim, c.RowsListed, evalkit.MaxListedClaimRows)
+			c.RowsWithFailedClaim, c.RowsWithUncertainClaim, c.RowsListed, report.MaxListedClaimRows)
 	}
 	flagged := func(v string) bool { return v == "fail" || v == "uncertain" }
 	for _, row := range c.Rows {

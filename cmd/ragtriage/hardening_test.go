@@ -17,8 +17,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 const hardFixture = "../../testdata/eval/fixture.jsonl"
@@ -241,7 +242,7 @@ func TestHardeningEvalCountsAddUp(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _, stderr := hardRun(t, "", "eval", "-dataset", dsPath, "-out", out, "-progress", "never")
-	rep, err := evalkit.ReadReport(out)
+	rep, err := report.ReadReport(out)
 	if err != nil {
 		t.Fatalf("exit %d: no report: %v\n%s", code, err, stderr)
 	}
@@ -260,9 +261,9 @@ func TestHardeningEvalCountsAddUp(t *testing.T) {
 	// with a repeated id.
 	var recs bytes.Buffer
 	for i, id := range []string{"r1", "r1", "r2"} {
-		rec := evalkit.Record{ID: id}
+		rec := record.Record{ID: id}
 		rec.Result.DecisionID = "d"
-		b, err := evalkit.MarshalRecord(&rec)
+		b, err := record.Marshal(&rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,7 @@ func TestHardeningEvalCountsAddUp(t *testing.T) {
 	}
 	labPath := hardWrite(t, "labels.jsonl", []byte(label("r1")+"\n"+label("r1")+"\n"))
 	code, _, stderr = hardRun(t, "", "eval", "-mode", "recorded", "-records", recPath, "-dataset", labPath, "-out", out, "-progress", "never")
-	rep, err = evalkit.ReadReport(out)
+	rep, err = report.ReadReport(out)
 	if err != nil {
 		t.Fatalf("exit %d: no report: %v\n%s", code, err, stderr)
 	}

@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 	"github.com/ragtriage/ragtriage/internal/resultjson"
@@ -86,7 +86,7 @@ Flags:
 
 // Test hooks: the longest line accepted and the input buffer size.
 var (
-	maxLineBytes   = evalkit.MaxLineBytes
+	maxLineBytes   = dataset.MaxLineBytes
 	readBufferSize = 64 << 10
 )
 
@@ -158,7 +158,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		in, name = f, files[0]
 	}
 
-	var check evalkit.DatasetChecker
+	var check dataset.Checker
 	st, err := judgeStream(context.Background(), g, &check, name, in, stdout, *workers)
 	for _, w := range check.Warnings() {
 		where := fmt.Sprintf("line %d", w.Pos.Line)
@@ -252,7 +252,7 @@ type judgeStats struct {
 // the file's, for the positions of its warnings). Memory use does not grow
 // with the input: it is bounded by the longest line kept (maxLineBytes) and,
 // with several workers, by the lines in flight (4 per worker).
-func judgeStream(ctx context.Context, g *guard.Guard, check *evalkit.DatasetChecker, name string, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
+func judgeStream(ctx context.Context, g *guard.Guard, check *dataset.Checker, name string, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
 	lr := newLineReader(in, readBufferSize, maxLineBytes)
 	w := bufio.NewWriterSize(out, writeBufferSize)
 	jc := lineJudge{g: g, check: check, name: name}
@@ -287,12 +287,12 @@ func isBlank(line []byte) bool {
 // lineJudge is what judging a line needs besides the line.
 type lineJudge struct {
 	g     *guard.Guard
-	check *evalkit.DatasetChecker
+	check *dataset.Checker
 	name  string // the input file's name; "" for standard input
 }
 
-func (jc lineJudge) pos(lineNo int) evalkit.Position {
-	return evalkit.Position{File: jc.name, Line: lineNo}
+func (jc lineJudge) pos(lineNo int) dataset.Position {
+	return dataset.Position{File: jc.name, Line: lineNo}
 }
 
 // shape shows a line to the checker, in input order, and returns why the
@@ -483,10 +483,10 @@ func judgeLine(ctx context.Context, jc lineJudge, o *outBuf, lineNo int, line []
 		o.errorLine(lineNo, "", bad.Error())
 		return false
 	}
-	row, err := evalkit.ParseRow(line)
+	row, err := dataset.ParseRow(line)
 	if err != nil {
 		id := ""
-		if re, ok := errors.AsType[*evalkit.RowError](err); ok {
+		if re, ok := errors.AsType[*dataset.RowError](err); ok {
 			id = re.ID
 		}
 		o.errorLine(lineNo, id, err.Error())

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
@@ -58,7 +58,7 @@ func TestOutputLinesMatchEncodingJSON(t *testing.T) {
 	ids := []string{"", "plain-id", `quote " and \ backslash`, "<html> & co", "tab\tnl\n", "é ☕ \u2028"}
 	o := newOutBuf()
 	for i, line := range lines {
-		row, err := evalkit.ParseRow(line)
+		row, err := dataset.ParseRow(line)
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}

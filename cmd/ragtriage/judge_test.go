@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
@@ -563,15 +563,15 @@ func BenchmarkJudgeStages(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	parsed := make([]evalkit.Row, len(rows))
+	parsed := make([]dataset.Row, len(rows))
 	for i, r := range rows {
-		if parsed[i], err = evalkit.ParseRow(r); err != nil {
+		if parsed[i], err = dataset.ParseRow(r); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Run("parse", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := evalkit.ParseRow(rows[i%len(rows)]); err != nil {
+			if _, err := dataset.ParseRow(rows[i%len(rows)]); err != nil {
 				b.Fatal(err)
 			}
 		}

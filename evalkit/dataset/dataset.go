@@ -1376,7 +1376,7 @@ func (w Warning) String() string { return w.Pos.String() + ": " + w.Message }
 
 const expectedJSONL = "expected JSON Lines: one JSON object per line"
 
-// A DatasetChecker follows the lines of dataset files and notices what no
+// A Checker follows the lines of dataset files and notices what no
 // single line shows:
 //
 //   - A JSON array, pretty-printed or not, or an object spread over several
@@ -1395,7 +1395,7 @@ const expectedJSONL = "expected JSON Lines: one JSON object per line"
 // changes or its line number does not grow.
 //
 // The zero value is ready to use. Its methods may be called concurrently.
-type DatasetChecker struct {
+type Checker struct {
 	mu    sync.Mutex
 	file  string     // Line's current file
 	last  int        // the last line given to Line
@@ -1429,7 +1429,7 @@ type warnEntry struct {
 // Line notes the next non-blank line of a file before it is parsed. It
 // returns a *RowError when the line must not be parsed on its own: it is
 // part of a JSON array or of an object spread over several lines.
-func (c *DatasetChecker) Line(pos Position, line []byte) error {
+func (c *Checker) Line(pos Position, line []byte) error {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 {
 		return nil
@@ -1514,7 +1514,7 @@ func bracketDepth(t []byte) int {
 }
 
 // Row notes the row parsed from the line at pos: its unknown keys.
-func (c *DatasetChecker) Row(pos Position, row *Row) {
+func (c *Checker) Row(pos Position, row *Row) {
 	if len(row.UnknownKeys) == 0 {
 		return
 	}
@@ -1540,7 +1540,7 @@ func (c *DatasetChecker) Row(pos Position, row *Row) {
 }
 
 // fileIndex numbers files in the order they are first seen. c.mu is held.
-func (c *DatasetChecker) fileIndex(name string) int {
+func (c *Checker) fileIndex(name string) int {
 	if i, ok := c.files[name]; ok {
 		return i
 	}
@@ -1552,7 +1552,7 @@ func (c *DatasetChecker) fileIndex(name string) int {
 }
 
 // Parse parses the line at pos (Line, then ParseRow, then Row).
-func (c *DatasetChecker) Parse(pos Position, line []byte) (Row, error) {
+func (c *Checker) Parse(pos Position, line []byte) (Row, error) {
 	if err := c.Line(pos, line); err != nil {
 		return Row{}, err
 	}
@@ -1565,7 +1565,7 @@ func (c *DatasetChecker) Parse(pos Position, line []byte) (Row, error) {
 
 // Warnings returns the warnings about the lines seen so far, by file (in the
 // order files were first seen) and line.
-func (c *DatasetChecker) Warnings() []Warning {
+func (c *Checker) Warnings() []Warning {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	es := slices.Clone(c.warns)

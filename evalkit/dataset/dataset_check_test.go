@@ -196,7 +196,7 @@ func jsonArrayFile(t *testing.T, rows int) []string {
 
 // checkLines feeds lines to a checker as a source does (blank lines
 // skipped) and returns each line's error, "" for a row.
-func checkLines(c *DatasetChecker, file string, lines []string) []string {
+func checkLines(c *Checker, file string, lines []string) []string {
 	var errs []string
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
@@ -217,7 +217,7 @@ func checkLines(c *DatasetChecker, file string, lines []string) []string {
 // starts, and the file gets one warning that counts them.
 func TestDatasetCheckerJSONArray(t *testing.T) {
 	lines := jsonArrayFile(t, 3)
-	var c DatasetChecker
+	var c Checker
 	errs := checkLines(&c, "rows.json", lines)
 	if len(errs) != len(lines) {
 		t.Fatalf("%d results for %d lines", len(errs), len(lines))
@@ -241,7 +241,7 @@ func TestDatasetCheckerJSONArray(t *testing.T) {
 		one = append(one, strings.TrimSpace(l))
 	}
 	good := `{"id":"g","question":"q","contexts":[],"answer":"x"}`
-	c = DatasetChecker{}
+	c = Checker{}
 	errs = checkLines(&c, "rows.json", []string{good, strings.Join(one, ""), good})
 	if want := []string{"", "expected JSON Lines: one JSON object per line; this file looks like a JSON array (line 2)", ""}; !reflect.DeepEqual(errs, want) {
 		t.Errorf("one-line array: errors %q; want %q", errs, want)
@@ -260,7 +260,7 @@ func TestDatasetCheckerPrettyObject(t *testing.T) {
 	lines := []string{good}
 	lines = append(lines, strings.Split(string(pretty), "\n")...)
 	lines = append(lines, good, "", "{", good, good)
-	var c DatasetChecker
+	var c Checker
 	errs := checkLines(&c, "d.jsonl", lines)
 	const obj = "expected JSON Lines: one JSON object per line; this looks like a JSON object spread over several lines (line %d)"
 	n := strings.Count(string(pretty), "\n") + 1
@@ -286,7 +286,7 @@ func TestDatasetCheckerUnknownKeys(t *testing.T) {
 	row := func(extra string) string {
 		return `{"id":"a","question":"q","contexts":[{"id":"c","text":"t"}],"answer":"x"` + extra + `}`
 	}
-	var c DatasetChecker
+	var c Checker
 	checkLines(&c, "a.jsonl", []string{
 		row(`,"meta":{"k":1},"source":"s","metadata":{},"expected":{}`),
 		row(`,"reference_answer":"r"`),

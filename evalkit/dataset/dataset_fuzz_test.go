@@ -77,7 +77,7 @@ func FuzzDatasetChecker(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var c DatasetChecker
+		var c Checker
 		lines := strings.Split(string(data), "\n")
 		for i, l := range lines {
 			if strings.TrimSpace(l) == "" {

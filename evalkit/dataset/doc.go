@@ -4,9 +4,9 @@
 //
 // It is the "datasets in" job of the offline kit. [ParseRow] decodes one
 // line, rejecting a bad one with a [RowError] that names the field; a label
-// that is absent is unlabeled, never false. [DatasetChecker] adds the
+// that is absent is unlabeled, never false. [Checker] adds the
 // warnings a whole file deserves (unknown keys, with the key likely meant; a
-// file that is not JSON Lines). [DatasetSource] streams the rows of several
+// file that is not JSON Lines). [FileSource] streams the rows of several
 // files as replay [Item]s: a bad line is an item with its [Position] and
 // reason, never dropped, and each file is described ([InputFile]: lines, bad
 // lines, size, SHA-256) for the report. [Lines] and [LineFile] are the
@@ -15,11 +15,9 @@
 // through them too.
 //
 // Package evalkit replays the items ([Source] is the interface it reads);
-// the ragtriage command (calibrate, judge) reads rows with ParseRow. evalkit
-// keeps the old names (evalkit.ParseRow, evalkit.DatasetSource, …) as
-// aliases.
+// the ragtriage command (calibrate, judge) reads rows with ParseRow.
 //
-//	src := dataset.NewDatasetSource("testdata/eval/fixture.jsonl")
+//	src := dataset.NewFileSource("testdata/eval/fixture.jsonl")
 //	defer src.Close()
 //	for {
 //		it, err := src.Next()

@@ -51,7 +51,7 @@ type Item struct {
 // returned io.EOF. Close releases the files. A Source is used by one
 // goroutine at a time.
 //
-// DatasetSource reads dataset files and RecordSource reads record files
+// FileSource reads dataset files and RecordSource reads record files
 // joined with labels; other inputs (OpenTelemetry traces, …) plug in by
 // implementing Source.
 type Source interface {
@@ -193,7 +193,7 @@ func isBlankLine(b []byte) bool {
 
 // Lines reads the non-blank lines of several files of one kind, one
 // file after the other, describing each file once it is read to the end.
-// DatasetSource, and evalkit's record and trace sources, read their input
+// FileSource, and evalkit's record and trace sources, read their input
 // through it. Make one with NewLines.
 type Lines struct {
 	paths  []string
@@ -270,22 +270,22 @@ func (m *Lines) Close() error {
 	return nil
 }
 
-// DatasetSource reads dataset files (JSON Lines in the dataset shape, see
+// FileSource reads dataset files (JSON Lines in the dataset shape, see
 // ParseRow) one after the other. Each non-blank line becomes one Item: a
 // sample with its labels, or a bad line with its position and reason.
-type DatasetSource struct {
+type FileSource struct {
 	lines *Lines
-	check DatasetChecker
+	check Checker
 	// BytesRead, when set, is called with the number of bytes read so far
 	// across all files (for a progress display).
 	BytesRead func(n int64)
 }
 
-// NewDatasetSource returns a source over the dataset files at paths, read in
+// NewFileSource returns a source over the dataset files at paths, read in
 // order. Files are opened lazily; a file that cannot be opened is an error of
 // Next.
-func NewDatasetSource(paths ...string) *DatasetSource {
-	return &DatasetSource{lines: NewLines("dataset", paths...)}
+func NewFileSource(paths ...string) *FileSource {
+	return &FileSource{lines: NewLines("dataset", paths...)}
 }
 
 // TotalBytes returns the total size of the files (0 for a file that cannot be
@@ -301,7 +301,7 @@ func TotalBytes(paths ...string) int64 {
 }
 
 // Next implements Source.
-func (s *DatasetSource) Next() (Item, error) {
+func (s *FileSource) Next() (Item, error) {
 	line, pos, err := s.lines.Line()
 	if s.BytesRead != nil {
 		s.BytesRead(s.lines.BytesRead())
@@ -327,12 +327,12 @@ func (s *DatasetSource) Next() (Item, error) {
 }
 
 // Inputs implements Source.
-func (s *DatasetSource) Inputs() []InputFile { return s.lines.Inputs() }
+func (s *FileSource) Inputs() []InputFile { return s.lines.Inputs() }
 
 // Warnings returns the warnings about the lines read so far (see
 // DatasetChecker): each unknown top-level key, once per file, and each file
 // that is not JSON Lines. It is complete once Next has returned io.EOF.
-func (s *DatasetSource) Warnings() []Warning { return s.check.Warnings() }
+func (s *FileSource) Warnings() []Warning { return s.check.Warnings() }
 
 // Close implements Source.
-func (s *DatasetSource) Close() error { return s.lines.Close() }
+func (s *FileSource) Close() error { return s.lines.Close() }

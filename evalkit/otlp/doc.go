@@ -6,12 +6,12 @@
 //
 // It is the "traces in" job of the offline kit: evalkit's trace source
 // (evalkit.NewTraceSource, ragtriage eval -traces) reads files through
-// [ReadOTLP] and replays or re-scores the records, and the Collector
+// [Read] and replays or re-scores the records, and the Collector
 // round-trip in examples/collector checks it against a real Collector.
-// Bad lines and spans are counted in [OTLPStats] with where and why, never
+// Bad lines and spans are counted in [Stats] with where and why, never
 // dropped silently; nothing here judges or reports.
 //
-//	st, err := otlp.ReadOTLP(f, func(line int, rec record.Record) error {
+//	st, err := otlp.Read(f, func(line int, rec record.Record) error {
 //		fmt.Println(line, rec.ID, rec.Result.Diagnosis)
 //		return nil
 //	})

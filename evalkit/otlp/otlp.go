@@ -19,17 +19,17 @@ import (
 	"github.com/ragtriage/ragtriage/record"
 )
 
-// MaxOTLPLineBytes is the longest OTLP JSON line ReadOTLP accepts (64 MiB):
+// MaxLineBytes is the longest OTLP JSON line Read accepts (64 MiB):
 // the Collector's file exporter writes one batch of spans per line. A longer
 // line is reported and skipped.
-const MaxOTLPLineBytes = 64 << 20
+const MaxLineBytes = 64 << 20
 
-// maxProblems bounds OTLPStats.Problems; the counts stay exact.
+// maxProblems bounds Stats.Problems; the counts stay exact.
 const maxProblems = 1000
 
-// OTLPStats counts what ReadOTLP saw. Lines = BadLines + the lines parsed;
+// Stats counts what Read saw. Lines = BadLines + the lines parsed;
 // EvaluationSpans = Records + NoResult + BadSpans.
-type OTLPStats struct {
+type Stats struct {
 	Lines           int // non-blank lines
 	BadLines        int // lines that are not OTLP JSON (reported in Problems)
 	Spans           int // spans on the good lines
@@ -42,30 +42,30 @@ type OTLPStats struct {
 	// dropped, e.g. by the span's event limit); each is also in Problems.
 	Incomplete int
 	// Problems lists the first 1000 problems, each with its line number.
-	Problems []OTLPProblem
+	Problems []Problem
 }
 
-// OTLPProblem is one bad line or span.
-type OTLPProblem struct {
+// Problem is one bad line or span.
+type Problem struct {
 	Line   int    // 1-based line number
 	SpanID string // the span's ID, when the problem is about a span
 	Reason string
 }
 
-func (p OTLPProblem) String() string {
+func (p Problem) String() string {
 	if p.SpanID != "" {
 		return fmt.Sprintf("line %d: span %s: %s", p.Line, p.SpanID, p.Reason)
 	}
 	return fmt.Sprintf("line %d: %s", p.Line, p.Reason)
 }
 
-func (st *OTLPStats) problem(line int, span, format string, args ...any) {
+func (st *Stats) problem(line int, span, format string, args ...any) {
 	if len(st.Problems) < maxProblems {
-		st.Problems = append(st.Problems, OTLPProblem{Line: line, SpanID: span, Reason: fmt.Sprintf(format, args...)})
+		st.Problems = append(st.Problems, Problem{Line: line, SpanID: span, Reason: fmt.Sprintf(format, args...)})
 	}
 }
 
-// ReadOTLP reads the OTLP JSON Lines that the OpenTelemetry Collector's file
+// Read reads the OTLP JSON Lines that the OpenTelemetry Collector's file
 // exporter writes (one ExportTraceServiceRequest per line) and rebuilds a
 // Record from every evaluation span the middleware recorded, calling fn with
 // the line number and the record, in file order. A record carries its
@@ -78,9 +78,9 @@ func (st *OTLPStats) problem(line int, span, format string, args ...any) {
 // A line that is not OTLP JSON, or an evaluation span that cannot be rebuilt,
 // is skipped, counted and listed in the stats' Problems with its line number.
 // Lines holding other signals (metrics, logs) are counted but hold no spans.
-// ReadOTLP stops at the first error of r or fn and returns it.
-func ReadOTLP(r io.Reader, fn func(line int, rec record.Record) error) (OTLPStats, error) {
-	var st OTLPStats
+// Read stops at the first error of r or fn and returns it.
+func Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error) {
+	var st Stats
 	br := bufio.NewReaderSize(r, 1<<16)
 	var buf []byte
 	for lineNo := 1; ; lineNo++ {
@@ -92,7 +92,7 @@ func ReadOTLP(r io.Reader, fn func(line int, rec record.Record) error) (OTLPStat
 			st.Lines++
 			if tooLong {
 				st.BadLines++
-				st.problem(lineNo, "", "line is over the limit of %d bytes", MaxOTLPLineBytes)
+				st.problem(lineNo, "", "line is over the limit of %d bytes", MaxLineBytes)
 			} else if ferr := readOTLPLine(&st, lineNo, line, fn); ferr != nil {
 				return st, ferr
 			}
@@ -110,7 +110,7 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, tooLong bool, err err
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
-			if len(b)+len(chunk) > MaxOTLPLineBytes+1 {
+			if len(b)+len(chunk) > MaxLineBytes+1 {
 				tooLong, b = true, b[:0]
 			} else {
 				b = append(b, chunk...)
@@ -124,7 +124,7 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, tooLong bool, err err
 	}
 }
 
-// The OTLP JSON shapes, as far as ReadOTLP needs them.
+// The OTLP JSON shapes, as far as Read needs them.
 type otlpFile struct {
 	ResourceSpans []struct {
 		ScopeSpans []struct {
@@ -220,7 +220,7 @@ func (d *otlpDouble) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readOTLPLine(st *OTLPStats, lineNo int, line []byte, fn func(int, record.Record) error) error {
+func readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record) error) error {
 	if !utf8.Valid(line) {
 		st.BadLines++
 		st.problem(lineNo, "", "invalid UTF-8")

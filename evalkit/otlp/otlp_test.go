@@ -24,7 +24,7 @@ func TestReadOTLPFixture(t *testing.T) {
 	defer f.Close()
 	recs := map[string]record.Record{}
 	lines := map[string]int{}
-	st, err := ReadOTLP(f, func(line int, r record.Record) error {
+	st, err := Read(f, func(line int, r record.Record) error {
 		recs[r.ID], lines[r.ID] = r, line
 		return nil
 	})
@@ -85,7 +85,7 @@ func TestReadOTLPBadLines(t *testing.T) {
 		badLabel,
 	}, "\n")
 	var n int
-	st, err := ReadOTLP(strings.NewReader(in), func(int, record.Record) error { n++; return nil })
+	st, err := Read(strings.NewReader(in), func(int, record.Record) error { n++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestReadOTLPBadLines(t *testing.T) {
 	}
 
 	stop := errors.New("stop")
-	if _, err := ReadOTLP(bytes.NewReader(fixture), func(int, record.Record) error { return stop }); !errors.Is(err, stop) {
+	if _, err := Read(bytes.NewReader(fixture), func(int, record.Record) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("fn error = %v; want it returned", err)
 	}
 }
@@ -135,7 +135,7 @@ func FuzzReadOTLP(f *testing.F) {
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"ragtriage.evaluate","traceId":"00","attributes":[{"key":"ragtriage.sample.id","value":{"intValue":"x"}}]}]}]}]}`))
 	f.Add([]byte("\n\n{}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		st, err := ReadOTLP(bytes.NewReader(b), func(int, record.Record) error { return nil })
+		st, err := Read(bytes.NewReader(b), func(int, record.Record) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 	read := func(in string) map[string]record.Record {
 		t.Helper()
 		recs := map[string]record.Record{}
-		st, err := ReadOTLP(strings.NewReader(in), func(_ int, r record.Record) error { recs[r.ID] = r; return nil })
+		st, err := Read(strings.NewReader(in), func(_ int, r record.Record) error { recs[r.ID] = r; return nil })
 		if err != nil || st.BadSpans != 0 || st.Records != 6 {
 			t.Fatalf("ReadOTLP: %v, %+v", err, st)
 		}
@@ -183,7 +183,7 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 		t.Errorf("groundedness changed with the attribute: %v vs %v", cur.Verdicts.Generation.Groundedness, old.Verdicts.Generation.Groundedness)
 	}
 	bad := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"proposition"}},`+variant)
-	st, err := ReadOTLP(strings.NewReader(bad), func(int, record.Record) error { return nil })
+	st, err := Read(strings.NewReader(bad), func(int, record.Record) error { return nil })
 	if err != nil || st.BadSpans != 6 || st.Records != 0 {
 		t.Errorf("unknown verdicts attribute: %v, %+v; want 6 bad spans", err, st)
 	}

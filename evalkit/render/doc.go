@@ -9,8 +9,7 @@
 // way a report reads changes (the report's model and schema change in
 // package report). A metric the report leaves null (an accuracy over no
 // labelled row) shows as "n/a", never 0; a cost without a price says it is
-// unavailable. evalkit keeps
-// evalkit.Markdown and evalkit.HTML as wrappers.
+// unavailable.
 //
 //	rep, err := report.ReadReport("report.json")
 //	os.WriteFile("report.md", []byte(render.Markdown(rep)), 0o644)

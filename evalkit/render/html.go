@@ -154,7 +154,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 
 // cascadeHTML writes the cascade section: what the cascade decided, and
 // what its runtime (breaker, cache, budget, limits) did.
-func cascadeHTML(b *strings.Builder, c *report.CascadeReport) {
+func cascadeHTML(b *strings.Builder, c *report.Cascade) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	esc := html.EscapeString
 	p("<h2>Cascade</h2>\n<table><tr><th>rows</th><th>resolved by primary</th><th>fallback rate</th><th>primary failure rate</th><th>accepted-region error</th><th>escalated-row error</th><th>end-to-end accuracy</th><th>settled / unsettled decisions</th><th>still uncertain</th></tr>\n")
@@ -179,7 +179,7 @@ func cascadeHTML(b *strings.Builder, c *report.CascadeReport) {
 
 // claimsHTML writes the claims section: the counts, then the claims of the
 // listed rows.
-func claimsHTML(b *strings.Builder, c *report.ClaimsReport) {
+func claimsHTML(b *strings.Builder, c *report.Claims) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	esc := html.EscapeString
 	ext := "an unknown claim extractor"

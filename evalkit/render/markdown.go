@@ -95,7 +95,7 @@ func Markdown(r *report.Report) string {
 
 	for _, stage := range []struct {
 		name string
-		ds   []report.DecisionReport
+		ds   []report.Decision
 	}{{"Retrieval decisions", r.Decisions.Retrieval}, {"Generation decisions", r.Decisions.Generation}} {
 		p("\n## %s\n\n", stage.name)
 		p("| decision | labels | n | abstained | accuracy | AUROC | Brier | ECE | AURC | policy fail / pass | policy coverage | auto-pass errors | auto-fail errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
@@ -209,7 +209,7 @@ func Markdown(r *report.Report) string {
 
 // claimsMarkdown writes the claims section: the counts, then the claims of
 // the listed rows.
-func claimsMarkdown(b *strings.Builder, c *report.ClaimsReport) {
+func claimsMarkdown(b *strings.Builder, c *report.Claims) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	ext := "an unknown claim extractor"
 	if c.Extractor != "" {
@@ -251,7 +251,7 @@ func claimsMarkdown(b *strings.Builder, c *report.ClaimsReport) {
 
 // fallbackErrorsText describes the fallback's calls and failures in one
 // paragraph, quoting the errors between the quote marks given.
-func fallbackErrorsText(fe *report.FallbackErrorsReport, quote string) string {
+func fallbackErrorsText(fe *report.FallbackErrors, quote string) string {
 	if fe.Failed == 0 {
 		return fmt.Sprintf("Fallback calls: %d made, none failed.", fe.Calls)
 	}
@@ -304,7 +304,7 @@ func mdCell(s string) string {
 }
 
 // cascadeSettingsText describes the cascade's settings in one line.
-func cascadeSettingsText(st *report.CascadeSettingsReport) string {
+func cascadeSettingsText(st *report.CascadeSettings) string {
 	waiting := "no bound on calls waiting for a slot"
 	switch {
 	case st.MaxWaiting < 0:

@@ -11,8 +11,7 @@
 // judges. Its rules: an accuracy over no labelled row is null, never 0; a
 // cost without a price is "unavailable", never 0; the gate fails closed (no
 // labelled rows, a metric gone, a row count changed beyond tolerance are
-// failures). evalkit keeps these names (evalkit.Report, evalkit.Compare, …)
-// as aliases.
+// failures).
 //
 //	base, err := report.ReadReport("baseline.json")
 //	cur, err := report.ReadReport("report.json")

@@ -1,5 +1,7 @@
 package report
 
+import "fmt"
+
 // Mode says how a replay judges each row. Every mode runs on the same rows,
 // so their reports compare directly.
 type Mode string
@@ -17,3 +19,12 @@ const (
 	// carry (record input only).
 	ModeRecorded Mode = "recorded"
 )
+
+// ParseMode returns the mode with the given name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModePrimary, ModeFallback, ModeCascade, ModeRecorded:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want primary, fallback, cascade or recorded)", s)
+}

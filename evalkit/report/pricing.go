@@ -107,8 +107,8 @@ func (p *Pricing) Cost(model string, input, output int) (float64, bool) {
 // PriceUsage prices the usage of a run of rows rows with p (nil: no
 // snapshot, every leg "unavailable"): a leg that did not run costs 0, a leg
 // without a known model or price is "unavailable" with the reason, never 0.
-func PriceUsage(p *Pricing, u *UsageReport, rows int) CostReport {
-	c := CostReport{}
+func PriceUsage(p *Pricing, u *Usage, rows int) Cost {
+	c := Cost{}
 	if p != nil {
 		c.PricingVersion, c.Currency = p.Version, p.Currency
 	}

@@ -42,7 +42,7 @@ func TestDefaultPricing(t *testing.T) {
 // price is unavailable with the reason; a leg that did not run costs 0.
 func TestPriceUsage(t *testing.T) {
 	p := DefaultPricing()
-	u := &UsageReport{Primary: LegUsage{Rows: 10, Model: "gpt-4o-mini", InputTokens: 1_000_000}}
+	u := &Usage{Primary: LegUsage{Rows: 10, Model: "gpt-4o-mini", InputTokens: 1_000_000}}
 	c := PriceUsage(p, u, 10)
 	if c.Primary.Status != "priced" || c.Primary.Amount == nil || *c.Primary.Amount != 0.15 {
 		t.Errorf("primary leg %+v; want 0.15 for 1M input tokens of gpt-4o-mini", c.Primary)
@@ -59,7 +59,7 @@ func TestPriceUsage(t *testing.T) {
 		{p, LegUsage{Rows: 1}, "model is not known"},
 		{p, LegUsage{Rows: 1, Model: "no-such-model"}, "no price for"},
 	} {
-		c := PriceUsage(tc.p, &UsageReport{Fallback: tc.leg}, 1)
+		c := PriceUsage(tc.p, &Usage{Fallback: tc.leg}, 1)
 		if c.Fallback.Amount != nil || c.Fallback.Status != "unavailable" || !strings.Contains(c.Fallback.Reason, tc.want) || c.Total.Amount != nil {
 			t.Errorf("%+v: cost %+v; want the fallback and the total unavailable (%q)", tc.leg, c, tc.want)
 		}

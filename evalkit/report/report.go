@@ -32,23 +32,23 @@ type Report struct {
 	// Every figure of the fallback leg then comes from a simulation.
 	Simulation *SimulationInfo `json:"simulation,omitempty"`
 
-	Input     InputReport     `json:"input"`
-	Diagnosis DiagnosisReport `json:"diagnosis"`
-	Decisions DecisionsReport `json:"decisions"`
+	Input     Input     `json:"input"`
+	Diagnosis Diagnosis `json:"diagnosis"`
+	Decisions Decisions `json:"decisions"`
 	// Abstentions counts the decisions the results give no probability
 	// for, by cause.
-	Abstentions AbstentionsReport `json:"abstentions"`
-	Cascade     *CascadeReport    `json:"cascade,omitempty"`
+	Abstentions Abstentions `json:"abstentions"`
+	Cascade     *Cascade    `json:"cascade,omitempty"`
 	// Claims describes the advanced groundedness mode (claims mode only).
-	Claims *ClaimsReport `json:"claims,omitempty"`
+	Claims *Claims `json:"claims,omitempty"`
 	// FallbackErrors counts the fallback judge's calls and their failures
 	// (fallback and cascade mode).
-	FallbackErrors *FallbackErrorsReport `json:"fallbackErrors,omitempty"`
-	Latency        LatencyReport         `json:"latency"`
-	Usage          UsageReport           `json:"usage"`
-	Cost           CostReport            `json:"cost"`
-	Reproduce      Reproducibility       `json:"reproducibility"`
-	Settings       ReportSettings        `json:"settings"`
+	FallbackErrors *FallbackErrors `json:"fallbackErrors,omitempty"`
+	Latency        Latency         `json:"latency"`
+	Usage          Usage           `json:"usage"`
+	Cost           Cost            `json:"cost"`
+	Reproduce      Reproducibility `json:"reproducibility"`
+	Settings       Settings        `json:"settings"`
 }
 
 // SimulationInfo describes a simulated fallback judge in a report.
@@ -69,8 +69,8 @@ type SimulationInfo struct {
 	Note      string `json:"note"`
 }
 
-// ReportSettings records the fixed grids and constants of the report.
-type ReportSettings struct {
+// Settings records the fixed grids and constants of the report.
+type Settings struct {
 	Bins           int       `json:"reliabilityBins"`
 	Confidence     float64   `json:"boundConfidence"`
 	OneSided       []float64 `json:"oneSidedThresholds"`
@@ -80,9 +80,9 @@ type ReportSettings struct {
 	DecisionCutoff float64   `json:"accuracyCutoff"`
 }
 
-// InputReport accounts for every row: RowsRead = RowsEvaluated + RowsFailed
+// Input accounts for every row: RowsRead = RowsEvaluated + RowsFailed
 // + RowsNotEvaluated.
-type InputReport struct {
+type Input struct {
 	Files []InputFile `json:"files"`
 	// RowsRead counts the non-blank lines read from the replayed files.
 	RowsRead int `json:"rowsRead"`
@@ -142,9 +142,9 @@ type FileQuality struct {
 	Accuracy *float64 `json:"accuracy"`
 }
 
-// DiagnosisReport scores the diagnosis as a multi-class decision on the rows
+// Diagnosis scores the diagnosis as a multi-class decision on the rows
 // with a diagnosis label.
-type DiagnosisReport struct {
+type Diagnosis struct {
 	// Attempted counts the rows with a diagnosis label that were evaluated
 	// or failed; Successful those evaluated with no judge failure; Failures
 	// = Attempted − Successful; Correct the successful rows whose diagnosis
@@ -212,21 +212,21 @@ type ThresholdRow struct {
 	Review     float64 `json:"review"`
 }
 
-// DecisionsReport holds the per-decision quality, retrieval and generation
+// Decisions holds the per-decision quality, retrieval and generation
 // apart.
-type DecisionsReport struct {
-	Retrieval  []DecisionReport `json:"retrieval"`
-	Generation []DecisionReport `json:"generation"`
+type Decisions struct {
+	Retrieval  []Decision `json:"retrieval"`
+	Generation []Decision `json:"generation"`
 }
 
 // All returns the retrieval then the generation decisions.
-func (d *DecisionsReport) All() []DecisionReport {
-	return append(append([]DecisionReport(nil), d.Retrieval...), d.Generation...)
+func (d *Decisions) All() []Decision {
+	return append(append([]Decision(nil), d.Retrieval...), d.Generation...)
 }
 
-// DecisionReport is the quality of one decision on the rows labeled for it
+// Decision is the quality of one decision on the rows labeled for it
 // (chunk relevance: one item per labeled context).
-type DecisionReport struct {
+type Decision struct {
 	Decision string `json:"decision"`
 	Stage    string `json:"stage"`
 	// Labeled counts the labels; N the labeled items with a known
@@ -302,10 +302,10 @@ type SweepRow struct {
 	AutoFailErrorRate float64 `json:"autoFailErrorRate"`
 }
 
-// AbstentionsReport counts the abstentions of the evaluated results
+// Abstentions counts the abstentions of the evaluated results
 // (guard.Result.Abstentions: one per decision without a probability, per
 // context for chunk relevance, labeled or not) by cause.
-type AbstentionsReport struct {
+type Abstentions struct {
 	Total int `json:"total"`
 	// ByCause has a key for every guard.Cause an abstention can have
 	// (every name of guard.Causes but fallback_uncertain) and
@@ -319,9 +319,9 @@ type AbstentionsReport struct {
 // unsettled decisions whose result names no cause.
 const CauseUnrecorded = "unrecorded"
 
-// CascadeReport describes the cascade: in cascade mode, and in recorded
+// Cascade describes the cascade: in cascade mode, and in recorded
 // mode when a record was escalated.
-type CascadeReport struct {
+type Cascade struct {
 	Rows int `json:"rows"`
 	// ResolvedByPrimary counts the rows the primary judges decided alone;
 	// Escalated the rows sent to the fallback (FallbackRate = Escalated/Rows).
@@ -360,15 +360,15 @@ type CascadeReport struct {
 	// Settings is how the cascade around the fallback was configured (the
 	// effective values); nil when cascade mode's escalator was not built
 	// from a cascade.Config.
-	Settings *CascadeSettingsReport `json:"settings,omitempty"`
+	Settings *CascadeSettings `json:"settings,omitempty"`
 	// Runtime is what the cascade did, from its own counters at the end of
 	// the run; nil when the escalator keeps none.
 	Runtime *CascadeRuntime `json:"runtime,omitempty"`
 }
 
-// CascadeSettingsReport records the effective cascade.Config in a report,
+// CascadeSettings records the effective cascade.Config in a report,
 // durations in milliseconds.
-type CascadeSettingsReport struct {
+type CascadeSettings struct {
 	MaxConcurrent int `json:"maxConcurrent"`
 	// MaxWaiting: 0 means no bound (every call waits for a slot), negative
 	// that nobody waits.
@@ -436,7 +436,7 @@ type CascadeRuntime struct {
 	FallbackP95Ms float64 `json:"fallbackP95Ms"`
 }
 
-// ClaimsReport describes the claims of the advanced groundedness mode
+// Claims describes the claims of the advanced groundedness mode
 // (guard.WithClaims): present when the run had a claim extractor
 // (Config.ClaimExtractor) or a result carried claims. Counts add up:
 // RowsWithClaims + RowsWithoutClaims = the evaluated rows; Claims = the sum
@@ -445,7 +445,7 @@ type CascadeRuntime struct {
 // Only the first MaxListedClaimRows rows with a failed or uncertain claim
 // are listed; every row's claims are in its result (guard.Result.Claims,
 // also in the records the middleware writes).
-type ClaimsReport struct {
+type Claims struct {
 	// Extractor names the claim extractor ("" when unknown, as for records
 	// judged elsewhere).
 	Extractor string `json:"extractor"`
@@ -486,7 +486,7 @@ type ClaimsReport struct {
 // MaxListedClaimRows bounds the rows whose claims a report lists one by one.
 const MaxListedClaimRows = 20
 
-// ClaimRow is one row of ClaimsReport.Rows: its groundedness as judged (the
+// ClaimRow is one row of Claims.Rows: its groundedness as judged (the
 // weakest claim's), its groundedness label when it has one, and every claim.
 type ClaimRow struct {
 	Pos Position `json:"position"`
@@ -496,12 +496,12 @@ type ClaimRow struct {
 	Groundedness *float64 `json:"groundedness"`
 	Verdict      string   `json:"verdict"`
 	// Label is the row's groundedness label; null when unlabeled.
-	Label  *bool         `json:"label"`
-	Claims []ClaimReport `json:"claims"`
+	Label  *bool   `json:"label"`
+	Claims []Claim `json:"claims"`
 }
 
-// ClaimReport is one claim of a listed row, as guard.Claim has it.
-type ClaimReport struct {
+// Claim is one claim of a listed row, as guard.Claim has it.
+type Claim struct {
 	Text string `json:"text"`
 	// P is the claim's support probability; null when abstained.
 	P         *float64 `json:"p"`
@@ -514,10 +514,10 @@ type ClaimReport struct {
 	Evidence []guard.Evidence `json:"evidence,omitempty"`
 }
 
-// LatencyReport gives latency percentiles per leg and combined, in
+// Latency gives latency percentiles per leg and combined, in
 // milliseconds. A leg's latency is the larger of its measured wall time and
 // the latency its judges reported (a simulation reports without waiting).
-type LatencyReport struct {
+type Latency struct {
 	Primary  Percentiles `json:"primary"`
 	Fallback Percentiles `json:"fallback"`
 	Combined Percentiles `json:"combined"`
@@ -535,8 +535,8 @@ type Percentiles struct {
 	Max  float64 `json:"maxMs"`
 }
 
-// UsageReport sums token usage per leg.
-type UsageReport struct {
+// Usage sums token usage per leg.
+type Usage struct {
 	Primary  LegUsage `json:"primary"`
 	Fallback LegUsage `json:"fallback"`
 }
@@ -554,9 +554,9 @@ type LegUsage struct {
 	Failures     int    `json:"failures"`
 }
 
-// CostReport prices the usage from a pricing snapshot. An amount is null and
+// Cost prices the usage from a pricing snapshot. An amount is null and
 // its Status "unavailable" when no price applies; it is never a made-up 0.
-type CostReport struct {
+type Cost struct {
 	PricingVersion string  `json:"pricingVersion,omitempty"`
 	Currency       string  `json:"currency,omitempty"`
 	Primary        LegCost `json:"primary"`
@@ -613,12 +613,12 @@ type Reproducibility struct {
 	Nondeterminism string `json:"nondeterminism,omitempty"`
 }
 
-// FallbackErrorsReport counts the calls of the fallback judge (fallback and
+// FallbackErrors counts the calls of the fallback judge (fallback and
 // cascade mode) and those that failed. A call is one Judge call of the
 // fallback judge (in cascade mode one per cascade call: cache hits and
 // refusals call nothing); a call the caller ended (cancelled) is not a
 // failure.
-type FallbackErrorsReport struct {
+type FallbackErrors struct {
 	// Calls counts the fallback judge's calls; Failed those that returned
 	// an error; Transport those of the failed whose HTTP request got no
 	// response (connection refused, DNS, TLS, timeout: known only for
@@ -638,7 +638,7 @@ type FallbackErrorsReport struct {
 	Errors []string `json:"errors"`
 }
 
-// MaxListedFallbackErrors bounds the errors FallbackErrorsReport quotes.
+// MaxListedFallbackErrors bounds the errors FallbackErrors quotes.
 const MaxListedFallbackErrors = 5
 
 // UnmarshalJSON reads the block, taking the decision variant from the key

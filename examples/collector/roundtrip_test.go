@@ -15,15 +15,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/otlp"
 	"github.com/ragtriage/ragtriage/examples/internal/demo"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // TestRoundTrip sends the spans of two wrapped chains (one capturing
 // content, one not) through a real Collector and checks that the records
-// evalkit.ReadOTLP rebuilds from the file match what the record sink wrote.
+// otlp.Read rebuilds from the file match what the record sink wrote.
 func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -48,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	defer g.Close(ctx)
 	var buf bytes.Buffer
-	sink := evalkit.NewRecordWriter(&buf)
+	sink := record.NewWriter(&buf)
 	gate := middleware.Gate{Block: middleware.AnnotateOnly, Review: middleware.AnnotateOnly}
 	qa := chains.NewRetrievalQAFromLLM(&demo.ScriptedLLM{}, demo.Retriever{K: 2})
 	withContent := middleware.Wrap(qa, middleware.WithGuard(g, gate), middleware.WithTracerProvider(tp),
@@ -79,9 +80,9 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := map[string]evalkit.Record{}
+	want := map[string]record.Record{}
 	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-		var r evalkit.Record
+		var r record.Record
 		if err := json.Unmarshal(line, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +121,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got := map[string]evalkit.Record{}
-	st, err := evalkit.ReadOTLP(f, func(line int, r evalkit.Record) error {
+	got := map[string]record.Record{}
+	st, err := otlp.Read(f, func(line int, r record.Record) error {
 		got[r.ID] = r
 		return nil
 	})
@@ -129,7 +130,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.BadLines != 0 || st.BadSpans != 0 || st.Incomplete != 0 || st.Records != len(want) || st.WithSample != len(demo.Cases) {
-		t.Fatalf("ReadOTLP stats = %+v; want %d records, %d with samples, no problems", st, len(want), len(demo.Cases))
+		t.Fatalf("otlp.Read stats = %+v; want %d records, %d with samples, no problems", st, len(want), len(demo.Cases))
 	}
 	if st.Spans != 4*len(want) {
 		t.Errorf("%d spans in the file; want %d (chain, retrieval, chat, evaluation per call)", st.Spans, 4*len(want))

@@ -47,6 +47,7 @@ import (
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/cascade/redisstore"
 	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/examples/internal/demo"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
@@ -199,9 +200,9 @@ func run(ctx context.Context, w io.Writer, c config) error {
 }
 
 // serve judges requests rows in a shuffled order, parallel at a time.
-func (r *replica) serve(ctx context.Context, rows []evalkit.Row, c config, id uint64) error {
+func (r *replica) serve(ctx context.Context, rows []dataset.Row, c config, id uint64) error {
 	rng := rand.New(rand.NewPCG(c.seed, id))
-	next := make(chan evalkit.Row)
+	next := make(chan dataset.Row)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
@@ -229,13 +230,13 @@ func (r *replica) serve(ctx context.Context, rows []evalkit.Row, c config, id ui
 	return first
 }
 
-func readRows(path string) ([]evalkit.Row, error) {
+func readRows(path string) ([]dataset.Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: dataset: %w", err)
 	}
 	defer f.Close()
-	var rows []evalkit.Row
+	var rows []dataset.Row
 	dec := newLineReader(f)
 	for n := 1; ; n++ {
 		line, err := dec()
@@ -248,7 +249,7 @@ func readRows(path string) ([]evalkit.Row, error) {
 		if len(line) == 0 {
 			continue
 		}
-		row, err := evalkit.ParseRow(line)
+		row, err := dataset.ParseRow(line)
 		if err != nil {
 			return nil, fmt.Errorf("fleet: %s:%d: %w", path, n, err)
 		}

@@ -18,11 +18,11 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/ragtriage/ragtriage/cascade"
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/examples/httpserver/rag"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/internal/fakeopenai"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // The load test: examples/httpserver's handler on 127.0.0.1, driven by a Go
@@ -169,11 +169,11 @@ type countingRecords struct {
 	n, bad atomic.Int64
 }
 
-func (c *countingRecords) WriteRecord(_ context.Context, rec *evalkit.Record) error {
+func (c *countingRecords) WriteRecord(_ context.Context, rec *record.Record) error {
 	if rec.ID == "" || rec.Result.DecisionID == "" {
 		c.bad.Add(1)
 	}
-	if _, err := evalkit.MarshalRecord(rec); err != nil {
+	if _, err := record.Marshal(rec); err != nil {
 		c.bad.Add(1)
 	}
 	c.n.Add(1)

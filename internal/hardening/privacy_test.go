@@ -25,11 +25,11 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/ragtriage/ragtriage/cascade"
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/guardtest"
 	"github.com/ragtriage/ragtriage/internal/fakeopenai"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // Privacy: every channel through which anything leaves the process — spans
@@ -156,8 +156,8 @@ func (ch *channels) returned(err error) {
 }
 
 // WriteRecord is the record sink: it keeps each record's JSON line.
-func (ch *channels) WriteRecord(_ context.Context, rec *evalkit.Record) error {
-	b, err := evalkit.MarshalRecord(rec)
+func (ch *channels) WriteRecord(_ context.Context, rec *record.Record) error {
+	b, err := record.Marshal(rec)
 	if err != nil {
 		return err
 	}

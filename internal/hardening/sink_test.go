@@ -15,10 +15,10 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/middleware"
 	"github.com/ragtriage/ragtriage/otelkeys"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // fullDisk is a writer that accepts the first `room` bytes and then fails
@@ -74,7 +74,7 @@ func sumCounter(t testing.TB, r *sdkmetric.ManualReader, name string) int64 {
 func TestSinkDiskFull(t *testing.T) {
 	const workers, perWorker = 8, 250
 	disk := &fullDisk{room: 64 << 10}
-	w := evalkit.NewRecordWriter(disk)
+	w := record.NewWriter(disk)
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer mp.Shutdown(context.Background())
@@ -163,7 +163,7 @@ func (e slowEvaluator) Evaluate(ctx context.Context, s guard.Sample) (guard.Resu
 // countingSink counts the records it receives.
 type countingSink struct{ n atomic.Int64 }
 
-func (c *countingSink) WriteRecord(context.Context, *evalkit.Record) error {
+func (c *countingSink) WriteRecord(context.Context, *record.Record) error {
 	c.n.Add(1)
 	return nil
 }

@@ -20,10 +20,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ragtriage/ragtriage/cascade"
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/internal/fakeopenai"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // The soak: many evaluations through a wrapped chain in shadow mode, with
@@ -94,7 +94,7 @@ func TestSoakShadowCascade(t *testing.T) {
 	st := newStack(t, model, stackConfig{rule: guard.FailClosed, breaker: &br, cacheSize: cacheSize, mp: mp,
 		limits: cascade.Limits{MaxConcurrent: 8}})
 	g := kbGuard(t, guard.WithEscalator(st.c, fallbackPolicy(), guard.FailClosed))
-	sink := evalkit.NewRecordWriter(io.Discard)
+	sink := record.NewWriter(io.Discard)
 	var handled atomic.Int64
 	onErr := middleware.WithErrorHandler(func(error) { handled.Add(1) })
 	sh, err := middleware.NewShadow(g, middleware.ShadowConfig{Workers: 4, QueueSize: 512}, middleware.WithMeterProvider(mp), onErr)

@@ -15,7 +15,7 @@ import (
 // taken alone, oriented by its declared sign (0.5 = no signal; below 0.5 the
 // feature points the wrong way on that source). It is a development aid
 // (-stage features); nothing is written.
-func diagnose(sets []dataset) error {
+func diagnose(sets []labelled) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func diagnose(sets []dataset) error {
 // precisionAtFull prints, per source, how many groundedness rows have every
 // content word found (containment 1), and the share of them labelled true;
 // likewise with every adjacent pair found too.
-func precisionAtFull(sets []dataset) error {
+func precisionAtFull(sets []labelled) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func precisionAtFull(sets []dataset) error {
 
 // topErrors prints the groundedness rows with the highest P (out of fold, as
 // fitted by a plain pipeline on all rows) that are labelled false.
-func topErrors(sets []dataset, st settings, dec string, source string) error {
+func topErrors(sets []labelled, st settings, dec string, source string) error {
 	want, err := guard.ParseDecision(dec)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func topErrors(sets []dataset, st settings, dec string, source string) error {
 
 // dumpFeatures writes every example of every decision as TSV (decision,
 // source, synthetic, label, hard, features...) for offline study.
-func dumpFeatures(sets []dataset, path string) error {
+func dumpFeatures(sets []labelled, path string) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
@@ -206,7 +206,7 @@ func dumpFeatures(sets []dataset, path string) error {
 
 // explainHard prints, for rows of a source whose groundedness label is
 // true, the hard evidence the judges find (false alarms to study).
-func explainHard(sets []dataset, source string) error {
+func explainHard(sets []labelled, source string) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err

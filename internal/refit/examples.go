@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
@@ -65,7 +65,7 @@ type example struct {
 type row struct {
 	src    int
 	sample guard.Sample
-	exp    *evalkit.Expected
+	exp    *dataset.Expected
 	feats  lexical.Features
 	group  string
 	good   int8 // 1: the answer should pass; 0: it should not; -1: unknown
@@ -90,7 +90,7 @@ func (c *corpus) source(name string) int {
 
 // goodness says whether a row's answer should pass (1), should not (0), or
 // its labels do not say (−1); see evalkit.Expected.ShouldPass.
-func goodness(e *evalkit.Expected) int8 {
+func goodness(e *dataset.Expected) int8 {
 	pass, known := e.ShouldPass()
 	if !known {
 		return -1
@@ -105,7 +105,7 @@ func b2i(b bool) int8 {
 	return 0
 }
 
-func buildCorpus(j *lexical.Judge, sets []dataset) *corpus {
+func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 	c := &corpus{ex: map[guard.Decision][]example{}}
 	add := func(d guard.Decision, e example) {
 		if e.synth {
@@ -121,7 +121,7 @@ func buildCorpus(j *lexical.Judge, sets []dataset) *corpus {
 		e.hard = lexical.HardEvidence(d, e.x)
 		c.ex[d] = append(c.ex[d], e)
 	}
-	by := map[string]*dataset{}
+	by := map[string]*labelled{}
 	for i := range sets {
 		by[sets[i].name] = &sets[i]
 		c.source(sets[i].name)

@@ -56,7 +56,7 @@ func foldOf(group string, salt string, k int) int {
 	return int(h.Sum64() % uint64(k))
 }
 
-func fit(sets []dataset, st settings, profOut, reportOut string, out map[string][]byte) error {
+func fit(sets []labelled, st settings, profOut, reportOut string, out map[string][]byte) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ragtriage/ragtriage/evalkit"
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
@@ -53,9 +53,9 @@ var sourceFiles = []struct{ path, name string }{
 	{"natural/natural.jsonl", "natural"},
 }
 
-type dataset struct {
+type labelled struct {
 	name string
-	rows []evalkit.Row
+	rows []dataset.Row
 	file lexical.DataFile
 }
 
@@ -73,7 +73,7 @@ func main() {
 	flag.StringVar(&dumpDir, "dump", "", "with -v: write each decision's selection data (p, label, source, hard) to this folder")
 	flag.Parse()
 
-	var sets []dataset
+	var sets []labelled
 	for _, f := range sourceFiles {
 		ds, err := load(filepath.Join(*data, f.path), f.name)
 		if err != nil {
@@ -136,22 +136,22 @@ func main() {
 	}
 }
 
-func load(path, name string) (dataset, error) {
+func load(path, name string) (labelled, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return dataset{}, err
+		return labelled{}, err
 	}
 	sum := sha256.Sum256(b)
-	ds := dataset{name: name}
+	ds := labelled{name: name}
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, evalkit.MaxLineBytes+1)
+	sc.Buffer(nil, dataset.MaxLineBytes+1)
 	line := 0
 	for sc.Scan() {
 		line++
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		row, err := evalkit.ParseRow(sc.Bytes())
+		row, err := dataset.ParseRow(sc.Bytes())
 		if err != nil {
 			return ds, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
@@ -167,7 +167,7 @@ func load(path, name string) (dataset, error) {
 // vocab counts document frequencies of stems over the passages and questions
 // (never answers or references, and never labels), keeping stems seen in at
 // least two documents.
-func vocab(sets []dataset) ([]byte, error) {
+func vocab(sets []labelled) ([]byte, error) {
 	seen := map[string]bool{}
 	df := map[string]int{}
 	docs := 0
