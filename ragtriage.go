@@ -151,9 +151,9 @@ func (g *Guard) Evaluate(ctx context.Context, s guard.Sample) (guard.Result, err
 // otherwise.
 func (g *Guard) Policy() guard.Policy { return g.g.Policy() }
 
-// Guard returns the underlying guard.Guard (it shares the cascade: close
-// this Guard, not it).
-func (g *Guard) Guard() *guard.Guard { return g.g }
+// Unwrap returns the underlying guard.Unwrap (it shares the cascade: close
+// this Unwrap, not it).
+func (g *Guard) Unwrap() *guard.Guard { return g.g }
 
 // Cascade returns the cascade around the fallback judge, for its Stats; nil
 // without WithFallback.
