@@ -29,6 +29,9 @@ func TestRefitReproducesShippedFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("refits every decision on the shipped data (about 10 s); runs without -short")
 	}
+	if raceEnabled {
+		t.Skip("about 10 s without the race detector, minutes with it; .ci/run checks the same with go run ./internal/refit -check")
+	}
 	sets := loadSources(t)
 	out := map[string][]byte{}
 	var err error
