@@ -41,6 +41,7 @@ var importRules = map[string]importRule{
 	"guard/guardtest":                    {own: []string{"guard"}},
 	"guard/lexical":                      {own: []string{"guard", "calibrate", "guard/lexical/internal/..."}},
 	"guard/lexical/internal/...":         {own: []string{"guard/lexical/internal/..."}},
+	"guard/lexical/fit":                  {own: []string{"guard", "guard/lexical", "calibrate"}, never: []string{langchaingo, evalkit}},
 	"guard/llmjudge":                     {own: []string{"guard"}, ext: []string{langchaingo + "/...", "golang.org/x/sync/..."}, never: []string{evalkit}},
 	"calibrate":                          {},
 	"record":                             {own: []string{"guard"}},

@@ -20,6 +20,7 @@ import (
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/guard/lexical/fit"
 )
 
 var calibrateCommand = &command{
@@ -123,7 +124,7 @@ type decisionFitReport struct {
 	AutoFail calibrate.Region `json:"autoFail"`
 	Coverage float64          `json:"coverage"`
 	// HeldOut applies thresholds chosen on the other folds to each fold.
-	HeldOut heldOutCheck `json:"heldOut"`
+	HeldOut fit.HeldOut `json:"heldOut"`
 	// Undecided: no region on either side keeps the promise on every
 	// input file; the decision always escalates.
 	Undecided bool `json:"undecidedByPolicy,omitempty"`
@@ -132,16 +133,6 @@ type decisionFitReport struct {
 // selectionStarts are the starting points of the fixed sequences (see
 // calibrate.FixedSequenceConfig.Starts), the same as internal/refit's.
 var selectionStarts = []float64{0, 0.03, 0.1, 0.3}
-
-type heldOutCheck struct {
-	N              int     `json:"n"`
-	AutoPass       int     `json:"autoPass"`
-	AutoPassErrors int     `json:"autoPassErrors"`
-	AutoFail       int     `json:"autoFail"`
-	AutoFailErrors int     `json:"autoFailErrors"`
-	Coverage       float64 `json:"coverage"`
-	ErrorRate      float64 `json:"errorRate"`
-}
 
 // calExample is one labeled feature vector.
 type calExample struct {
@@ -160,200 +151,255 @@ type calRow struct {
 	file   string
 }
 
+// calibrateFlags are calibrate's parsed flags.
+type calibrateFlags struct {
+	datasets                   []string
+	want                       []guard.Decision
+	out, basePath, version     string
+	reportPath                 string
+	alpha, confidence          float64
+	minLabels, minClass, folds int
+	allowUndecided             bool
+}
+
+// settings are the numbers the fit package takes from the flags.
+func (cf *calibrateFlags) settings() fit.Settings {
+	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: selectionStarts}
+}
+
+// calibrationSet is what calibrate reads from the datasets: the labelled
+// rows and each decision's examples.
+type calibrationSet struct {
+	rows   []calRow
+	ex     map[guard.Decision][]calExample
+	groups *rowGroups
+	bad    int
+	data   []lexical.DataFile
+}
+
 func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage) }
-	var datasets, decisions listFlag
-	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
-	fs.Var(&decisions, "decisions", "decisions to fit")
-	out := fs.String("out", "", "profile `FILE` to write")
-	alpha := fs.Float64("alpha", 0.05, "largest error rate in each accepted region")
-	confidence := fs.Float64("confidence", 0.95, "confidence of the upper bound")
-	minLabels := fs.Int("min-labels", 30, "fewest labels a decision needs")
-	minClass := fs.Int("min-class", 5, "fewest labels of each class")
-	folds := fs.Int("folds", 5, "cross-validation folds")
-	basePath := fs.String("base", "", "base profile `FILE`")
-	version := fs.String("version", "", "profile version")
-	reportPath := fs.String("report", "", "calibration report `FILE`")
-	allowUndecided := fs.Bool("allow-undecided", false, "exit 0 although a refitted decision decides nothing")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "ragtriage calibrate: "+format+"\n", a...)
-		return 2
-	}
-	switch {
-	case fs.NArg() > 0:
-		return usage("unexpected argument %q (give datasets with -dataset)", fs.Arg(0))
-	case len(datasets) == 0:
-		return usage("-dataset is required")
-	case *out == "":
-		return usage("-out is required")
-	case !(*alpha > 0 && *alpha < 1):
-		return usage("-alpha %v: want a number in (0, 1)", *alpha)
-	case !(*confidence > 0 && *confidence < 1):
-		return usage("-confidence %v: want a number in (0, 1)", *confidence)
-	case *folds < 2:
-		return usage("-folds %d: want 2 or more", *folds)
-	case *minLabels < 2 || *minClass < 1:
-		return usage("-min-labels must be ≥ 2 and -min-class ≥ 1")
-	}
-	var want []guard.Decision
-	for _, name := range decisions {
-		d, err := guard.ParseDecision(name)
-		if err != nil {
-			return usage("-decisions: %v", err)
-		}
-		want = append(want, d)
+	cf, code := parseCalibrateFlags(args, stderr)
+	if cf == nil {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "ragtriage calibrate: %v\n", err)
 		return 1
 	}
-
 	base := lexical.DefaultProfile()
-	if *basePath != "" {
+	if cf.basePath != "" {
 		var err error
-		if base, err = lexical.LoadProfile(*basePath); err != nil {
+		if base, err = lexical.LoadProfile(cf.basePath); err != nil {
 			return fail(err)
 		}
 	}
-	judge, err := lexical.New(base)
+	set, err := readCalibrationSet(cf.datasets, base, stderr)
 	if err != nil {
 		return fail(err)
 	}
-
-	// Read the rows and compute their features.
-	src := dataset.NewFileSource(datasets...)
-	defer src.Close()
-	ex := map[guard.Decision][]calExample{}
-	var rows []calRow
-	groups := newGroups()
-	bad := 0
-	for {
-		it, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail(err)
-		}
-		if it.Err != nil {
-			bad++
-			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
-			continue
-		}
-		if it.Expected == nil {
-			continue
-		}
-		s := it.Sample
-		if err := s.Validate(guard.Limits{}); err != nil {
-			bad++
-			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, err)
-			continue
-		}
-		g := groups.add(s)
-		f := judge.Features(s)
-		e := it.Expected
-		ri := len(rows)
-		rows = append(rows, calRow{s, e, it.Pos.File})
-		for ci, c := range s.Contexts {
-			if v, ok := e.ChunkLabel(c.ID); ok {
-				ex[guard.ChunkRelevance] = append(ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, it.Pos.File, ri, ci})
-			}
-		}
-		vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
-			guard.AnswerRelevance: f.AnswerRelevance, guard.Groundedness: f.Groundedness, guard.Contradiction: f.Contradiction,
-			guard.Correctness: f.Correctness}
-		for d, x := range vecs {
-			if x == nil {
-				continue // correctness without a reference
-			}
-			if v, ok := e.Label(d); ok {
-				ex[d] = append(ex[d], calExample{x, v, g, it.Pos.File, ri, -1})
-			}
-		}
+	if len(cf.want) == 0 {
+		cf.want = set.labelled()
 	}
-	for _, w := range src.Warnings() {
-		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
-	}
-	for _, es := range ex {
-		for i := range es {
-			es[i].group = groups.find(es[i].group)
-		}
-	}
-	if len(want) == 0 {
-		for _, d := range guard.Decisions {
-			if len(ex[d]) > 0 {
-				want = append(want, d)
-			}
-		}
-	}
-	if len(want) == 0 {
+	if len(cf.want) == 0 {
 		return fail(errors.New("no labels in the datasets: nothing to calibrate"))
 	}
-
-	// Refuse before fitting anything.
-	var refusals []string
-	for _, d := range want {
-		n, pos := len(ex[d]), 0
-		for _, e := range ex[d] {
-			if e.y {
-				pos++
-			}
-		}
-		switch {
-		case n < *minLabels:
-			refusals = append(refusals, fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, *minLabels))
-		case pos == 0 || pos == n:
-			refusals = append(refusals, fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n))
-		case pos < *minClass || n-pos < *minClass:
-			refusals = append(refusals, fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, *minClass))
-		}
-	}
-	if len(refusals) > 0 {
+	if refusals := set.refusals(cf); len(refusals) > 0 {
 		for _, r := range refusals {
 			fmt.Fprintf(stderr, "ragtriage calibrate: refusing: %s\n", r)
 		}
 		fmt.Fprintln(stderr, "ragtriage calibrate: add labels, or leave those decisions out with -decisions (they then keep the base profile's model)")
 		return 1
 	}
-
-	var data []lexical.DataFile
-	for _, in := range src.Inputs() {
-		data = append(data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
+	prof, rep := newCalibratedProfile(cf, args, base, set)
+	oof, err := set.fitDecisions(cf, prof, &rep)
+	if err != nil {
+		return fail(err)
 	}
+	if err := set.choosePassRule(cf, prof, &rep, oof); err != nil {
+		return fail(err)
+	}
+	if err := writeCalibration(cf, prof, &rep); err != nil {
+		return fail(err)
+	}
+	printCalibration(stdout, &rep, cf.out)
+	return refuseIdle(cf, &rep, stderr)
+}
+
+// parseCalibrateFlags parses and checks calibrate's flags. On a usage error
+// or -help it returns nil and the exit status.
+func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int) {
+	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage) }
+	var datasets, decisions listFlag
+	cf := &calibrateFlags{}
+	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
+	fs.Var(&decisions, "decisions", "decisions to fit")
+	fs.StringVar(&cf.out, "out", "", "profile `FILE` to write")
+	fs.Float64Var(&cf.alpha, "alpha", 0.05, "largest error rate in each accepted region")
+	fs.Float64Var(&cf.confidence, "confidence", 0.95, "confidence of the upper bound")
+	fs.IntVar(&cf.minLabels, "min-labels", 30, "fewest labels a decision needs")
+	fs.IntVar(&cf.minClass, "min-class", 5, "fewest labels of each class")
+	fs.IntVar(&cf.folds, "folds", 5, "cross-validation folds")
+	fs.StringVar(&cf.basePath, "base", "", "base profile `FILE`")
+	fs.StringVar(&cf.version, "version", "", "profile version")
+	fs.StringVar(&cf.reportPath, "report", "", "calibration report `FILE`")
+	fs.BoolVar(&cf.allowUndecided, "allow-undecided", false, "exit 0 although a refitted decision decides nothing")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	usage := func(format string, a ...any) (*calibrateFlags, int) {
+		fmt.Fprintf(stderr, "ragtriage calibrate: "+format+"\n", a...)
+		return nil, 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("unexpected argument %q (give datasets with -dataset)", fs.Arg(0))
+	case len(datasets) == 0:
+		return usage("-dataset is required")
+	case cf.out == "":
+		return usage("-out is required")
+	case !(cf.alpha > 0 && cf.alpha < 1):
+		return usage("-alpha %v: want a number in (0, 1)", cf.alpha)
+	case !(cf.confidence > 0 && cf.confidence < 1):
+		return usage("-confidence %v: want a number in (0, 1)", cf.confidence)
+	case cf.folds < 2:
+		return usage("-folds %d: want 2 or more", cf.folds)
+	case cf.minLabels < 2 || cf.minClass < 1:
+		return usage("-min-labels must be ≥ 2 and -min-class ≥ 1")
+	}
+	for _, name := range decisions {
+		d, err := guard.ParseDecision(name)
+		if err != nil {
+			return usage("-decisions: %v", err)
+		}
+		cf.want = append(cf.want, d)
+	}
+	cf.datasets = datasets
+	return cf, 0
+}
+
+// readCalibrationSet reads the labelled rows and computes their features
+// with the base profile's judge. Bad lines are listed on stderr and
+// skipped.
+func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writer) (*calibrationSet, error) {
+	judge, err := lexical.New(base)
+	if err != nil {
+		return nil, err
+	}
+	src := dataset.NewFileSource(datasets...)
+	defer src.Close()
+	set := &calibrationSet{ex: map[guard.Decision][]calExample{}, groups: newGroups()}
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if it.Err == nil && it.Expected != nil {
+			it.Err = it.Sample.Validate(guard.Limits{})
+		}
+		if it.Err != nil {
+			set.bad++
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
+			continue
+		}
+		if it.Expected != nil {
+			set.add(judge, it.Sample, it.Expected, it.Pos.File)
+		}
+	}
+	for _, w := range src.Warnings() {
+		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
+	}
+	for _, es := range set.ex {
+		for i := range es {
+			es[i].group = set.groups.find(es[i].group)
+		}
+	}
+	for _, in := range src.Inputs() {
+		set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
+	}
+	return set, nil
+}
+
+// add keeps a labelled row and one example for each label it has.
+func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset.Expected, file string) {
+	g := set.groups.add(s)
+	f := judge.Features(s)
+	ri := len(set.rows)
+	set.rows = append(set.rows, calRow{s, e, file})
+	for ci, c := range s.Contexts {
+		if v, ok := e.ChunkLabel(c.ID); ok {
+			set.ex[guard.ChunkRelevance] = append(set.ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, file, ri, ci})
+		}
+	}
+	vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
+		guard.AnswerRelevance: f.AnswerRelevance, guard.Groundedness: f.Groundedness, guard.Contradiction: f.Contradiction,
+		guard.Correctness: f.Correctness}
+	for d, x := range vecs {
+		if x == nil {
+			continue // correctness without a reference
+		}
+		if v, ok := e.Label(d); ok {
+			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1})
+		}
+	}
+}
+
+// labelled lists the decisions with at least one label.
+func (set *calibrationSet) labelled() []guard.Decision {
+	var out []guard.Decision
+	for _, d := range guard.Decisions {
+		if len(set.ex[d]) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// refusals names each decision to fit whose labels are too few, or of a
+// single class, before anything is fitted.
+func (set *calibrationSet) refusals(cf *calibrateFlags) []string {
+	var out []string
+	for _, d := range cf.want {
+		n, pos := len(set.ex[d]), 0
+		for _, e := range set.ex[d] {
+			if e.y {
+				pos++
+			}
+		}
+		switch {
+		case n < cf.minLabels:
+			out = append(out, fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, cf.minLabels))
+		case pos == 0 || pos == n:
+			out = append(out, fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n))
+		case pos < cf.minClass || n-pos < cf.minClass:
+			out = append(out, fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, cf.minClass))
+		}
+	}
+	return out
+}
+
+// newCalibratedProfile starts the profile and its report: the data, the
+// version, and the base profile's decisions that are not refitted.
+func newCalibratedProfile(cf *calibrateFlags, args []string, base *lexical.Profile, set *calibrationSet) (*lexical.Profile, calibrationReport) {
 	now := evalNow().UTC()
 	prof := &lexical.Profile{
-		Version: *version, FeaturesVersion: lexical.FeaturesVersion, Created: now.Format(time.RFC3339),
+		Version: cf.version, FeaturesVersion: lexical.FeaturesVersion, Created: now.Format(time.RFC3339),
 		RefitCommand: "ragtriage calibrate " + strings.Join(args, " "),
-		Data:         data, Decisions: map[string]*lexical.DecisionModel{}, Policy: base.Policy,
+		Data:         set.data, Decisions: map[string]*lexical.DecisionModel{}, Policy: base.Policy,
 	}
 	if prof.Version == "" {
-		// The version names everything that shapes the profile: the data,
-		// the settings, the decisions refitted, the base profile and the
-		// features, so two different policies never share a version.
-		h := sha256.New()
-		for _, d := range data {
-			fmt.Fprintf(h, "data %s %s %d\n", d.Path, d.SHA256, d.Rows)
-		}
-		names := make([]string, len(want))
-		for i, d := range want {
-			names[i] = d.String()
-		}
-		slices.Sort(names)
-		fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
-			*alpha, *confidence, *folds, *minLabels, *minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, selectionStarts)
-		prof.Version = "calibrated-" + now.Format("20060102") + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+		prof.Version = "calibrated-" + now.Format("20060102") + "-" + cf.versionHash(set.data, base)
 	}
-	rep := calibrationReport{Profile: prof.Version, Alpha: *alpha, Confidence: *confidence, Folds: *folds, Data: data, BadLines: bad}
+	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad}
 	for _, d := range guard.Decisions {
-		if slices.Contains(want, d) {
+		if slices.Contains(cf.want, d) {
 			continue
 		}
 		if m, ok := base.Decisions[d.String()]; ok {
@@ -363,45 +409,68 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			rep.Kept = append(rep.Kept, d.String())
 		}
 	}
-	// oof holds each labelled estimate's out-of-fold P, gated as the
-	// profile gates it, for the pass-rule check.
-	type oofKey struct {
-		row int
-		d   guard.Decision
-		ctx int
+	return prof, rep
+}
+
+// versionHash names everything that shapes the profile: the data, the
+// settings, the decisions refitted, the base profile and the features, so
+// two different policies never share a version.
+func (cf *calibrateFlags) versionHash(data []lexical.DataFile, base *lexical.Profile) string {
+	h := sha256.New()
+	for _, d := range data {
+		fmt.Fprintf(h, "data %s %s %d\n", d.Path, d.SHA256, d.Rows)
 	}
+	names := make([]string, len(cf.want))
+	for i, d := range cf.want {
+		names[i] = d.String()
+	}
+	slices.Sort(names)
+	fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
+		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, selectionStarts)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// oofKey names one labelled estimate: a row, a decision and, for chunk
+// relevance, a context index (−1 otherwise).
+type oofKey struct {
+	row int
+	d   guard.Decision
+	ctx int
+}
+
+// fitDecisions fits every decision asked into prof and rep. It returns
+// each labelled estimate's out-of-fold P, gated as the profile gates it,
+// for the pass-rule check.
+func (set *calibrationSet) fitDecisions(cf *calibrateFlags, prof *lexical.Profile, rep *calibrationReport) (map[oofKey]float64, error) {
 	oof := map[oofKey]float64{}
-	for _, d := range want {
-		dm, dr, fit, err := fitCalibration(d, ex[d], *folds, *alpha, *confidence)
+	for _, d := range cf.want {
+		es := set.ex[d]
+		dm, dr, f, err := fitCalibration(d, es, cf.settings())
 		if err != nil {
-			return fail(fmt.Errorf("refusing: %s: %w", d, err))
+			return nil, fmt.Errorf("refusing: %s: %w", d, err)
 		}
-		dr.Groups = groups.count(ex[d])
+		dr.Groups = set.groups.count(es)
 		prof.Decisions[d.String()] = dm
 		prof.Policy.Set(d, dr.Policy)
 		rep.Decisions = append(rep.Decisions, dr)
-		for i, e := range ex[d] {
-			p := fit.oof[i]
-			if !fit.hard[i] {
-				p = max(p, fit.sel.SoftFloor)
-				if fit.sel.SoftCeiling > 0 {
-					p = min(p, fit.sel.SoftCeiling)
-				}
-			}
-			oof[oofKey{e.row, d, e.ctx}] = p
+		for i, e := range es {
+			oof[oofKey{e.row, d, e.ctx}] = f.Gate(f.OOF[i], lexical.HardEvidence(d, e.x))
 		}
 	}
-	// The pass rule: each labelled row judged by the new profile, with the
-	// out-of-fold P of every decision it has a label for, under each rule
-	// in turn; the most lenient rule that keeps the promise on every input
-	// file (lexical.SelectPassRule, as internal/refit chooses the shipped
-	// one).
+	return oof, nil
+}
+
+// choosePassRule judges each labelled row by the new profile, with the
+// out-of-fold P of every decision it has a label for, under each rule in
+// turn. It keeps the most lenient rule that keeps the promise on every
+// input file (fit.PassRule, as internal/refit chooses the shipped one).
+func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Profile, rep *calibrationReport, oof map[oofKey]float64) error {
 	if err := prof.Validate(); err != nil {
-		return fail(err)
+		return err
 	}
 	pj, err := lexical.New(prof)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	var cur int
 	replay := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
@@ -420,13 +489,13 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	})
 	rg, err := guard.New(guard.WithJudge(replay), guard.WithPolicy(prof.Policy))
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	passed := make([][]bool, len(guard.PassRules))
+	var results []guard.Result
 	var good []bool
 	var fileOf []int
-	fileIDs := map[string]int{}
-	for ri, r := range rows {
+	files := sourceIDs{}
+	for ri, r := range set.rows {
 		pass, known := r.exp.ShouldPass()
 		if !known || len(r.sample.Contexts) == 0 {
 			continue
@@ -437,135 +506,107 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			err = res.Err() // a failed judge: the check would be on uncertain decisions
 		}
 		if err != nil {
-			return fail(fmt.Errorf("pass-rule check: %w", err))
+			return fmt.Errorf("pass-rule check: %w", err)
 		}
-		for k, rule := range guard.PassRules {
-			res.PassRule = rule
-			passed[k] = append(passed[k], guard.Diagnose(&res).Diagnosis == guard.PassDiagnosis)
-		}
-		id, ok := fileIDs[r.file]
-		if !ok {
-			id = len(fileIDs)
-			fileIDs[r.file] = id
-		}
-		good, fileOf = append(good, pass), append(fileOf, id)
+		results, good, fileOf = append(results, res), append(good, pass), append(fileOf, files.id(r.file))
 	}
-	rule, checks := lexical.SelectPassRule(passed, good, fileOf, *alpha, *confidence)
+	rule, checks := fit.PassRule(results, good, fileOf, cf.settings())
 	prof.Policy.PassRule = rule
 	rep.PassRule = rule.String()
 	for _, rc := range checks {
 		rep.PassRuleChecks = append(rep.PassRuleChecks, passRuleCheck{Rule: rc.Rule.String(), Tested: rc.Tested, Holds: rc.Holds,
 			AutoPassed: rc.PooledPassed, Errors: rc.PooledErrors})
 	}
-	if err := prof.Validate(); err != nil {
-		return fail(err)
+	return prof.Validate()
+}
+
+// sourceIDs numbers the input files in the order they are first seen.
+type sourceIDs map[string]int
+
+func (s sourceIDs) id(file string) int {
+	id, ok := s[file]
+	if !ok {
+		id = len(s)
+		s[file] = id
 	}
-	if err := writeIndentedJSON(*out, prof); err != nil {
-		return fail(err)
+	return id
+}
+
+// writeCalibration writes the profile and, with -report, the report.
+func writeCalibration(cf *calibrateFlags, prof *lexical.Profile, rep *calibrationReport) error {
+	if err := writeIndentedJSON(cf.out, prof); err != nil {
+		return err
 	}
-	if *reportPath != "" {
-		if err := writeIndentedJSON(*reportPath, rep); err != nil {
-			return fail(err)
-		}
+	if cf.reportPath != "" {
+		return writeIndentedJSON(cf.reportPath, rep)
 	}
-	printCalibration(stdout, &rep, *out)
+	return nil
+}
+
+// refuseIdle exits 1, naming them, when refitted decisions decide nothing,
+// unless -allow-undecided accepts it.
+func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) int {
 	var idle []string
 	for _, d := range rep.Decisions {
 		if d.Coverage == 0 {
 			idle = append(idle, d.Decision)
 		}
 	}
-	if len(idle) > 0 && !*allowUndecided {
-		verb := "decides"
-		if len(idle) > 1 {
-			verb = "decide"
-		}
-		fmt.Fprintf(stderr, "ragtriage calibrate: %s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review; add labels, leave them out with -decisions, or accept it with -allow-undecided\n",
-			strings.Join(idle, ", "), verb, *out)
-		return 1
+	if len(idle) == 0 || cf.allowUndecided {
+		return 0
 	}
-	return 0
+	verb := "decides"
+	if len(idle) > 1 {
+		verb = "decide"
+	}
+	fmt.Fprintf(stderr, "ragtriage calibrate: %s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review; add labels, leave them out with -decisions, or accept it with -allow-undecided\n",
+		strings.Join(idle, ", "), verb, cf.out)
+	return 1
 }
 
-// fitCalibration fits one decision: out-of-fold predictions, their quality,
-// the thresholds chosen on them, the held-out check, and the final model.
-// calFit is what the pass-rule check needs from fitCalibration.
-type calFit struct {
-	oof  []float64
-	hard []bool
-	sel  lexical.Selection
-}
-
-func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence float64) (*lexical.DecisionModel, decisionFitReport, calFit, error) {
-	// The features' declared directions hold in every fit (see
-	// lexical.Feature).
-	cfg := calibrate.LogisticConfig{L2: 1, MaxIter: 500, Signs: lexical.FeatureSigns(d)}
-	x := make([][]float64, len(es))
+// fitCalibration fits one decision through package fit (out-of-fold
+// predictions, the thresholds chosen on them, the held-out check and the
+// final model) and reports their quality.
+func fitCalibration(d guard.Decision, es []calExample, st fit.Settings) (*lexical.DecisionModel, decisionFitReport, *fit.Fitted, error) {
+	exs := make([]fit.Example, len(es))
 	y := make([]bool, len(es))
-	folds := make([]int, len(es))
-	pos := 0
+	files := sourceIDs{}
 	for i, e := range es {
-		x[i], y[i] = e.x, e.y
-		folds[i] = calibrate.GroupFold(fmt.Sprint(e.group), k)
-		if e.y {
-			pos++
-		}
+		exs[i] = fit.Example{X: e.x, Y: e.y, Source: files.id(e.file), Fold: calibrate.GroupFold(fmt.Sprint(e.group), st.Folds),
+			Hard: lexical.HardEvidence(d, e.x)}
+		y[i] = e.y
 	}
-	// Every training set (all folds but one) needs both classes.
-	for f := range k {
-		tp, tn := 0, 0
-		for i := range es {
-			if folds[i] != f {
-				if y[i] {
-					tp++
-				} else {
-					tn++
-				}
-			}
-		}
-		if tp == 0 || tn == 0 {
-			return nil, decisionFitReport{}, calFit{}, fmt.Errorf("the rows outside fold %d hold a single class; add labels of the other class", f)
-		}
-	}
-	oof, err := calibrate.CrossValPredict(x, y, nil, folds, k, cfg)
-	if errors.Is(err, calibrate.ErrNotConverged) {
-		err = nil // a sign-constrained fit still moving within tolerance: its last iterate keeps the signs
-	}
+	f, err := fit.Decision(d, exs, st)
 	if err != nil {
-		return nil, decisionFitReport{}, calFit{}, err
+		return nil, decisionFitReport{}, nil, err
 	}
-	full, err := calibrate.FitStandardized(x, y, nil, cfg)
-	if errors.Is(err, calibrate.ErrNotConverged) {
-		err = nil
-	}
+	held, err := fit.CheckHeldOut(f, exs, st)
 	if err != nil {
-		return nil, decisionFitReport{}, calFit{}, err
+		return nil, decisionFitReport{}, nil, err
 	}
-	dr := decisionFitReport{Decision: d.String(), N: len(es), Positives: pos}
-	dr.OOF = lexical.Quality{N: len(es), Brier: calibrate.Brier(oof, y, nil), ECE: calibrate.ECE(oof, y, nil, 10), AUROC: -1}
-	if a, err := calibrate.AUROC(oof, y, nil); err == nil {
-		dr.OOF.AUROC = a
-	} else {
+	dr := newDecisionFitReport(f, y, held)
+	dm := f.DecisionModel(-1)
+	dm.Positives, dm.Negatives = dr.Positives, len(es)-dr.Positives
+	dm.CV = map[string]lexical.Quality{"all": dr.OOF}
+	addFileQuality(dm, es, f.OOF)
+	return dm, dr, f, nil
+}
+
+// newDecisionFitReport reports a fitted decision: its out-of-fold quality,
+// the regions its thresholds auto-decide and the held-out check.
+func newDecisionFitReport(f *fit.Fitted, y []bool, held fit.HeldOut) decisionFitReport {
+	dr := decisionFitReport{Decision: f.Decision.String(), N: len(y), HeldOut: held}
+	for _, v := range y {
+		if v {
+			dr.Positives++
+		}
+	}
+	var err error
+	if dr.OOF, err = fit.Quality(f.OOF, y); err != nil {
 		dr.AUROCNote = err.Error()
 	}
-	dr.Bins = calibrate.Reliability(oof, y, nil, 10)
-	// Each input file is a labelled source: the promise is checked on each.
-	fileIDs := map[string]int{}
-	src := make([]int, len(es))
-	hard := make([]bool, len(es))
-	for i, e := range es {
-		id, ok := fileIDs[e.file]
-		if !ok {
-			id = len(fileIDs)
-			fileIDs[e.file] = id
-		}
-		src[i], hard[i] = id, lexical.HardEvidence(d, e.x)
-	}
-	fsCfg := calibrate.FixedSequenceConfig{Alpha: alpha, Confidence: confidence, Starts: selectionStarts}
-	sel, err := lexical.SelectPolicy(d, oof, y, src, hard, fsCfg)
-	if err != nil {
-		return nil, decisionFitReport{}, calFit{}, err
-	}
+	dr.Bins = calibrate.Reliability(f.OOF, y, nil, 10)
+	sel := f.Selection
 	dr.Policy = sel.Thresholds
 	dr.AutoPass, dr.AutoFail = sel.Pass.AutoPass, sel.Fail.AutoFail
 	if !sel.Pass.HasPass {
@@ -574,67 +615,14 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 	if !sel.Fail.HasFail {
 		dr.AutoFail = calibrate.Region{UpperBound: 1}
 	}
-	dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(len(es))
+	dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(len(y))
 	dr.Undecided = sel.Thresholds.IsUndecided()
+	return dr
+}
 
-	// Held-out check, cross-fitted (not nested: the other folds'
-	// out-of-fold predictions come from models that saw this fold):
-	// thresholds chosen on them, applied to this fold.
-	h := &dr.HeldOut
-	for f := range k {
-		var p []float64
-		var yy []bool
-		var gg []int
-		var hh []bool
-		for i := range es {
-			if folds[i] != f {
-				p, yy, gg, hh = append(p, oof[i]), append(yy, y[i]), append(gg, src[i]), append(hh, hard[i])
-			}
-		}
-		if len(p) == 0 {
-			continue
-		}
-		s, err := lexical.SelectPolicy(d, p, yy, gg, hh, fsCfg)
-		if err != nil {
-			return nil, decisionFitReport{}, calFit{}, fmt.Errorf("held-out check, fold %d: %w", f, err)
-		}
-		th := s.Thresholds
-		for i := range es {
-			if folds[i] != f {
-				continue
-			}
-			h.N++
-			pi := oof[i]
-			if !hard[i] {
-				pi = max(pi, s.SoftFloor)
-				if s.SoftCeiling > 0 {
-					pi = min(pi, s.SoftCeiling)
-				}
-			}
-			switch th.Verdict(pi) {
-			case guard.Pass:
-				h.AutoPass++
-				if !y[i] {
-					h.AutoPassErrors++
-				}
-			case guard.Fail:
-				h.AutoFail++
-				if y[i] {
-					h.AutoFailErrors++
-				}
-			}
-		}
-	}
-	if h.N > 0 {
-		h.Coverage = float64(h.AutoPass+h.AutoFail) / float64(h.N)
-	}
-	if dec := h.AutoPass + h.AutoFail; dec > 0 {
-		h.ErrorRate = float64(h.AutoPassErrors+h.AutoFailErrors) / float64(dec)
-	}
-
-	dm := &lexical.DecisionModel{Features: lexical.FeatureNames(d), Model: full, Positives: pos, Negatives: len(es) - pos,
-		SoftFloor: sel.SoftFloor, SoftCeiling: sel.SoftCeiling,
-		CV: map[string]lexical.Quality{"all": dr.OOF}}
+// addFileQuality adds the out-of-fold quality and label counts of each
+// input file to the decision's model.
+func addFileQuality(dm *lexical.DecisionModel, es []calExample, oof []float64) {
 	byFile := map[string][]int{}
 	for i, e := range es {
 		byFile[e.file] = append(byFile[e.file], i)
@@ -650,19 +638,15 @@ func fitCalibration(d guard.Decision, es []calExample, k int, alpha, confidence 
 		yy := make([]bool, len(idx))
 		n := 0
 		for j, i := range idx {
-			p[j], yy[j] = oof[i], y[i]
-			if y[i] {
+			p[j], yy[j] = oof[i], es[i].y
+			if es[i].y {
 				n++
 			}
 		}
-		q := lexical.Quality{N: len(idx), Brier: calibrate.Brier(p, yy, nil), ECE: calibrate.ECE(p, yy, nil, 10), AUROC: -1}
-		if a, err := calibrate.AUROC(p, yy, nil); err == nil {
-			q.AUROC = a
-		}
+		q, _ := fit.Quality(p, yy)
 		dm.CV[strings.TrimSuffix(f, ".jsonl")] = q
 		dm.Sources = append(dm.Sources, fmt.Sprintf("%s: %d labels (%d true)", f, len(idx), n))
 	}
-	return dm, dr, calFit{oof: oof, hard: hard, sel: sel}, nil
 }
 
 // rowGroups joins rows that share a question or a context set into one group

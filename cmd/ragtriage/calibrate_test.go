@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,4 +79,56 @@ func TestCalibrateUnknownDecisionListsNames(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr.String(), want) {
 		t.Fatalf("exit %d; want 2 and %q:\n%s", code, want, stderr.String())
 	}
+}
+
+// Calibrate fits through package fit. The profile, report and summary it
+// writes are those of the CLI before fitting moved there (testdata/calibrate
+// was written by ragtriage calibrate at commit 8a70032, with the output
+// folder replaced by OUT).
+func TestCalibrateGolden(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	args := []string{"-dataset", "../../testdata/eval/fixture.jsonl,../../data/dev/hotpotqa.jsonl,../../data/dev/hotpotqa_ablated.jsonl",
+		"-dataset", "../../data/dev/wice_groundedness.jsonl", "-dataset", "../../data/dev/truthfulqa.jsonl",
+		"-out", dir + "/profile.json", "-report", dir + "/report.json", "-allow-undecided",
+		"-decisions", "chunk_relevance,context_sufficiency,groundedness,correctness", "-dataset", "../../data/dev/squad_v2.jsonl"}
+	var stdout, stderr bytes.Buffer
+	if code := runCalibrate(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	got := map[string]string{"stdout.txt": stdout.String()}
+	for _, name := range []string{"profile.json", "report.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = string(b)
+	}
+	for name, g := range got {
+		want, err := os.ReadFile(filepath.Join("testdata", "calibrate", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g = strings.ReplaceAll(g, dir, "OUT"); g != string(want) {
+			t.Errorf("%s differs from testdata/calibrate/%s:\n%s", name, name, firstLineDiff(g, string(want)))
+		}
+	}
+}
+
+// firstLineDiff shows the first line where got and want differ.
+func firstLineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, gl, wl)
+		}
+	}
+	return "(same lines)"
 }

@@ -405,115 +405,205 @@ var (
 	}
 )
 
+// usageError is an error that exits 2: a bad flag, or a fallback that
+// cannot be configured.
+type usageError struct{ error }
+
+// evalRun is what runEval decides from its flags before reading anything.
+type evalRun struct {
+	f        evalFlags
+	mode     report.Mode
+	rule     guard.Degrade
+	fbPolicy guard.Policy
+}
+
 func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var f evalFlags
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, evalUsage) }
-	fs.Var(&f.datasets, "dataset", "dataset `FILE`")
-	fs.Var(&f.records, "records", "record `FILE`")
-	fs.Var(&f.traces, "traces", "OTLP JSON `FILE`")
-	fs.StringVar(&f.mode, "mode", "primary", "primary, fallback, cascade or recorded")
-	fs.StringVar(&f.profile, "profile", "", "calibration profile `FILE`")
-	fs.StringVar(&f.out, "out", "", "JSON report `FILE`")
-	fs.StringVar(&f.md, "md", "", "Markdown summary `FILE`")
-	fs.StringVar(&f.html, "html", "", "HTML report `FILE`")
-	fs.StringVar(&f.baseline, "baseline", "", "baseline JSON report `FILE`")
-	fs.Float64Var(&f.maxDrop, "max-drop", 0.02, "largest tolerated worsening of a metric")
-	fs.Float64Var(&f.maxRowChange, "max-row-change", 0.10, "largest tolerated relative change of the rows compared with -baseline")
-	fs.StringVar(&f.pricing, "pricing", "", "pricing snapshot `FILE` (default: the built-in snapshot)")
-	fs.IntVar(&f.workers, "workers", 0, "rows judged at once (0: one per CPU; unset: also, but 1 in cascade mode with the simulated fallback)")
-	fs.Float64Var(&f.maxFallbackErrors, "max-fallback-errors", 0.05, "largest tolerated share of failed fallback calls")
-	fs.BoolVar(&f.allowFallbackErrors, "allow-fallback-errors", false, "do not exit 1 because fallback calls failed")
-	fs.StringVar(&f.progress, "progress", "auto", "auto, always or never")
-	fs.StringVar(&f.fallback, "fallback", "simulated", "fallback judge")
-	fs.StringVar(&f.fallbackPolicy, "fallback-policy", "0.3,0.7", "fallback thresholds FAIL,PASS")
-	fs.StringVar(&f.degrade, "degrade", "fail_closed", "fail_closed or fail_open")
-	fs.DurationVar(&f.fallbackTimeout, "fallback-timeout", 30*time.Second, "cap on one fallback call")
-	fs.IntVar(&f.fallbackConcurrency, "fallback-concurrency", 8, "fallback calls at once")
-	fs.IntVar(&f.fallbackWaiting, "fallback-waiting", cascade.NoLimit, "calls that may wait for a slot (-1: no bound, 0: none)")
-	fs.IntVar(&f.fallbackCache, "fallback-cache", cascade.DefaultCacheSize, "estimates cached (-1: off, 0: default)")
-	fs.IntVar(&f.fallbackBreakerFailures, "fallback-breaker-failures", cascade.DefaultBreakerFailures, "consecutive failures that open the breaker")
-	fs.DurationVar(&f.fallbackBreakerCooldown, "fallback-breaker-cooldown", cascade.DefaultBreakerCooldown, "how long the breaker stays open")
-	fs.IntVar(&f.fallbackBudgetCalls, "fallback-budget-calls", 0, "fallback calls per budget window (0: no cap)")
-	fs.IntVar(&f.fallbackBudgetTokens, "fallback-budget-tokens", 0, "fallback tokens per budget window (0: no cap)")
-	fs.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")
-	fs.StringVar(&f.fallbackBaseURL, "fallback-base-url", llmjudge.DefaultBaseURL, "openai fallback: API root `URL`")
-	fs.StringVar(&f.fallbackModel, "fallback-model", "", "openai fallback: `MODEL` name")
-	fs.StringVar(&f.claims, "claims", "off", "claims mode: off, sentences or openai")
-	fs.Float64Var(&f.simErrorRate, "sim-error-rate", 0.05, "simulated fallback: error rate")
-	fs.DurationVar(&f.simLatency, "sim-latency", 300*time.Millisecond, "simulated fallback: latency per call")
-	fs.BoolVar(&f.simSleep, "sim-sleep", false, "simulated fallback: wait the latency")
-	fs.IntVar(&f.simTokens, "sim-tokens", 400, "simulated fallback: input tokens per call")
-	fs.IntVar(&f.simOutputTokens, "sim-output-tokens", 8, "simulated fallback: output tokens per call")
-	fs.Uint64Var(&f.simSeed, "sim-seed", 1, "simulated fallback: seed")
-	fs.StringVar(&f.simPriceAs, "sim-price-as", "gpt-4o-mini", "simulated fallback: priced as `MODEL`")
-	fs.StringVar(&f.simUnlabeled, "sim-unlabeled", "primary", "simulated fallback: primary or abstain")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	r, code := parseEvalFlags(args, stderr)
+	if r == nil {
+		return code
+	}
+	f := &r.f
+	exit := func(err error) int {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "ragtriage eval: %v\n", ue.error)
+			return 2
 		}
-		return 2
+		fmt.Fprintf(stderr, "ragtriage eval: %v\n", err)
+		return 1
 	}
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "workers" {
-			f.workersSet = true
-		}
-	})
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "ragtriage eval: "+format+"\n", a...)
-		return 2
-	}
-	switch {
-	case fs.NArg() > 0:
-		return usage("unexpected argument %q (inputs are given with -dataset, -records and -traces)", fs.Arg(0))
-	case len(f.datasets) == 0 && len(f.records) == 0 && len(f.traces) == 0:
-		return usage("-dataset, -records or -traces is required")
-	case len(f.records) > 0 && len(f.traces) > 0:
-		return usage("-records and -traces cannot be combined")
-	case f.out == "":
-		return usage("-out is required")
-	case f.workers < 0:
-		return usage("-workers %d: want 0 or more", f.workers)
-	case !(f.maxDrop >= 0):
-		return usage("-max-drop %v: want 0 or more", f.maxDrop)
-	case !(f.maxRowChange >= 0) || math.IsInf(f.maxRowChange, 0):
-		return usage("-max-row-change %v: want a fraction, 0 or more (0.10: ±10%%)", f.maxRowChange)
-	case !(f.maxFallbackErrors >= 0 && f.maxFallbackErrors <= 1):
-		return usage("-max-fallback-errors %v: want a share in [0, 1]", f.maxFallbackErrors)
-	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
-		return usage("-progress %q: want auto, always or never", f.progress)
-	}
-	mode, err := report.ParseMode(f.mode)
+	claims, closeClaims, err := newClaimExtractor(f)
 	if err != nil {
-		return usage("-mode %q: want primary, fallback, cascade or recorded", f.mode)
-	}
-	if mode == report.ModeRecorded && len(f.records) == 0 && len(f.traces) == 0 {
-		return usage("-mode recorded needs -records or -traces")
-	}
-	var rule guard.Degrade
-	if err := rule.UnmarshalText([]byte(f.degrade)); err != nil {
-		return usage("-degrade %q: want fail_closed or fail_open", f.degrade)
-	}
-	fbPolicy, err := parseFallbackPolicy(f.fallbackPolicy)
-	if err != nil {
-		return usage("-fallback-policy %q: %v", f.fallbackPolicy, err)
-	}
-	if mode == report.ModeRecorded && f.claims != "off" {
-		return usage("-claims %s: recorded mode judges nothing (records made in claims mode carry their claims)", f.claims)
-	}
-	claims, closeClaims, err := newClaimExtractor(&f)
-	if err != nil {
-		return usage("%v", err)
+		return exit(usageError{err})
 	}
 	if closeClaims != nil {
 		defer closeClaims()
 	}
-
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "ragtriage eval: %v\n", err)
-		return 1
+	cfg, cleanup, err := r.config(args, claims, stderr)
+	if cleanup != nil {
+		defer cleanup()
 	}
+	if err != nil {
+		return exit(err)
+	}
+	src, progress, err := openEvalSource(f, stderr)
+	if err != nil {
+		return exit(err)
+	}
+	defer src.Close()
+	ctx, stop := evalSignal(context.Background())
+	defer stop()
+	cfg.Progress = progress
+	rep, runErr := evalkit.Run(ctx, src, cfg)
+	if rep == nil {
+		return exit(runErr)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(-1)
+	}
+	if err := writeEvalOutputs(f, rep); err != nil {
+		return exit(err)
+	}
+	printEvalSummary(stderr, rep, src)
+	status := 0
+	if runErr != nil {
+		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)
+		status = 1
+	}
+	if rep.Input.RowsFailed > 0 {
+		status = 1
+	}
+	status = max(status, checkFallbackErrors(f, rep, stderr))
+	if f.baseline != "" {
+		s, err := gateOnBaseline(f, rep, stdout, stderr)
+		if err != nil {
+			return exit(err)
+		}
+		status = max(status, s)
+	}
+	return status
+}
+
+// defineEvalFlags declares eval's flags into f.
+func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
+	fset.Var(&f.datasets, "dataset", "dataset `FILE`")
+	fset.Var(&f.records, "records", "record `FILE`")
+	fset.Var(&f.traces, "traces", "OTLP JSON `FILE`")
+	fset.StringVar(&f.mode, "mode", "primary", "primary, fallback, cascade or recorded")
+	fset.StringVar(&f.profile, "profile", "", "calibration profile `FILE`")
+	fset.StringVar(&f.out, "out", "", "JSON report `FILE`")
+	fset.StringVar(&f.md, "md", "", "Markdown summary `FILE`")
+	fset.StringVar(&f.html, "html", "", "HTML report `FILE`")
+	fset.StringVar(&f.baseline, "baseline", "", "baseline JSON report `FILE`")
+	fset.Float64Var(&f.maxDrop, "max-drop", 0.02, "largest tolerated worsening of a metric")
+	fset.Float64Var(&f.maxRowChange, "max-row-change", 0.10, "largest tolerated relative change of the rows compared with -baseline")
+	fset.StringVar(&f.pricing, "pricing", "", "pricing snapshot `FILE` (default: the built-in snapshot)")
+	fset.IntVar(&f.workers, "workers", 0, "rows judged at once (0: one per CPU; unset: also, but 1 in cascade mode with the simulated fallback)")
+	fset.Float64Var(&f.maxFallbackErrors, "max-fallback-errors", 0.05, "largest tolerated share of failed fallback calls")
+	fset.BoolVar(&f.allowFallbackErrors, "allow-fallback-errors", false, "do not exit 1 because fallback calls failed")
+	fset.StringVar(&f.progress, "progress", "auto", "auto, always or never")
+	fset.StringVar(&f.fallback, "fallback", "simulated", "fallback judge")
+	fset.StringVar(&f.fallbackPolicy, "fallback-policy", "0.3,0.7", "fallback thresholds FAIL,PASS")
+	fset.StringVar(&f.degrade, "degrade", "fail_closed", "fail_closed or fail_open")
+	fset.DurationVar(&f.fallbackTimeout, "fallback-timeout", 30*time.Second, "cap on one fallback call")
+	fset.IntVar(&f.fallbackConcurrency, "fallback-concurrency", 8, "fallback calls at once")
+	fset.IntVar(&f.fallbackWaiting, "fallback-waiting", cascade.NoLimit, "calls that may wait for a slot (-1: no bound, 0: none)")
+	fset.IntVar(&f.fallbackCache, "fallback-cache", cascade.DefaultCacheSize, "estimates cached (-1: off, 0: default)")
+	fset.IntVar(&f.fallbackBreakerFailures, "fallback-breaker-failures", cascade.DefaultBreakerFailures, "consecutive failures that open the breaker")
+	fset.DurationVar(&f.fallbackBreakerCooldown, "fallback-breaker-cooldown", cascade.DefaultBreakerCooldown, "how long the breaker stays open")
+	fset.IntVar(&f.fallbackBudgetCalls, "fallback-budget-calls", 0, "fallback calls per budget window (0: no cap)")
+	fset.IntVar(&f.fallbackBudgetTokens, "fallback-budget-tokens", 0, "fallback tokens per budget window (0: no cap)")
+	fset.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")
+	fset.StringVar(&f.fallbackBaseURL, "fallback-base-url", llmjudge.DefaultBaseURL, "openai fallback: API root `URL`")
+	fset.StringVar(&f.fallbackModel, "fallback-model", "", "openai fallback: `MODEL` name")
+	fset.StringVar(&f.claims, "claims", "off", "claims mode: off, sentences or openai")
+	fset.Float64Var(&f.simErrorRate, "sim-error-rate", 0.05, "simulated fallback: error rate")
+	fset.DurationVar(&f.simLatency, "sim-latency", 300*time.Millisecond, "simulated fallback: latency per call")
+	fset.BoolVar(&f.simSleep, "sim-sleep", false, "simulated fallback: wait the latency")
+	fset.IntVar(&f.simTokens, "sim-tokens", 400, "simulated fallback: input tokens per call")
+	fset.IntVar(&f.simOutputTokens, "sim-output-tokens", 8, "simulated fallback: output tokens per call")
+	fset.Uint64Var(&f.simSeed, "sim-seed", 1, "simulated fallback: seed")
+	fset.StringVar(&f.simPriceAs, "sim-price-as", "gpt-4o-mini", "simulated fallback: priced as `MODEL`")
+	fset.StringVar(&f.simUnlabeled, "sim-unlabeled", "primary", "simulated fallback: primary or abstain")
+}
+
+// parseEvalFlags parses and checks eval's flags. On a usage error or -help
+// it returns nil and the exit status.
+func parseEvalFlags(args []string, stderr io.Writer) (*evalRun, int) {
+	r := &evalRun{}
+	f := &r.f
+	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() { fmt.Fprint(stderr, evalUsage) }
+	defineEvalFlags(fset, f)
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	fset.Visit(func(fl *flag.Flag) {
+		if fl.Name == "workers" {
+			f.workersSet = true
+		}
+	})
+	if msg := f.check(fset); msg != "" {
+		fmt.Fprintf(stderr, "ragtriage eval: %s\n", msg)
+		return nil, 2
+	}
+	usage := func(format string, a ...any) (*evalRun, int) {
+		fmt.Fprintf(stderr, "ragtriage eval: "+format+"\n", a...)
+		return nil, 2
+	}
+	var err error
+	if r.mode, err = report.ParseMode(f.mode); err != nil {
+		return usage("-mode %q: want primary, fallback, cascade or recorded", f.mode)
+	}
+	if r.mode == report.ModeRecorded && len(f.records) == 0 && len(f.traces) == 0 {
+		return usage("-mode recorded needs -records or -traces")
+	}
+	if err := r.rule.UnmarshalText([]byte(f.degrade)); err != nil {
+		return usage("-degrade %q: want fail_closed or fail_open", f.degrade)
+	}
+	if r.fbPolicy, err = parseFallbackPolicy(f.fallbackPolicy); err != nil {
+		return usage("-fallback-policy %q: %v", f.fallbackPolicy, err)
+	}
+	if r.mode == report.ModeRecorded && f.claims != "off" {
+		return usage("-claims %s: recorded mode judges nothing (records made in claims mode carry their claims)", f.claims)
+	}
+	return r, 0
+}
+
+// check says what is wrong with the inputs and numbers given, or "".
+func (f *evalFlags) check(fset *flag.FlagSet) string {
+	switch {
+	case fset.NArg() > 0:
+		return fmt.Sprintf("unexpected argument %q (inputs are given with -dataset, -records and -traces)", fset.Arg(0))
+	case len(f.datasets) == 0 && len(f.records) == 0 && len(f.traces) == 0:
+		return "-dataset, -records or -traces is required"
+	case len(f.records) > 0 && len(f.traces) > 0:
+		return "-records and -traces cannot be combined"
+	case f.out == "":
+		return "-out is required"
+	case f.workers < 0:
+		return fmt.Sprintf("-workers %d: want 0 or more", f.workers)
+	case !(f.maxDrop >= 0):
+		return fmt.Sprintf("-max-drop %v: want 0 or more", f.maxDrop)
+	case !(f.maxRowChange >= 0) || math.IsInf(f.maxRowChange, 0):
+		return fmt.Sprintf("-max-row-change %v: want a fraction, 0 or more (0.10: ±10%%)", f.maxRowChange)
+	case !(f.maxFallbackErrors >= 0 && f.maxFallbackErrors <= 1):
+		return fmt.Sprintf("-max-fallback-errors %v: want a share in [0, 1]", f.maxFallbackErrors)
+	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
+		return fmt.Sprintf("-progress %q: want auto, always or never", f.progress)
+	}
+	return ""
+}
+
+// config checks that every input opens, loads the primary judge's profile
+// and builds the mode's judges and the pricing. Its cleanup, when not nil,
+// releases what the judges hold; it is returned even with an error.
+func (r *evalRun) config(args []string, claims guard.ClaimExtractor, stderr io.Writer) (evalkit.Config, func(), error) {
+	f := &r.f
 	// Every input must open before anything is judged or written: a
 	// missing file is an error, not a report of nothing.
 	for _, in := range []struct {
@@ -521,130 +611,145 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		paths []string
 	}{{"dataset", f.datasets}, {"records", f.records}, {"traces", f.traces}} {
 		if err := checkInputs(in.flag, in.paths); err != nil {
-			return fail(err)
+			return evalkit.Config{}, nil, err
 		}
 	}
 	prof := lexical.DefaultProfile()
 	if f.profile != "" {
+		var err error
 		if prof, err = lexical.LoadProfile(f.profile); err != nil {
-			return fail(err)
+			return evalkit.Config{}, nil, err
 		}
 	}
 	primary, err := lexical.New(prof)
 	if err != nil {
-		return fail(err)
+		return evalkit.Config{}, nil, err
 	}
 	primaryPolicy := primary.Policy()
 	cfg := evalkit.Config{
-		Mode: mode, Workers: f.workers, Degrade: rule, ProfileVersion: prof.Version,
+		Mode: r.mode, Workers: f.workers, Degrade: r.rule, ProfileVersion: prof.Version,
 		PrimaryJudge: lexical.Name, PrimaryModel: lexical.Name, PrimaryPolicy: &primaryPolicy,
 		Command: append([]string{"ragtriage", "eval"}, args...), Now: evalNow,
 	}
-	if mode == report.ModeFallback || mode == report.ModeCascade {
-		factory, ok := fallbackFactories[f.fallback]
-		if !ok {
-			return usage("-fallback %q: unknown (available: %s)", f.fallback, fallbackNames())
+	var cleanup func()
+	switch r.mode {
+	case report.ModeFallback, report.ModeCascade:
+		cleanup, err = r.configureFallback(&cfg, primary, primaryPolicy, claims, stderr)
+	case report.ModePrimary:
+		var setup *evalkit.ModeSetup
+		if setup, err = evalkit.BuildMode(r.mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy, Claims: claims}); err == nil {
+			setup.Configure(&cfg)
 		}
-		cs, err := f.cascadeSettings()
-		if err != nil {
-			return usage("%v", err)
-		}
-		fb, err := factory(&f, primary)
-		if err != nil {
-			return usage("%v", err)
-		}
-		if fb.close != nil {
-			defer fb.close()
-		}
-		cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
-		if mode == report.ModeCascade && fb.simulation != nil && !f.workersSet {
-			// The simulation answers with the labels of the row that
-			// reaches it; with one worker that order, and so the report,
-			// is the same on every run.
-			cfg.Workers = 1
-		}
-		cfg.FallbackPolicy = &fbPolicy
-		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
-			Fallback: fb.judge, FallbackPolicy: fbPolicy, Degrade: rule, Cascade: cs, Claims: claims})
-		if err != nil {
-			return fail(err)
-		}
-		defer func() {
-			// Every row has its result by now; this only waits for calls
-			// an interrupted run left under way.
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := setup.Close(ctx); err != nil {
-				fmt.Fprintf(stderr, "ragtriage eval: closing the cascade: %v\n", err)
-			}
-		}()
-		setup.Configure(&cfg)
-	} else if mode == report.ModePrimary {
-		setup, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy, Claims: claims})
-		if err != nil {
-			return fail(err)
-		}
-		setup.Configure(&cfg)
+	}
+	if err != nil {
+		return cfg, cleanup, err
 	}
 	if f.pricing == "" {
 		cfg.Pricing = report.DefaultPricing()
 	} else if p, err := report.LoadPricing(f.pricing); err == nil {
 		cfg.Pricing = p
 	} else {
-		return fail(fmt.Errorf("pricing: %w", err))
+		return cfg, cleanup, fmt.Errorf("pricing: %w", err)
 	}
+	return cfg, cleanup, nil
+}
 
-	// The input.
+// configureFallback builds the fallback judge -fallback names and the mode
+// around it (the fallback alone, or the cascade) into cfg. Its cleanup
+// closes the cascade, then the fallback.
+func (r *evalRun) configureFallback(cfg *evalkit.Config, primary *lexical.Judge, primaryPolicy guard.Policy, claims guard.ClaimExtractor, stderr io.Writer) (func(), error) {
+	f := &r.f
+	factory, ok := fallbackFactories[f.fallback]
+	if !ok {
+		return nil, usageError{fmt.Errorf("-fallback %q: unknown (available: %s)", f.fallback, fallbackNames())}
+	}
+	cs, err := f.cascadeSettings()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	fb, err := factory(f, primary)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	closeFallback := func() {
+		if fb.close != nil {
+			fb.close()
+		}
+	}
+	cfg.FallbackJudge, cfg.FallbackModel, cfg.Simulation = fb.name, fb.model, fb.simulation
+	if r.mode == report.ModeCascade && fb.simulation != nil && !f.workersSet {
+		// The simulation answers with the labels of the row that reaches
+		// it; with one worker that order, and so the report, is the same
+		// on every run.
+		cfg.Workers = 1
+	}
+	cfg.FallbackPolicy = &r.fbPolicy
+	setup, err := evalkit.BuildMode(r.mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
+		Fallback: fb.judge, FallbackPolicy: r.fbPolicy, Degrade: r.rule, Cascade: cs, Claims: claims})
+	if err != nil {
+		return closeFallback, err
+	}
+	setup.Configure(cfg)
+	return func() {
+		// Every row has its result by now; this only waits for calls an
+		// interrupted run left under way.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := setup.Close(ctx); err != nil {
+			fmt.Fprintf(stderr, "ragtriage eval: closing the cascade: %v\n", err)
+		}
+		closeFallback()
+	}, nil
+}
+
+// openEvalSource opens the rows to judge: records or traces joined with
+// the datasets' labels, or the datasets themselves. The progress func
+// follows the bytes read.
+func openEvalSource(f *evalFlags, stderr io.Writer) (dataset.Source, func(int), error) {
 	var (
 		src       dataset.Source
 		bytesRead atomic.Int64
 		total     int64
 	)
-	if len(f.records) > 0 {
+	switch {
+	case len(f.records) > 0 || len(f.traces) > 0:
 		labels, err := evalkit.ReadLabels(f.datasets...)
 		if err != nil {
-			return fail(err)
+			return nil, nil, err
 		}
-		src = evalkit.NewRecordSource(labels, f.records...)
-		total = dataset.TotalBytes(f.records...)
-	} else if len(f.traces) > 0 {
-		labels, err := evalkit.ReadLabels(f.datasets...)
-		if err != nil {
-			return fail(err)
+		if len(f.records) > 0 {
+			src, total = evalkit.NewRecordSource(labels, f.records...), dataset.TotalBytes(f.records...)
+		} else {
+			src, total = evalkit.NewTraceSource(labels, f.traces...), dataset.TotalBytes(f.traces...)
 		}
-		src = evalkit.NewTraceSource(labels, f.traces...)
-		total = dataset.TotalBytes(f.traces...)
-	} else {
+	default:
 		ds := dataset.NewFileSource(f.datasets...)
 		ds.BytesRead = bytesRead.Store
-		src = ds
-		total = dataset.TotalBytes(f.datasets...)
+		src, total = ds, dataset.TotalBytes(f.datasets...)
 	}
-	defer src.Close()
+	return src, newEvalProgress(f.progress, stderr, total, &bytesRead), nil
+}
 
-	ctx, stop := evalSignal(context.Background())
-	defer stop()
-	cfg.Progress = newEvalProgress(f.progress, stderr, total, &bytesRead)
-	rep, runErr := evalkit.Run(ctx, src, cfg)
-	if rep == nil {
-		return fail(runErr)
-	}
-	if cfg.Progress != nil {
-		cfg.Progress(-1)
-	}
+// writeEvalOutputs writes the JSON report and, when asked, its Markdown
+// and HTML renderings.
+func writeEvalOutputs(f *evalFlags, rep *report.Report) error {
 	if err := rep.WriteJSON(f.out); err != nil {
-		return fail(err)
+		return err
 	}
 	if f.md != "" {
 		if err := os.WriteFile(f.md, []byte(render.Markdown(rep)), 0o644); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	if f.html != "" {
-		if err := os.WriteFile(f.html, []byte(render.HTML(rep)), 0o644); err != nil {
-			return fail(err)
-		}
+		return os.WriteFile(f.html, []byte(render.HTML(rep)), 0o644)
 	}
+	return nil
+}
+
+// printEvalSummary says on stderr what was read and judged, which rows
+// failed and what the source warned about.
+func printEvalSummary(stderr io.Writer, rep *report.Report, src dataset.Source) {
 	in := rep.Input
 	acc := "n/a"
 	if a := rep.Diagnosis.Accuracy; a != nil {
@@ -663,50 +768,54 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ragtriage eval: %s: %s\n", w.Pos, w.Message)
 		}
 	}
+}
+
+// checkFallbackErrors quotes the first failed fallback calls and returns 1
+// when their share breaks -max-fallback-errors, unless
+// -allow-fallback-errors accepts it.
+func checkFallbackErrors(f *evalFlags, rep *report.Report, stderr io.Writer) int {
+	fe := rep.FallbackErrors
+	if fe == nil || fe.Failed == 0 {
+		return 0
+	}
+	fmt.Fprintf(stderr, "ragtriage eval: %d of %d fallback calls failed (%d with no HTTP response); the first errors:\n", fe.Failed, fe.Calls, fe.Transport)
+	for _, e := range fe.Errors[:min(len(fe.Errors), 3)] {
+		fmt.Fprintf(stderr, "ragtriage eval:   %q\n", e)
+	}
 	status := 0
-	if runErr != nil {
-		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)
+	for _, p := range report.CheckFallbackErrors(rep, f.maxFallbackErrors) {
+		if f.allowFallbackErrors {
+			fmt.Fprintf(stderr, "ragtriage eval: fallback: %s (allowed by -allow-fallback-errors)\n", p)
+			continue
+		}
+		fmt.Fprintf(stderr, "ragtriage eval: fallback: %s\n", p)
 		status = 1
-	}
-	if in.RowsFailed > 0 {
-		status = 1
-	}
-	if fe := rep.FallbackErrors; fe != nil && fe.Failed > 0 {
-		fmt.Fprintf(stderr, "ragtriage eval: %d of %d fallback calls failed (%d with no HTTP response); the first errors:\n", fe.Failed, fe.Calls, fe.Transport)
-		for _, e := range fe.Errors[:min(len(fe.Errors), 3)] {
-			fmt.Fprintf(stderr, "ragtriage eval:   %q\n", e)
-		}
-		for _, p := range report.CheckFallbackErrors(rep, f.maxFallbackErrors) {
-			if f.allowFallbackErrors {
-				fmt.Fprintf(stderr, "ragtriage eval: fallback: %s (allowed by -allow-fallback-errors)\n", p)
-				continue
-			}
-			fmt.Fprintf(stderr, "ragtriage eval: fallback: %s\n", p)
-			status = 1
-		}
-	}
-	if f.baseline != "" {
-		base, err := report.ReadReport(f.baseline)
-		if err != nil {
-			return fail(err)
-		}
-		g := report.Compare(base, rep, report.GateOptions{MaxDrop: f.maxDrop, MaxRowChange: f.maxRowChange})
-		for _, n := range g.Notes {
-			fmt.Fprintf(stderr, "ragtriage eval: baseline: %s\n", n)
-		}
-		for _, p := range g.Problems {
-			fmt.Fprintf(stderr, "ragtriage eval: gate: %s\n", p)
-		}
-		for _, r := range g.Regressions {
-			fmt.Fprintf(stderr, "ragtriage eval: regression: %s\n", r)
-		}
-		if g.Failed() {
-			status = 1
-		} else {
-			fmt.Fprintf(stdout, "ragtriage eval: no metric dropped by more than %g against %s\n", f.maxDrop, f.baseline)
-		}
 	}
 	return status
+}
+
+// gateOnBaseline compares the report with -baseline and returns 1 when a
+// metric regressed beyond -max-drop or the gate found a problem.
+func gateOnBaseline(f *evalFlags, rep *report.Report, stdout, stderr io.Writer) (int, error) {
+	base, err := report.ReadReport(f.baseline)
+	if err != nil {
+		return 0, err
+	}
+	g := report.Compare(base, rep, report.GateOptions{MaxDrop: f.maxDrop, MaxRowChange: f.maxRowChange})
+	for _, n := range g.Notes {
+		fmt.Fprintf(stderr, "ragtriage eval: baseline: %s\n", n)
+	}
+	for _, p := range g.Problems {
+		fmt.Fprintf(stderr, "ragtriage eval: gate: %s\n", p)
+	}
+	for _, r := range g.Regressions {
+		fmt.Fprintf(stderr, "ragtriage eval: regression: %s\n", r)
+	}
+	if g.Failed() {
+		return 1, nil
+	}
+	fmt.Fprintf(stdout, "ragtriage eval: no metric dropped by more than %g against %s\n", f.maxDrop, f.baseline)
+	return 0, nil
 }
 
 // checkInputs opens each input file once, so that one that is missing,

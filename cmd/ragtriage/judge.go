@@ -364,74 +364,110 @@ type job struct {
 // holds the output back without letting the others pile up. All goroutines
 // end before judgeParallel returns.
 func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.Writer, workers int) (judgeStats, error) {
-	n := 4 * workers
-	free := make(chan *job, n)
-	for range n {
-		free <- &job{out: newOutBuf(), done: make(chan struct{}, 1)}
-	}
-	work := make(chan *job, n)
-	order := make(chan *job, n+1) // +1: room for a flush marker
-	flushMarker := &job{flush: true}
-
+	p := newPipeline(4 * workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for j := range work {
+			for j := range p.work {
 				j.ok = judgeLine(ctx, jc, j.out, j.lineNo, j.data, j.size, j.bad)
 				j.done <- struct{}{}
 			}
 		})
 	}
-
-	var (
-		judged, failed int
-		werr           error
-		writeFailed    atomic.Bool
-		writerDone     = make(chan struct{})
-	)
+	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		for j := range order {
-			if j.flush {
-				if werr == nil {
-					if err := w.Flush(); err != nil {
-						werr = err
-						writeFailed.Store(true)
-					}
-				}
-				continue
-			}
-			<-j.done
-			if j.ok {
-				judged++
-			} else {
-				failed++
-			}
-			if werr == nil {
-				if _, err := w.Write(j.out.Bytes()); err != nil {
-					werr = err
-					writeFailed.Store(true)
-				}
-			}
-			// Do not keep a huge line's buffers in every job.
-			if cap(j.data) > keepBytes {
-				j.data = nil
-			}
-			if j.out.Cap() > keepBytes {
-				j.out = newOutBuf()
-			}
-			free <- j
-		}
+		p.writeInOrder(w)
 	}()
+	st, rerr := p.read(jc, lr)
+	close(p.work)
+	close(p.order)
+	wg.Wait()
+	<-writerDone
+	st.judged, st.failed = p.judged, p.failed
+	if p.werr != nil {
+		return st, fmt.Errorf("writing output: %w", p.werr)
+	}
+	return st, rerr
+}
 
+// pipeline holds judgeParallel's channels. The writer goroutine owns
+// judged, failed and werr until it ends; writeFailed tells the reader to
+// stop.
+type pipeline struct {
+	free, work, order chan *job
+	flushMarker       *job
+
+	judged, failed int
+	werr           error
+	writeFailed    atomic.Bool
+}
+
+// newPipeline makes n free jobs and the channels they circulate on.
+func newPipeline(n int) *pipeline {
+	p := &pipeline{
+		free:        make(chan *job, n),
+		work:        make(chan *job, n),
+		order:       make(chan *job, n+1), // +1: room for a flush marker
+		flushMarker: &job{flush: true},
+	}
+	for range n {
+		p.free <- &job{out: newOutBuf(), done: make(chan struct{}, 1)}
+	}
+	return p
+}
+
+// writeInOrder writes each job once it is judged, in input order, flushes
+// at each marker and frees the job. After a write error it writes nothing
+// more but keeps freeing jobs, so the reader never blocks.
+func (p *pipeline) writeInOrder(w *bufio.Writer) {
+	fail := func(err error) {
+		p.werr = err
+		p.writeFailed.Store(true)
+	}
+	for j := range p.order {
+		if j.flush {
+			if p.werr == nil {
+				if err := w.Flush(); err != nil {
+					fail(err)
+				}
+			}
+			continue
+		}
+		<-j.done
+		if j.ok {
+			p.judged++
+		} else {
+			p.failed++
+		}
+		if p.werr == nil {
+			if _, err := w.Write(j.out.Bytes()); err != nil {
+				fail(err)
+			}
+		}
+		// Do not keep a huge line's buffers in every job.
+		if cap(j.data) > keepBytes {
+			j.data = nil
+		}
+		if j.out.Cap() > keepBytes {
+			j.out = newOutBuf()
+		}
+		p.free <- j
+	}
+}
+
+// read hands each non-blank line to the workers and the writer, and a
+// flush marker whenever the input has nothing buffered (so a line is
+// answered before the reader waits for the next). It stops at the end of
+// the input, at a read error, or once a write failed.
+func (p *pipeline) read(jc lineJudge, lr *lineReader) (judgeStats, error) {
 	var (
 		st      judgeStats
-		rerr    error
 		pending bool // lines handed out since the last flush marker
 	)
-	for !writeFailed.Load() {
+	for !p.writeFailed.Load() {
 		if pending && lr.r.Buffered() == 0 {
-			order <- flushMarker
+			p.order <- p.flushMarker
 			pending = false
 		}
 		line, size, err := lr.next()
@@ -439,8 +475,7 @@ func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.W
 			break
 		}
 		if err != nil {
-			rerr = fmt.Errorf("reading input: %w", err)
-			break
+			return st, fmt.Errorf("reading input: %w", err)
 		}
 		if lr.n == 1 {
 			line = bytes.TrimPrefix(line, bom)
@@ -449,23 +484,15 @@ func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.W
 			st.blank++
 			continue
 		}
-		j := <-free
+		j := <-p.free
 		j.lineNo, j.size = lr.n, size
 		j.bad = jc.shape(lr.n, line, size)
 		j.data = append(j.data[:0], line...)
-		work <- j
-		order <- j
+		p.work <- j
+		p.order <- j
 		pending = true
 	}
-	close(work)
-	close(order)
-	wg.Wait()
-	<-writerDone
-	st.judged, st.failed = judged, failed
-	if werr != nil {
-		return st, fmt.Errorf("writing output: %w", werr)
-	}
-	return st, rerr
+	return st, nil
 }
 
 // judgeLine judges one input line and leaves exactly one output line, with

@@ -157,7 +157,7 @@ func topErrors(sets []labelled, st settings, dec string, source string) error {
 		for t := range ord {
 			ord[t] = t
 		}
-		sort.Slice(ord, func(a, b int) bool { return fd.oof[ord[a]] > fd.oof[ord[b]] })
+		sort.Slice(ord, func(a, b int) bool { return fd.OOF[ord[a]] > fd.OOF[ord[b]] })
 		shown := 0
 		for rank, t := range ord {
 			e := &exs[fd.train[t]]
@@ -173,7 +173,7 @@ func topErrors(sets []labelled, st settings, dec string, source string) error {
 			if len(ctx) > 300 {
 				ctx = ctx[:300]
 			}
-			fmt.Printf("#%d p=%.3f %s %s\n  A: %s\n  C: %s\n  x=%v\n  %s\n", rank, fd.oof[t], c.names[e.src], s.ID, s.Answer, ctx, e.x, j.Explain(&s))
+			fmt.Printf("#%d p=%.3f %s %s\n  A: %s\n  C: %s\n  x=%v\n  %s\n", rank, fd.OOF[t], c.names[e.src], s.ID, s.Answer, ctx, e.x, j.Explain(&s))
 			if shown++; shown == 25 {
 				break
 			}

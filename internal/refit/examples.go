@@ -105,88 +105,97 @@ func b2i(b bool) int8 {
 	return 0
 }
 
+// buildCorpus computes every row's features and every example: the real
+// labels first, then the synthetic examples, in a fixed order (one random
+// stream, seeded), so that the same data give the same corpus.
 func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 	c := &corpus{ex: map[guard.Decision][]example{}}
-	add := func(d guard.Decision, e example) {
-		if e.synth {
-			e.w = synthWeight
-			if d == guard.AnswerRelevance {
-				// Real off-topic answers are few: answers moved to
-				// another question are the main negatives, at full weight.
-				e.w = 1
-			}
-		} else {
-			e.w = 1
-		}
-		e.hard = lexical.HardEvidence(d, e.x)
-		c.ex[d] = append(c.ex[d], e)
-	}
 	by := map[string]*labelled{}
 	for i := range sets {
 		by[sets[i].name] = &sets[i]
 		c.source(sets[i].name)
 	}
 	for _, ds := range sets {
-		src := c.source(ds.name)
-		for _, r := range ds.rows {
-			s := r.Sample
-			ri := len(c.rows)
-			c.rows = append(c.rows, row{src: src, sample: s, exp: r.Expected, feats: j.Features(&s), group: groupOfSample(&s), good: goodness(r.Expected)})
-			rw := &c.rows[ri]
-			e := r.Expected
-			if e == nil {
-				continue
-			}
-			f := rw.feats
-			base := example{src: src, group: rw.group, row: ri}
-			if v, ok := e.Label(guard.Groundedness); ok {
-				x := base
-				x.x, x.y = f.Groundedness, v
-				add(guard.Groundedness, x)
-			}
-			if v, ok := e.Label(guard.Contradiction); ok {
-				x := base
-				x.x, x.y = f.Contradiction, v
-				add(guard.Contradiction, x)
-			}
-			if v, ok := e.Label(guard.Correctness); ok && f.Correctness != nil {
-				x := base
-				x.x, x.y = f.Correctness, v
-				add(guard.Correctness, x)
-			}
-			if v, ok := e.Label(guard.ContextSufficiency); ok {
-				x := base
-				x.x, x.y = f.ContextSufficiency, v
-				add(guard.ContextSufficiency, x)
-			}
-			if v, ok := e.Label(guard.ContextConflict); ok && len(s.Contexts) >= 2 {
-				x := base
-				x.x, x.y = f.ContextConflict, v
-				add(guard.ContextConflict, x)
-			}
-			for ci, ctx := range s.Contexts {
-				if v, ok := e.ChunkLabel(ctx.ID); ok {
-					x := base
-					x.x, x.y, x.ctx = f.ChunkRelevance[ci], v, ci
-					add(guard.ChunkRelevance, x)
-				}
-			}
-			// Answer relevance: labels where given; HaluEval's answers (right
-			// or hallucinated) answer their own question by construction.
-			if v, ok := e.Label(guard.AnswerRelevance); ok {
-				x := base
-				x.x, x.y = f.AnswerRelevance, v
-				add(guard.AnswerRelevance, x)
-			} else if ds.name == "halueval" {
-				x := base
-				x.x, x.y = f.AnswerRelevance, true
-				add(guard.AnswerRelevance, x)
-			}
-		}
+		c.addRows(j, ds)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	// Answer relevance negatives: answers moved to another question.
-	squad := by["squad_v2"]
+	c.addMovedAnswers(j, by["squad_v2"], by["halueval"], rng)
+	c.addSquadSentences(j, by["squad_v2"], rng)
+	c.addConflictSets(j, by["hotpotqa"], rng)
+	return c
+}
+
+// add appends example e of decision d, with its weight and hard evidence.
+func (c *corpus) add(d guard.Decision, e example) {
+	if e.synth {
+		e.w = synthWeight
+		if d == guard.AnswerRelevance {
+			// Real off-topic answers are few: answers moved to
+			// another question are the main negatives, at full weight.
+			e.w = 1
+		}
+	} else {
+		e.w = 1
+	}
+	e.hard = lexical.HardEvidence(d, e.x)
+	c.ex[d] = append(c.ex[d], e)
+}
+
+// addRows keeps every row of a labelled file, and one example for each
+// label a row has.
+func (c *corpus) addRows(j *lexical.Judge, ds labelled) {
+	src := c.source(ds.name)
+	for _, r := range ds.rows {
+		s := r.Sample
+		ri := len(c.rows)
+		c.rows = append(c.rows, row{src: src, sample: s, exp: r.Expected, feats: j.Features(&s), group: groupOfSample(&s), good: goodness(r.Expected)})
+		if r.Expected != nil {
+			c.addLabels(ds.name, ri)
+		}
+	}
+}
+
+// addLabels adds the real examples of row ri, from file name.
+func (c *corpus) addLabels(name string, ri int) {
+	rw := &c.rows[ri]
+	e, f, s := rw.exp, rw.feats, &rw.sample
+	base := example{src: rw.src, group: rw.group, row: ri}
+	label := func(d guard.Decision, x []float64, ok bool) {
+		if v, has := e.Label(d); has && ok {
+			ex := base
+			ex.x, ex.y = x, v
+			c.add(d, ex)
+		}
+	}
+	label(guard.Groundedness, f.Groundedness, true)
+	label(guard.Contradiction, f.Contradiction, true)
+	label(guard.Correctness, f.Correctness, f.Correctness != nil)
+	label(guard.ContextSufficiency, f.ContextSufficiency, true)
+	label(guard.ContextConflict, f.ContextConflict, len(s.Contexts) >= 2)
+	for ci, ctx := range s.Contexts {
+		if v, ok := e.ChunkLabel(ctx.ID); ok {
+			ex := base
+			ex.x, ex.y, ex.ctx = f.ChunkRelevance[ci], v, ci
+			c.add(guard.ChunkRelevance, ex)
+		}
+	}
+	// Answer relevance: labels where given; HaluEval's answers (right or
+	// hallucinated) answer their own question by construction.
+	if v, ok := e.Label(guard.AnswerRelevance); ok {
+		ex := base
+		ex.x, ex.y = f.AnswerRelevance, v
+		c.add(guard.AnswerRelevance, ex)
+	} else if name == "halueval" {
+		ex := base
+		ex.x, ex.y = f.AnswerRelevance, true
+		c.add(guard.AnswerRelevance, ex)
+	}
+}
+
+// addMovedAnswers adds answer relevance negatives: squad_v2 answers moved
+// to another question on the same passage, and halueval answers moved to a
+// random other question.
+func (c *corpus) addMovedAnswers(j *lexical.Judge, squad, halu *labelled, rng *rand.Rand) {
 	squadSrc := c.source("squad_v2")
 	byPassage := map[string][]int{}
 	var passages []string
@@ -213,10 +222,9 @@ func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 			s.Answer = other.Sample.Answer
 			s.Reference = nil
 			f := j.Features(&s)
-			add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: squadSrc, group: groupOfSample(&s), row: -1, synth: true})
+			c.add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: squadSrc, group: groupOfSample(&s), row: -1, synth: true})
 		}
 	}
-	halu := by["halueval"]
 	haluSrc := c.source("halueval")
 	for _, r := range halu.rows {
 		k := rng.IntN(len(halu.rows))
@@ -227,12 +235,20 @@ func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 		s.Answer = halu.rows[k].Sample.Answer
 		s.Reference = nil
 		f := j.Features(&s)
-		add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: haluSrc, group: groupOfSample(&r.Sample), row: -1, synth: true})
+		c.add(guard.AnswerRelevance, example{x: f.AnswerRelevance, y: false, src: haluSrc, group: groupOfSample(&r.Sample), row: -1, synth: true})
 	}
+}
 
-	// Contradiction and groundedness: answer-bearing sentences of SQuAD
-	// passages, reworded, and perturbed.
+// addSquadSentences adds contradiction and groundedness examples: the
+// answer-bearing sentence of each answerable squad_v2 row as the answer,
+// reworded (grounded, not contradicting) and perturbed (contradicting).
+func (c *corpus) addSquadSentences(j *lexical.Judge, squad *labelled, rng *rand.Rand) {
 	synSquad := c.source("synthetic-squad")
+	both := func(s *guard.Sample, group string, grounded bool) {
+		f := j.Features(s)
+		c.add(guard.Groundedness, example{x: f.Groundedness, y: grounded, src: synSquad, group: group, row: -1, synth: true})
+		c.add(guard.Contradiction, example{x: f.Contradiction, y: !grounded, src: synSquad, group: group, row: -1, synth: true})
+	}
 	for _, r := range squad.rows {
 		if v, ok := r.Expected.Label(guard.Groundedness); !ok || !v || r.Sample.Reference == nil {
 			continue
@@ -247,32 +263,33 @@ func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 		base.Answer = sent
 		base.Reference = nil
 		f := j.Features(&base)
-		add(guard.Contradiction, example{x: f.Contradiction, y: false, src: synSquad, group: group, row: -1, synth: true})
-		add(guard.Groundedness, example{x: f.Groundedness, y: true, src: synSquad, group: group, row: -1, synth: true})
+		c.add(guard.Contradiction, example{x: f.Contradiction, y: false, src: synSquad, group: group, row: -1, synth: true})
+		c.add(guard.Groundedness, example{x: f.Groundedness, y: true, src: synSquad, group: group, row: -1, synth: true})
 		if re := reword(sent, rng); re != sent {
 			rs := base
 			rs.Answer = re
-			f := j.Features(&rs)
-			add(guard.Groundedness, example{x: f.Groundedness, y: true, src: synSquad, group: group, row: -1, synth: true})
-			add(guard.Contradiction, example{x: f.Contradiction, y: false, src: synSquad, group: group, row: -1, synth: true})
+			both(&rs, group, true)
 		}
 		for _, p := range perturb(sent, rng) {
 			ps := base
 			ps.Answer = p
 			f := j.Features(&ps)
-			add(guard.Contradiction, example{x: f.Contradiction, y: true, src: synSquad, group: group, row: -1, synth: true})
-			add(guard.Groundedness, example{x: f.Groundedness, y: false, src: synSquad, group: group, row: -1, synth: true})
+			c.add(guard.Contradiction, example{x: f.Contradiction, y: true, src: synSquad, group: group, row: -1, synth: true})
+			c.add(guard.Groundedness, example{x: f.Groundedness, y: false, src: synSquad, group: group, row: -1, synth: true})
 		}
 	}
+}
 
-	// Conflict: HotpotQA context sets, with and without a perturbed copy of
-	// a gold sentence.
+// addConflictSets adds context conflict examples: each hotpotqa context
+// set as it is (no conflict), plus a reworded, perturbed copy of one gold
+// sentence (a conflict), and plus a reworded unchanged copy (no conflict).
+func (c *corpus) addConflictSets(j *lexical.Judge, hotpot *labelled, rng *rand.Rand) {
 	synHotpot := c.source("synthetic-hotpotqa")
-	for _, r := range by["hotpotqa"].rows {
+	for _, r := range hotpot.rows {
 		s := r.Sample
 		group := groupOfSample(&s)
 		f := j.Features(&s)
-		add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
+		c.add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
 		var gold string
 		for _, ctx := range s.Contexts {
 			if v, ok := r.Expected.ChunkLabel(ctx.ID); ok && v {
@@ -291,18 +308,22 @@ func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 			if other := splitSentences(s.Contexts[rng.IntN(len(s.Contexts))].Text); len(other) > 0 {
 				filler = " " + other[rng.IntN(len(other))]
 			}
-			cs := s
-			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "perturbed", Text: reword(ps[0], rng) + filler})
-			f := j.Features(&cs)
-			add(guard.ContextConflict, example{x: f.ContextConflict, y: true, src: synHotpot, group: group, row: -1, synth: true})
-			cs = s
-			cs.Contexts = append(append([]guard.Context(nil), s.Contexts...), guard.Context{ID: "copy", Text: reword(sent, rng) + filler})
-			f = j.Features(&cs)
-			add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
+			conflict := withContext(s, guard.Context{ID: "perturbed", Text: reword(ps[0], rng) + filler})
+			f := j.Features(&conflict)
+			c.add(guard.ContextConflict, example{x: f.ContextConflict, y: true, src: synHotpot, group: group, row: -1, synth: true})
+			copied := withContext(s, guard.Context{ID: "copy", Text: reword(sent, rng) + filler})
+			f = j.Features(&copied)
+			c.add(guard.ContextConflict, example{x: f.ContextConflict, y: false, src: synHotpot, group: group, row: -1, synth: true})
 			break
 		}
 	}
-	return c
+}
+
+// withContext returns s with one more context, leaving s's contexts as
+// they are.
+func withContext(s guard.Sample, extra guard.Context) guard.Sample {
+	s.Contexts = append(append([]guard.Context(nil), s.Contexts...), extra)
+	return s
 }
 
 var sentRE = regexp.MustCompile(`[^.!?\n]+[.!?]?`)

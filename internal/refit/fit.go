@@ -5,20 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"log"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
+	"github.com/ragtriage/ragtriage/guard/lexical/fit"
 )
 
 const (
@@ -56,7 +54,7 @@ func foldOf(group string, salt string, k int) int {
 	return int(h.Sum64() % uint64(k))
 }
 
-func fit(sets []labelled, st settings, profOut, reportOut string, out map[string][]byte) error {
+func fitProfile(sets []labelled, st settings, profOut, reportOut string, out map[string][]byte) error {
 	j, err := lexical.New(&lexical.Profile{Version: "unfitted", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}})
 	if err != nil {
 		return err
@@ -136,30 +134,13 @@ type fitted struct {
 }
 
 type fittedDecision struct {
-	model   calibrate.Logistic
-	train   []int     // example indices used
-	oof     []float64 // raw out-of-fold P per train example
-	foldOf  []int     // inner fold of each train example
-	models  []calibrate.Logistic
-	th      guard.Thresholds
-	floor   float64
-	ceiling float64
-	failSel calibrate.FixedSelection
-	passSel calibrate.FixedSelection
+	*fit.Fitted
+	train []int // indices of the examples fitted, in c.ex[d]
 }
 
-// gated applies a decision's soft floor and ceiling to a raw P.
-func (fd *fittedDecision) gated(p float64, hard bool) float64 {
-	if hard {
-		return p
-	}
-	if fd.floor > 0 && p < fd.floor {
-		p = fd.floor
-	}
-	if fd.ceiling > 0 && p > fd.ceiling {
-		p = fd.ceiling
-	}
-	return p
+// settings are the numbers package fit takes.
+func (st settings) fit() fit.Settings {
+	return fit.Settings{Alpha: st.alpha, Confidence: st.confidence, Folds: nFolds, Starts: starts, SourceCap: sourceCap}
 }
 
 // pipeline fits, cross-predicts and selects every decision on the examples
@@ -184,42 +165,23 @@ func (c *corpus) pipeline(train []bool, salt string, st settings) (*fitted, erro
 			continue
 		}
 		fd := &fittedDecision{}
+		var in []fit.Example
 		for i := range exs {
-			if inTrain(&exs[i]) {
+			if e := &exs[i]; inTrain(e) {
 				fd.train = append(fd.train, i)
+				in = append(in, fit.Example{X: e.x, Y: e.y, Source: e.src, Fold: foldOf(e.group, salt+"cv:", nFolds),
+					Hard: e.hard, Weight: e.w, Synthetic: e.synth})
 			}
 		}
-		fd.oof = make([]float64, len(fd.train))
-		fd.foldOf = make([]int, len(fd.train))
-		for t, i := range fd.train {
-			fd.foldOf[t] = foldOf(exs[i].group, salt+"cv:", nFolds)
-		}
-		for k := 0; k < nFolds; k++ {
-			var idx []int
-			for t, i := range fd.train {
-				if fd.foldOf[t] != k {
-					idx = append(idx, i)
-				}
-			}
-			m, err := fitModel(d, exs, idx)
-			if err != nil {
-				return nil, fmt.Errorf("%v fold %d: %w", d, k, err)
-			}
-			fd.models = append(fd.models, m)
-			for t, i := range fd.train {
-				if fd.foldOf[t] == k {
-					fd.oof[t] = m.Predict(exs[i].x)
-				}
-			}
-		}
-		m, err := fitModel(d, exs, fd.train)
+		f, err := fit.Decision(d, in, st.fit())
 		if err != nil {
 			return nil, fmt.Errorf("%v: %w", d, err)
 		}
-		fd.model = m
-		if err := selectDecision(d, exs, fd, st); err != nil {
-			return nil, fmt.Errorf("%v: %w", d, err)
+		for _, err := range f.Approximate {
+			log.Printf("refit: %v; keeping the last iterate", err)
 		}
+		fd.Fitted = f
+		logSelection(d, in, f)
 		ft.dec[d] = fd
 	}
 	if err := c.selectPassRule(ft, train, salt, st); err != nil {
@@ -228,80 +190,28 @@ func (c *corpus) pipeline(train []bool, salt string, st settings) (*fitted, erro
 	return ft, nil
 }
 
-// fitModel fits decision d's logistic model on the examples idx, with the
-// features' declared signs and each source's weight capped.
-func fitModel(d guard.Decision, exs []example, idx []int) (calibrate.Logistic, error) {
-	if len(idx) == 0 {
-		return calibrate.Logistic{}, fmt.Errorf("no examples")
+// logSelection logs a decision's selection (-v) and, with -dump, writes
+// the data it was chosen on (the real examples only).
+func logSelection(d guard.Decision, in []fit.Example, f *fit.Fitted) {
+	if !verbose {
+		return
 	}
-	count := map[int]float64{}
-	for _, i := range idx {
-		count[exs[i].src]++
-	}
-	xs := make([][]float64, len(idx))
-	ys := make([]bool, len(idx))
-	ws := make([]float64, len(idx))
-	for t, i := range idx {
-		e := &exs[i]
-		xs[t], ys[t] = e.x, e.y
-		ws[t] = e.w * math.Min(1, sourceCap/count[e.src])
-	}
-	m, err := calibrate.FitStandardized(xs, ys, ws, calibrate.LogisticConfig{L2: l2, MaxIter: 500, Signs: lexical.FeatureSigns(d)})
-	if errors.Is(err, calibrate.ErrNotConverged) {
-		// The last iterate of a sign-constrained fit that is still moving
-		// by more than the tolerance is kept: it satisfies the signs.
-		log.Printf("refit: %v (%d examples): %v; keeping the last iterate", d, len(idx), err)
-		err = nil
-	}
-	return m, err
-}
-
-// selectDecision chooses a decision's thresholds on its out-of-fold
-// predictions by fixed-sequence testing, with the promise checked on every
-// source. For groundedness a confident "ungrounded" needs hard evidence: the
-// fail side is chosen among the rows that have it, and every other row's P is
-// floored just above the chosen threshold. Contradiction mirrors it on its
-// pass side (a confident contradiction).
-func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st settings) error {
-	// Thresholds are chosen on real labels only: synthetic examples shape
-	// the model but make no promise.
-	var p []float64
-	var y []bool
-	var g []int
-	var hard []bool
-	for t, i := range fd.train {
-		if exs[i].synth {
-			continue
+	var b strings.Builder
+	for i, e := range in {
+		if !e.Synthetic {
+			fmt.Fprintf(&b, "%v\t%v\t%d\t%v\n", f.OOF[i], e.Y, e.Source, e.Hard)
 		}
-		p, y, g, hard = append(p, fd.oof[t]), append(y, exs[i].y), append(g, exs[i].src), append(hard, exs[i].hard)
 	}
-	n := len(p)
-	if n == 0 {
-		fd.th = guard.Undecided()
-		return nil
+	if b.Len() == 0 {
+		return
 	}
-	cfg := calibrate.FixedSequenceConfig{Alpha: st.alpha, Confidence: st.confidence, Starts: starts}
-	sel, err := lexical.SelectPolicy(d, p, y, g, hard, cfg)
-	if err != nil {
-		return err
-	}
-	th := sel.Thresholds
-	fd.floor, fd.ceiling = sel.SoftFloor, sel.SoftCeiling
-	fd.failSel, fd.passSel = sel.Fail, sel.Pass
-	fd.th = th
-	if verbose && dumpDir != "" {
-		var b strings.Builder
-		for t := range p {
-			fmt.Fprintf(&b, "%v\t%v\t%d\t%v\n", p[t], y[t], g[t], hard[t])
-		}
+	if dumpDir != "" {
 		_ = os.WriteFile(filepath.Join(dumpDir, "sel-"+d.String()+".tsv"), []byte(b.String()), 0o644)
 	}
-	if verbose {
-		log.Printf("select %v: fail %v (has %v, tested %d, region %d/%d err) pass %v (has %v, tested %d, region %d/%d err) floor %v ceil %v",
-			d, fd.failSel.Fail, fd.failSel.HasFail, fd.failSel.Tested[0], fd.failSel.AutoFail.Errors, fd.failSel.AutoFail.Count,
-			fd.passSel.Pass, fd.passSel.HasPass, fd.passSel.Tested[1], fd.passSel.AutoPass.Errors, fd.passSel.AutoPass.Count, fd.floor, fd.ceiling)
-	}
-	return nil
+	s := f.Selection
+	log.Printf("select %v: fail %v (has %v, tested %d, region %d/%d err) pass %v (has %v, tested %d, region %d/%d err) floor %v ceil %v",
+		d, s.Fail.Fail, s.Fail.HasFail, s.Fail.Tested[0], s.Fail.AutoFail.Errors, s.Fail.AutoFail.Count,
+		s.Pass.Pass, s.Pass.HasPass, s.Pass.Tested[1], s.Pass.AutoPass.Errors, s.Pass.AutoPass.Count, s.SoftFloor, s.SoftCeiling)
 }
 
 // profileFor builds a profile from the fold-k models (k < 0: the models on
@@ -309,12 +219,8 @@ func selectDecision(d guard.Decision, exs []example, fd *fittedDecision, st sett
 func (ft *fitted) profileFor(k int, rule guard.PassRule) *lexical.Profile {
 	p := &lexical.Profile{Version: "refit", FeaturesVersion: lexical.FeaturesVersion, Decisions: map[string]*lexical.DecisionModel{}}
 	for d, fd := range ft.dec {
-		m := fd.model
-		if k >= 0 {
-			m = fd.models[k]
-		}
-		p.Decisions[d.String()] = &lexical.DecisionModel{Features: lexical.FeatureNames(d), Model: m, SoftFloor: fd.floor, SoftCeiling: fd.ceiling}
-		p.Policy.Set(d, fd.th)
+		p.Decisions[d.String()] = fd.DecisionModel(k)
+		p.Policy.Set(d, fd.Selection.Thresholds)
 	}
 	p.Policy.PassRule = rule
 	return p
@@ -395,19 +301,13 @@ func (c *corpus) selectPassRule(ft *fitted, train []bool, salt string, st settin
 		rows = append(rows, i)
 	}
 	slices.Sort(rows)
-	passed := make([][]bool, len(guard.PassRules))
+	results := make([]guard.Result, len(rows))
 	good := make([]bool, len(rows))
 	group := make([]int, len(rows))
-	for ri := range guard.PassRules {
-		passed[ri] = make([]bool, len(rows))
-		for t, i := range rows {
-			passed[ri][t] = outs[i].diag[ri] == guard.PassDiagnosis
-		}
-	}
 	for t, i := range rows {
-		good[t], group[t] = c.rows[i].good == 1, c.rows[i].src
+		results[t], good[t], group[t] = outs[i].res, c.rows[i].good == 1, c.rows[i].src
 	}
-	rule, checks := lexical.SelectPassRule(passed, good, group, st.alpha, st.confidence)
+	rule, checks := fit.PassRule(results, good, group, st.fit())
 	ft.passRule = rule
 	ft.ruleChecks = nil
 	for _, rc := range checks {

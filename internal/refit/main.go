@@ -88,7 +88,7 @@ func main() {
 	case "vocab":
 		out[*vocabOut], err = vocab(sets)
 	case "fit":
-		err = fit(sets, settings{alpha: *alpha, confidence: *confidence}, *profOut, *reportOut, out)
+		err = fitProfile(sets, settings{alpha: *alpha, confidence: *confidence}, *profOut, *reportOut, out)
 	case "features":
 		err = diagnose(sets)
 	case "errors":

@@ -89,11 +89,11 @@ func newReport(c *corpus, st settings, prof *lexical.Profile, shipped *fitted) *
 			continue
 		}
 		exs := c.ex[d]
-		dr := &decisionReport{Decision: d.String(), Sources: sources[d], Policy: fd.th, SoftFloor: fd.floor, SoftCeil: fd.ceiling, Weights: map[string]float64{}}
+		dr := &decisionReport{Decision: d.String(), Sources: sources[d], Policy: fd.Selection.Thresholds, SoftFloor: fd.Selection.SoftFloor, SoftCeil: fd.Selection.SoftCeiling, Weights: map[string]float64{}}
 		for i, n := range lexical.FeatureNames(d) {
-			dr.Weights[n] = fd.model.Weights[i]
+			dr.Weights[n] = fd.Model.Weights[i]
 		}
-		dr.Weights["(bias)"] = fd.model.Bias
+		dr.Weights["(bias)"] = fd.Model.Bias
 		bySrc := map[int]*sourceQuality{}
 		for t, i := range fd.train {
 			e := &exs[i]
@@ -110,7 +110,7 @@ func newReport(c *corpus, st settings, prof *lexical.Profile, shipped *fitted) *
 			if e.y {
 				q.Positives++
 			}
-			q.p = append(q.p, fd.gated(fd.oof[t], e.hard))
+			q.p = append(q.p, fd.Gate(fd.OOF[t], e.hard))
 			q.y = append(q.y, e.y)
 			q.b = append(q.b, baseline(c, d, e))
 		}
@@ -181,9 +181,9 @@ func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 			if inTrain[i] || e.synth || (e.row < 0 && foldOf(e.group, "", nFolds) != k) {
 				continue
 			}
-			p := fd.gated(fd.model.Predict(e.x), e.hard)
+			p := fd.Gate(fd.Model.Predict(e.x), e.hard)
 			q := dr.source(c.names[e.src])
-			switch fd.th.Verdict(p) {
+			switch fd.Selection.Thresholds.Verdict(p) {
 			case guard.Pass:
 				q.AutoPass++
 				if !e.y {
