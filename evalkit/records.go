@@ -29,12 +29,12 @@ func (e *RecordError) Error() string { return e.Reason }
 // Unwrap makes errors.Is(err, ErrBadRecord) true.
 func (e *RecordError) Unwrap() error { return ErrBadRecord }
 
-// ParseRecord decodes one line of a record file (see Record). It rejects,
-// with a *RecordError: invalid UTF-8, malformed JSON, a recordVersion other
-// than ragtriage.record/2 or /1 (a newer major version needs a newer reader;
-// a version 1 record is upgraded as record.Upgrade says), a
-// missing id, and a captured sample whose contexts lack ids or repeat one.
-// Unknown fields are ignored, so records with new optional fields still read.
+// ParseRecord decodes one line of a record file (see record.Record). It
+// rejects, with a *RecordError: invalid UTF-8, malformed JSON, a
+// recordVersion other than record.Version (a version 1 record is refused by
+// name; a newer one needs a newer reader), a missing id, and a captured
+// sample whose contexts lack ids or repeat one. Unknown fields are ignored,
+// so records with new optional fields still read.
 func ParseRecord(line []byte) (record.Record, error) {
 	var r record.Record
 	if len(line) > dataset.MaxLineBytes {
@@ -44,18 +44,22 @@ func ParseRecord(line []byte) (record.Record, error) {
 		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", dataset.FirstInvalid(line))}
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
-		id := peekID(line)
-		return record.Record{}, &RecordError{ID: id, Reason: "malformed record: " + err.Error()}
+		head := peekHead(line)
+		if head.Version == recordVersion1 {
+			return record.Record{}, v1Error(head.ID)
+		}
+		return record.Record{}, &RecordError{ID: head.ID, Reason: "malformed record: " + err.Error()}
 	}
 	bad := func(format string, args ...any) (record.Record, error) {
 		return record.Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
 	}
-	record.Upgrade(&r) // version 1: verdicts on conflict and contradiction swapped to speak for the answer
 	switch {
 	case r.Version == "":
 		return bad("recordVersion: missing")
+	case r.Version == recordVersion1:
+		return record.Record{}, v1Error(r.ID)
 	case r.Version != record.Version:
-		return bad("recordVersion: %q, this reader knows %q and %q", r.Version, record.Version, record.Version1)
+		return bad("recordVersion: %q, this reader knows %q only", r.Version, record.Version)
 	case r.ID == "":
 		return bad("id: missing (records are joined to labels by id)")
 	}
@@ -74,16 +78,23 @@ func ParseRecord(line []byte) (record.Record, error) {
 	return r, nil
 }
 
-// peekID returns the top-level "id" string of a line that failed to decode,
-// when it can be found.
-func peekID(line []byte) string {
-	var v struct {
-		ID string `json:"id"`
-	}
-	if json.Unmarshal(line, &v) == nil {
-		return v.ID
-	}
-	return ""
+// recordVersion1 is the record format before verdicts spoke for the answer.
+const recordVersion1 = "ragtriage.record/1"
+
+// v1Error refuses a version 1 record.
+func v1Error(id string) error {
+	return &RecordError{ID: id, Reason: fmt.Sprintf("recordVersion: %q: this version reads %q only "+
+		"(version 1 verdicts on context_conflict and contradiction mean the opposite)", recordVersion1, record.Version)}
+}
+
+// peekHead returns the top-level "recordVersion" and "id" strings of a line
+// that failed to decode, when they can be found.
+func peekHead(line []byte) (head struct {
+	Version string `json:"recordVersion"`
+	ID      string `json:"id"`
+}) {
+	json.Unmarshal(line, &head) // best effort: a field that fails stays empty
+	return head
 }
 
 // Labels maps sample IDs to their labels, read from dataset files. Only the

@@ -71,12 +71,14 @@ func TestDatasetSource(t *testing.T) {
 
 func TestParseRecord(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, ""},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`, ""},
 		{`{"id":"a","result":{}}`, "recordVersion: missing"},
 		{`{"recordVersion":"ragtriage.record/3","id":"a"}`, `recordVersion: "ragtriage.record/3"`},
-		{`{"recordVersion":"ragtriage.record/1","result":{}}`, "id: missing"},
-		{`{"recordVersion":"ragtriage.record/1","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
-		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, "malformed record"},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, `"ragtriage.record/1": this version reads "ragtriage.record/2" only`},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, `"ragtriage.record/1": this version reads`},
+		{`{"recordVersion":"ragtriage.record/2","result":{}}`, "id: missing"},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{"route":"sideways"}}`, "malformed record"},
 		{"\xff", "invalid UTF-8"},
 	} {
 		_, err := ParseRecord([]byte(tc.line))
@@ -96,6 +98,37 @@ func TestParseRecord(t *testing.T) {
 	r, err := ParseRecord(b[:len(b)-1])
 	if err != nil || r.Result.Diagnosis != guard.PassDiagnosis || r.Result.Generation.Groundedness.Value != 0.9 || r.Sample.Contexts[0].ID != "c" {
 		t.Errorf("round trip: %+v, %v", r, err)
+	}
+}
+
+// A version 1 record in a record file is a bad line that says where it is
+// and names the format; the records around it read.
+func TestRecordSourceRefusesVersion1(t *testing.T) {
+	path := writeFile(t, "records.jsonl", `{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`+"\n"+
+		`{"recordVersion":"ragtriage.record/1","id":"b","result":{}}`+"\n"+
+		`{"recordVersion":"ragtriage.record/2","id":"c","result":{}}`+"\n")
+	src := NewRecordSource(nil, path)
+	defer src.Close()
+	var got []string
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := "ok"
+		if it.Err != nil {
+			msg = it.Err.Error()
+		}
+		got = append(got, fmt.Sprintf("%s:%d %s %s", filepath.Base(it.Pos.File), it.Pos.Line, it.ID, msg))
+	}
+	want := []string{"records.jsonl:1 a ok",
+		`records.jsonl:2 b recordVersion: "ragtriage.record/1": this version reads "ragtriage.record/2" only (version 1 verdicts on context_conflict and contradiction mean the opposite)`,
+		"records.jsonl:3 c ok"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
