@@ -185,6 +185,7 @@ func (s *TraceSource) add(st otlp.Stats) {
 	t.NoResult += st.NoResult
 	t.BadSpans += st.BadSpans
 	t.Incomplete += st.Incomplete
+	t.OldFormat += st.OldFormat
 	if room := 1000 - len(t.Problems); room > 0 {
 		t.Problems = append(t.Problems, st.Problems[:min(room, len(st.Problems))]...)
 	}
