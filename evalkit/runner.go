@@ -101,14 +101,40 @@ type Config struct {
 //
 // The goroutines Run starts end before it returns.
 func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, error) {
-	if cfg.Mode == "" {
-		return nil, errors.New("evalkit: Run: no mode")
-	}
-	if _, err := report.ParseMode(string(cfg.Mode)); err != nil {
+	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	start := cfg.Now()
+	acc := newAccumulator(&cfg)
+	jobs := make(chan job)
+	results := make(chan outcome, cfg.Workers)
+	// window bounds the rows read but not yet collected.
+	window := make(chan struct{}, 4*cfg.Workers)
+	startWorkers(ctx, &cfg, jobs, results)
+	rd := &reader{src: src, window: window, jobs: jobs, done: make(chan struct{})}
+	go rd.run(ctx)
+
+	metricsTime := collectInOrder(results, window, acc, cfg.Progress)
+	<-rd.done
+	acc.notEvaluated += rd.dropped
+	elapsed := cfg.Now().Sub(start)
+	t0 := time.Now()
+	rep := acc.report(src, elapsed)
+	metricsTime += time.Since(t0)
+	rep.Reproduce.MetricsSeconds = metricsTime.Seconds()
+	return rep, markPartial(ctx, rep, rd.err)
+}
+
+// setDefaults checks cfg and fills in its defaults.
+func (cfg *Config) setDefaults() error {
+	if cfg.Mode == "" {
+		return errors.New("evalkit: Run: no mode")
+	}
+	if _, err := report.ParseMode(string(cfg.Mode)); err != nil {
+		return err
+	}
 	if cfg.Mode != report.ModeRecorded && cfg.Guard == nil {
-		return nil, fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
+		return fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
@@ -120,76 +146,88 @@ func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, e
 		cfg.Confidence = 0.95
 	}
 	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
-		return nil, fmt.Errorf("evalkit: Run: confidence %v not in (0, 1)", cfg.Confidence)
+		return fmt.Errorf("evalkit: Run: confidence %v not in (0, 1)", cfg.Confidence)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	start := cfg.Now()
-	acc := newAccumulator(&cfg)
+	return nil
+}
 
-	type job struct {
-		seq  int
-		item dataset.Item
-	}
-	jobs := make(chan job)
-	results := make(chan outcome, cfg.Workers)
-	window := make(chan struct{}, 4*cfg.Workers)
+// job is one row handed to a worker, with its place in the input.
+type job struct {
+	seq  int
+	item dataset.Item
+}
 
+// startWorkers starts cfg.Workers goroutines that evaluate the jobs, and
+// closes results once they have all ended (when jobs is closed).
+func startWorkers(ctx context.Context, cfg *Config, jobs <-chan job, results chan<- outcome) {
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				o := evaluate(ctx, &cfg, j.item)
+				o := evaluate(ctx, cfg, j.item)
 				o.seq = j.seq
 				results <- o
 			}
 		}()
 	}
-	// The reader: feeds jobs until the input ends, fails, or ctx is done.
-	var (
-		readErr error
-		dropped int // read but never handed to a worker
-	)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		defer close(jobs)
-		for seq := 0; ; seq++ {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			it, err := src.Next()
-			if err != nil {
-				if err != io.EOF {
-					readErr = err
-				}
-				return
-			}
-			select {
-			case jobs <- job{seq, it}:
-			case <-ctx.Done():
-				dropped++
-				return
-			}
-		}
-	}()
 	go func() {
 		wg.Wait()
 		close(results)
 	}()
+}
 
-	// Collect in input order.
+// reader feeds the jobs until the input ends, fails, or ctx is done; it
+// then closes jobs and done. err and dropped are set before done closes.
+type reader struct {
+	src    dataset.Source
+	window chan<- struct{}
+	jobs   chan<- job
+	done   chan struct{}
+
+	err     error // the input's error, other than io.EOF
+	dropped int   // rows read but never handed to a worker
+}
+
+func (rd *reader) run(ctx context.Context) {
+	defer close(rd.done)
+	defer close(rd.jobs)
+	for seq := 0; ; seq++ {
+		select {
+		case rd.window <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		it, err := rd.src.Next()
+		if err != nil {
+			if err != io.EOF {
+				rd.err = err
+			}
+			return
+		}
+		select {
+		case rd.jobs <- job{seq, it}:
+		case <-ctx.Done():
+			rd.dropped++
+			return
+		}
+	}
+}
+
+// collectInOrder hands the outcomes to acc in input order, freeing a place
+// in the window for each. From the first row the cancellation reached on,
+// rows are counted as not evaluated. It returns the time acc spent.
+func collectInOrder(results <-chan outcome, window <-chan struct{}, acc *accumulator, progress func(int)) time.Duration {
 	pending := map[int]outcome{}
 	next := 0
-	var metricsTime time.Duration // spent keeping and computing metrics
+	var metricsTime time.Duration
 	stopped := false
 	for o := range results {
 		pending[o.seq] = o
@@ -211,29 +249,28 @@ func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, e
 				acc.add(&o)
 				metricsTime += time.Since(t0)
 			}
-			if cfg.Progress != nil {
-				cfg.Progress(next)
+			if progress != nil {
+				progress(next)
 			}
 		}
 	}
-	<-readDone
-	acc.notEvaluated += dropped
-	elapsed := cfg.Now().Sub(start)
-	t0 := time.Now()
-	rep := acc.report(src, elapsed)
-	metricsTime += time.Since(t0)
-	rep.Reproduce.MetricsSeconds = metricsTime.Seconds()
+	return metricsTime
+}
+
+// markPartial marks a report whose input was not read to the end, or
+// whose run was interrupted, and returns the error that ended it.
+func markPartial(ctx context.Context, rep *report.Report, readErr error) error {
 	switch {
 	case readErr != nil:
 		rep.Partial = true
 		rep.PartialReason = "input could not be read to the end: " + readErr.Error()
-		return rep, readErr
+		return readErr
 	case ctx.Err() != nil:
 		rep.Partial = true
 		rep.PartialReason = fmt.Sprintf("interrupted (%v) after %d rows; %d read rows were not evaluated", ctx.Err(), rep.Input.RowsEvaluated+rep.Input.RowsFailed, rep.Input.RowsNotEvaluated)
-		return rep, ctx.Err()
+		return ctx.Err()
 	}
-	return rep, nil
+	return nil
 }
 
 // outcome is one row's evaluation, as the collector receives it.
