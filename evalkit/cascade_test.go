@@ -257,15 +257,15 @@ func TestCascadeSettings(t *testing.T) {
 	// is metered.
 	var got guard.Judge
 	m, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(),
-		NewEscalator: func(fb guard.Judge) (guard.Escalator, error) { got = fb; return NewJudgeEscalator(fb), nil }})
+		NewEscalator: func(fb guard.Judge) (guard.Escalator, error) { got = fb; return newJudgeEscalator(fb), nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := got.(*meteredJudge); !ok || m.Cascade != nil {
 		t.Errorf("NewEscalator got %T; setup cascade %+v", got, m.Cascade)
 	}
-	if _, ok := m.Escalator.(CascadeStatser); ok {
-		t.Error("a JudgeEscalator claims to keep counts")
+	if _, ok := m.Escalator.(cascadeStatser); ok {
+		t.Error("a judgeEscalator claims to keep counts")
 	}
 }
 
@@ -275,7 +275,7 @@ func TestCascadeSettings(t *testing.T) {
 func TestCascadeModeCollapsed(t *testing.T) {
 	row := `{"id":"r%d","question":"Refund window?","contexts":[{"id":"c1","text":"Refunds within 30 days."}],"answer":"30 days.","expected":{"generation":{"groundedness":true}}}` + "\n"
 	path := writeFile(t, "dup.jsonl", fmt.Sprintf(row, 1)+fmt.Sprintf(row, 2))
-	var casc CascadeStatser
+	var casc cascadeStatser
 	ready := make(chan struct{})
 	var calls atomic.Int64
 	fallback := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
@@ -298,7 +298,7 @@ func TestCascadeModeCollapsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	casc = m.Escalator.(CascadeStatser)
+	casc = m.Escalator.(cascadeStatser)
 	close(ready)
 	cfg := Config{Mode: report.ModeCascade, Workers: 2, PrimaryPolicy: &pol, FallbackPolicy: &pol}
 	m.Configure(&cfg)

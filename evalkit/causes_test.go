@@ -205,7 +205,7 @@ func TestCausesEndToEnd(t *testing.T) {
 		`"abstentions":[{"decision":"groundedness","judge":"cascade(x)","reason":"budget spent: 10 calls"}],` +
 		`"fallback":{"judge":"cascade(x)","decisions":["groundedness"],"settled":0,"unsettled":1,"reason":"budget spent: 10 calls","rule":"fail_closed","latencyMs":0}}}` + "\n")
 	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-		rec, err := ParseRecord(line)
+		rec, err := parseRecord(line)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -106,7 +106,7 @@ type accumulator struct {
 
 	claims claimsAcc
 
-	// The fallback judge's calls (legs[LegFallback]).
+	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int
 	fbErrs                                      []string
 
@@ -271,7 +271,7 @@ func (a *accumulator) addLegs(o *outcome) {
 			a.legFail[l]++
 		}
 	}
-	if s := &o.legs[LegFallback]; s.calls > 0 {
+	if s := &o.legs[legFallback]; s.calls > 0 {
 		a.fbCalls += s.calls
 		a.fbFailed += s.callErrors
 		a.fbTransport += s.transportErrors
@@ -327,7 +327,7 @@ func (a *accumulator) addEscalation(o *outcome, fb *guard.FallbackInfo) {
 	if rest := fb.Unsettled - named; rest > 0 {
 		a.unsettledBy[report.CauseUnrecorded] += rest
 	}
-	if o.legs[LegFallback].failed {
+	if o.legs[legFallback].failed {
 		a.fallbackFailures++
 	}
 	if o.res.Diagnosis == guard.JudgeUncertain {
@@ -532,7 +532,7 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 	in.RowsLabeled, in.RowsWithJudgeErrors = a.labeledRows, a.judgeErrRows
 	if rs, ok := src.(*RecordSource); ok {
 		in.RecordsUnlabeled = rs.Unlabeled
-		in.LabelsUnused = rs.labels.Unused()
+		in.LabelsUnused = rs.labels.unused()
 		if rs.labels != nil {
 			for _, p := range rs.labels.Problems {
 				a.fail(p)
@@ -562,7 +562,7 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 		if cfg.CascadeSettings != nil {
 			r.Cascade.Settings = cascadeSettingsReport(*cfg.CascadeSettings)
 		}
-		if st, ok := cfg.Escalator.(CascadeStatser); ok {
+		if st, ok := cfg.Escalator.(cascadeStatser); ok {
 			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())
 		}
 	}
@@ -823,20 +823,20 @@ func (a *accumulator) cascadeReport() *report.Cascade {
 
 func (a *accumulator) latencyUsage(r *report.Report) {
 	cfg := a.cfg
-	r.Latency.Primary = percentiles(a.lat[LegPrimary])
-	r.Latency.Fallback = percentiles(a.lat[LegFallback])
+	r.Latency.Primary = percentiles(a.lat[legPrimary])
+	r.Latency.Fallback = percentiles(a.lat[legFallback])
 	r.Latency.Combined = percentiles(a.latAll)
 	r.Latency.Measured = []string{}
 	if a.anyMeasure {
-		if a.legRows[LegPrimary] > 0 {
+		if a.legRows[legPrimary] > 0 {
 			r.Latency.Measured = append(r.Latency.Measured, "primary")
 		}
-		if a.legRows[LegFallback] > 0 && cfg.Simulation == nil {
+		if a.legRows[legFallback] > 0 && cfg.Simulation == nil {
 			r.Latency.Measured = append(r.Latency.Measured, "fallback")
 		}
 		r.Latency.Measured = append(r.Latency.Measured, "combined")
 	}
-	legUsage := func(l LegKind, judge, model string) report.LegUsage {
+	legUsage := func(l legKind, judge, model string) report.LegUsage {
 		u := a.usage[l]
 		lu := report.LegUsage{Judge: judge, Model: model, Rows: a.legRows[l], Calls: u.Calls, InputTokens: u.InputTokens,
 			OutputTokens: u.OutputTokens, Failures: a.legFail[l]}
@@ -846,8 +846,8 @@ func (a *accumulator) latencyUsage(r *report.Report) {
 		}
 		return lu
 	}
-	r.Usage.Primary = legUsage(LegPrimary, cfg.PrimaryJudge, cfg.PrimaryModel)
-	r.Usage.Fallback = legUsage(LegFallback, cfg.FallbackJudge, cfg.FallbackModel)
+	r.Usage.Primary = legUsage(legPrimary, cfg.PrimaryJudge, cfg.PrimaryModel)
+	r.Usage.Fallback = legUsage(legFallback, cfg.FallbackJudge, cfg.FallbackModel)
 }
 
 // percentiles returns the 50th and 95th percentiles by linear interpolation

@@ -40,11 +40,11 @@ func FuzzParseRecord(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		rec, err := ParseRecord(line)
+		rec, err := parseRecord(line)
 		if err != nil {
-			var re *RecordError
-			if !errors.As(err, &re) || !errors.Is(err, ErrBadRecord) {
-				t.Fatalf("error %v (%T) is not a *RecordError", err, err)
+			var re *recordError
+			if !errors.As(err, &re) || !errors.Is(err, errBadRecord) {
+				t.Fatalf("error %v (%T) is not a *recordError", err, err)
 			}
 			if re.Reason == "" || !utf8.ValidString(err.Error()) {
 				t.Fatalf("error %q: empty or not valid UTF-8", err.Error())
@@ -59,7 +59,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}
-		again, err := ParseRecord(bytes.TrimSuffix(b, []byte("\n")))
+		again, err := parseRecord(bytes.TrimSuffix(b, []byte("\n")))
 		if err != nil {
 			t.Fatalf("re-encoded record %s does not parse: %v", b, err)
 		}
@@ -136,8 +136,8 @@ func FuzzReadLabels(f *testing.F) {
 		}
 		fi := l.Files[0]
 		// Every non-blank line is a labeled id or a problem.
-		if l.Len()+len(l.Problems) != fi.Lines || fi.Bad > fi.Lines {
-			t.Fatalf("%d labeled + %d problems != %d lines (bad %d)", l.Len(), len(l.Problems), fi.Lines, fi.Bad)
+		if l.count()+len(l.Problems) != fi.Lines || fi.Bad > fi.Lines {
+			t.Fatalf("%d labeled + %d problems != %d lines (bad %d)", l.count(), len(l.Problems), fi.Lines, fi.Bad)
 		}
 		for _, p := range l.Problems {
 			if p.Pos.Line < 1 || p.Reason == "" || !utf8.ValidString(p.Reason) {

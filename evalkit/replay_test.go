@@ -81,11 +81,11 @@ func TestParseRecord(t *testing.T) {
 		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{"route":"sideways"}}`, "malformed record"},
 		{"\xff", "invalid UTF-8"},
 	} {
-		_, err := ParseRecord([]byte(tc.line))
+		_, err := parseRecord([]byte(tc.line))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("ParseRecord(%s) = %v; want no error", tc.line, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadRecord)):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errBadRecord)):
 			t.Errorf("ParseRecord(%s) = %v; want an ErrBadRecord containing %q", tc.line, err, tc.want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestParseRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ParseRecord(b[:len(b)-1])
+	r, err := parseRecord(b[:len(b)-1])
 	if err != nil || r.Result.Diagnosis != guard.PassDiagnosis || r.Result.Generation.Groundedness.Value != 0.9 || r.Sample.Contexts[0].ID != "c" {
 		t.Errorf("round trip: %+v, %v", r, err)
 	}
@@ -203,7 +203,7 @@ func TestJudgeEscalatorFilters(t *testing.T) {
 		return append(out, guard.Estimate{Decision: guard.Groundedness, P: 0.8}, guard.Estimate{Decision: guard.Correctness, P: 0.1}), nil
 	})
 	s := guard.Sample{Contexts: []guard.Context{{ID: "a"}, {ID: "b"}, {ID: "c"}}}
-	out, err := NewJudgeEscalator(j).Escalate(context.Background(), guard.Escalation{
+	out, err := newJudgeEscalator(j).Escalate(context.Background(), guard.Escalation{
 		Request:    guard.Request{Sample: &s, Decisions: []guard.Decision{guard.ChunkRelevance, guard.Groundedness}},
 		ContextIDs: []string{"b"},
 	})

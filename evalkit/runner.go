@@ -28,22 +28,18 @@ type Config struct {
 	// Mode is how rows are judged. ModeRecorded scores records from the
 	// results they carry and needs no Guard.
 	Mode report.Mode
-	// Guard judges the rows (see NewModeGuard, which attributes latency and
+	// Guard judges the rows (see BuildMode, which attributes latency and
 	// usage to legs; any other Evaluator is attributed from its results).
 	Guard Evaluator
 	// Workers bounds the rows judged at once; 0 means runtime.GOMAXPROCS(0).
 	Workers int
 	// Escalator is cascade mode's escalator (ModeSetup.Escalator). When it
-	// counts what it did (CascadeStatser, as *cascade.Cascade does), the
-	// report's cascade.runtime block holds its counts, read once the run
-	// has ended. Escalations under way together may share a fallback call
-	// or find each other's estimates in the cache, so with more than one
-	// worker the cache, collapse and call counts may vary from run to run
-	// when the input repeats a sample — and with a fallback that reads the
-	// labels (SimulatedJudge), the fallback's estimates too, since a shared
-	// estimate was drawn for the row that reached the fallback first. A
-	// cascade report made with more than one worker says so
-	// (Reproducibility.Nondeterminism); one worker is deterministic.
+	// keeps counts (as *cascade.Cascade does), the report's
+	// cascade.runtime block shows them. With more than one worker, rows
+	// that repeat a sample may share a fallback call or a cached estimate,
+	// so those counts (and a label-reading fallback's estimates) can vary
+	// between runs; the report then says so
+	// (Reproducibility.Nondeterminism). One worker is deterministic.
 	Escalator guard.Escalator
 	// CascadeSettings, when set, is recorded in the report's
 	// cascade.settings.
@@ -87,17 +83,17 @@ type Config struct {
 // Run replays every item of src through cfg.Guard (or scores recorded
 // results in ModeRecorded) and returns the report.
 //
-// Rows are judged by up to cfg.Workers goroutines and collected in input
-// order, with at most 4 rows per worker in flight, so memory stays bounded by
-// the rows in flight plus the per-row numbers the metrics keep (a few dozen
-// bytes per labeled decision). Bad lines, rejected samples and records that
-// cannot be judged are counted and listed; the run goes on.
+// Up to cfg.Workers goroutines judge the rows, at most 4 rows per worker in
+// flight; the rows are collected in input order. Memory is the rows in
+// flight plus a few dozen bytes per labeled decision. Bad lines, rejected
+// samples and records that cannot be judged are counted and listed; the run
+// goes on.
 //
-// When ctx is cancelled Run stops reading, lets the rows in flight finish,
-// and returns a report marked Partial covering the rows collected before the
-// first row the cancellation reached, together with ctx's error. An input
-// that cannot be read any further ends the run the same way with that error.
-// Any other error (a bad configuration) comes with a nil report.
+// When ctx is cancelled, Run stops reading and lets the rows in flight
+// finish. It returns ctx's error and a report marked Partial: the rows
+// collected before the first one the cancellation reached. An input that
+// cannot be read to the end stops the run the same way, with its error. Any
+// other error (a bad configuration) comes with a nil report.
 //
 // The goroutines Run starts end before it returns.
 func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, error) {
@@ -304,8 +300,8 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 			return o
 		}
 		o.res, o.hasResult = it.Record.Result, true
-		o.legs[LegPrimary], o.legs[LegFallback] = recordedLegs(it.Record)
-		o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+		o.legs[legPrimary], o.legs[legFallback] = recordedLegs(it.Record)
+		o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
 		return o
 	case it.Sample == nil:
 		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), report.FailNoSample
@@ -337,16 +333,16 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 	meter.mu.Lock()
 	o.legs = meter.legs
 	meter.mu.Unlock()
-	if !o.legs[LegPrimary].ran && !o.legs[LegFallback].ran {
+	if !o.legs[legPrimary].ran && !o.legs[legFallback].ran {
 		// Not a metered guard: attribute from the result.
-		leg := LegPrimary
+		leg := legPrimary
 		if cfg.Mode == report.ModeFallback {
-			leg = LegFallback
+			leg = legFallback
 		}
 		o.legs[leg] = legSample{ran: true, latencyMs: wall, wallMs: wall, usage: res.Usage, failed: len(res.Errors) > 0}
-		if fb := res.Fallback; fb != nil && leg == LegPrimary {
-			o.legs[LegFallback] = legSample{ran: true, latencyMs: fb.LatencyMs, wallMs: fb.LatencyMs}
-			o.legs[LegPrimary].latencyMs = max(0, wall-fb.LatencyMs)
+		if fb := res.Fallback; fb != nil && leg == legPrimary {
+			o.legs[legFallback] = legSample{ran: true, latencyMs: fb.LatencyMs, wallMs: fb.LatencyMs}
+			o.legs[legPrimary].latencyMs = max(0, wall-fb.LatencyMs)
 		}
 		o.totalMs = wall
 		return o
@@ -357,11 +353,11 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 		legWall += l.wallMs
 	}
 	overhead := max(0, wall-legWall)
-	first := LegPrimary
-	if !o.legs[LegPrimary].ran {
-		first = LegFallback
+	first := legPrimary
+	if !o.legs[legPrimary].ran {
+		first = legFallback
 	}
 	o.legs[first].latencyMs += overhead
-	o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+	o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
 	return o
 }
