@@ -80,6 +80,9 @@ func (st *Stats) problem(line int, span, format string, args ...any) {
 //
 // A line that is not OTLP JSON, or an evaluation span that cannot be rebuilt,
 // is skipped, counted and listed in the stats' Problems with its line number.
+// A span in the old verdict format (without ragtriage.verdicts=answer) is
+// such a span: it is refused, never converted, and also counted in
+// Stats.OldFormat.
 // Lines holding other signals (metrics, logs) are counted but hold no spans.
 // Read stops at the first error of r or fn and returns it.
 func Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error) {
