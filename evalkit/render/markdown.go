@@ -10,13 +10,12 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Markdown renders the summary of a report: input accounting, diagnosis
-// quality with its threshold table (threshold | coverage | accepted errors |
-// error rate), the decisions without a probability by cause, per-decision
-// quality and threshold tables, the cascade (with its unsettled decisions
-// by cause), the
-// claims (claims mode: counts and the bounded claims listing), latency,
-// usage, cost and the reproducibility block.
+// Markdown renders the summary of a report. It has the input accounting and
+// the diagnosis quality with its threshold table. Then come the decisions
+// without a probability by cause, and per-decision quality and threshold
+// tables. The cascade (with its unsettled decisions by cause) and the claims
+// of claims mode follow when present. Latency, usage, cost and the
+// reproducibility block close it.
 func Markdown(r *report.Report) string {
 	var w mdWriter
 	w.header(r)
