@@ -33,9 +33,9 @@ func cascadeSettingsReport(c cascade.Config) *report.CascadeSettings {
 	return r
 }
 
-// CascadeStatser is implemented by an escalator that counts what it did;
+// cascadeStatser is implemented by an escalator that counts what it did;
 // *cascade.Cascade does. Run reads the counts once the run has ended.
-type CascadeStatser interface {
+type cascadeStatser interface {
 	Stats() cascade.Stats
 }
 

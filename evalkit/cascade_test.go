@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -257,15 +258,15 @@ func TestCascadeSettings(t *testing.T) {
 	// is metered.
 	var got guard.Judge
 	m, err := BuildMode(report.ModeCascade, ModeConfig{Primary: unsurePrimary, PrimaryPolicy: uncertainPolicy(), Fallback: unsurePrimary, FallbackPolicy: uncertainPolicy(),
-		NewEscalator: func(fb guard.Judge) (guard.Escalator, error) { got = fb; return NewJudgeEscalator(fb), nil }})
+		NewEscalator: func(fb guard.Judge) (guard.Escalator, error) { got = fb; return newJudgeEscalator(fb), nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := got.(*meteredJudge); !ok || m.Cascade != nil {
 		t.Errorf("NewEscalator got %T; setup cascade %+v", got, m.Cascade)
 	}
-	if _, ok := m.Escalator.(CascadeStatser); ok {
-		t.Error("a JudgeEscalator claims to keep counts")
+	if _, ok := m.Escalator.(cascadeStatser); ok {
+		t.Error("a judgeEscalator claims to keep counts")
 	}
 }
 
@@ -275,16 +276,16 @@ func TestCascadeSettings(t *testing.T) {
 func TestCascadeModeCollapsed(t *testing.T) {
 	row := `{"id":"r%d","question":"Refund window?","contexts":[{"id":"c1","text":"Refunds within 30 days."}],"answer":"30 days.","expected":{"generation":{"groundedness":true}}}` + "\n"
 	path := writeFile(t, "dup.jsonl", fmt.Sprintf(row, 1)+fmt.Sprintf(row, 2))
-	var casc CascadeStatser
+	var casc cascadeStatser
 	ready := make(chan struct{})
 	var calls atomic.Int64
 	fallback := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 		calls.Add(1)
 		<-ready
-		// Answer once the other row has joined this call.
-		deadline := time.Now().Add(10 * time.Second)
-		for casc.Stats().Collapsed == 0 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
+		// Answer once the other row has joined this call (no clock: should
+		// it never join, the test's own timeout ends it).
+		for casc.Stats().Collapsed == 0 {
+			runtime.Gosched()
 		}
 		out, _ := unsurePrimary(ctx, req)
 		for i := range out {
@@ -298,7 +299,7 @@ func TestCascadeModeCollapsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	casc = m.Escalator.(CascadeStatser)
+	casc = m.Escalator.(cascadeStatser)
 	close(ready)
 	cfg := Config{Mode: report.ModeCascade, Workers: 2, PrimaryPolicy: &pol, FallbackPolicy: &pol}
 	m.Configure(&cfg)

@@ -201,11 +201,11 @@ func TestCausesEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	buf.WriteString(`{"recordVersion":"ragtriage.record/1","id":"old","result":{"diagnosis":"JUDGE_UNCERTAIN","route":"fallback","action":"block","decisionId":"d",` +
+	buf.WriteString(`{"recordVersion":"ragtriage.record/2","id":"old","result":{"diagnosis":"JUDGE_UNCERTAIN","route":"fallback","action":"block","decisionId":"d",` +
 		`"abstentions":[{"decision":"groundedness","judge":"cascade(x)","reason":"budget spent: 10 calls"}],` +
 		`"fallback":{"judge":"cascade(x)","decisions":["groundedness"],"settled":0,"unsettled":1,"reason":"budget spent: 10 calls","rule":"fail_closed","latencyMs":0}}}` + "\n")
 	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-		rec, err := ParseRecord(line)
+		rec, err := parseRecord(line)
 		if err != nil {
 			t.Fatal(err)
 		}

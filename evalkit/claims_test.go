@@ -191,7 +191,7 @@ func TestClaimsReport(t *testing.T) {
 			wantBad := []string{"fail", "uncertain"}
 			if mode == report.ModeCascade {
 				wantBad = []string{"fail"}
-				if bad.Escalated && bad.Judge != evalkit.SimulationName {
+				if bad.Escalated && bad.Judge != "simulated-fallback" {
 					t.Errorf("planted claim escalated but judged by %q", bad.Judge)
 				}
 			}

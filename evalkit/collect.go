@@ -106,7 +106,7 @@ type accumulator struct {
 
 	claims claimsAcc
 
-	// The fallback judge's calls (legs[LegFallback]).
+	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int
 	fbErrs                                      []string
 
@@ -148,22 +148,15 @@ func (a *accumulator) file(name string) int {
 	return len(a.files) - 1
 }
 
+// add ingests one outcome: the input accounting, then each part of the
+// report that the row feeds.
 func (a *accumulator) add(o *outcome) {
 	a.read++
 	it := &o.item
 	fi := a.file(it.Pos.File)
 	a.files[fi].rows++
-	exp := it.Expected
-	var truth guard.Diagnosis
-	hasTruth := exp != nil && exp.Diagnosis != nil
-	if hasTruth {
-		truth = *exp.Diagnosis
-		if _, ok := diagIndex[truth]; !ok {
-			a.invalidLabels++
-			hasTruth = false
-		}
-	}
-	if exp != nil {
+	truth, hasTruth := a.diagnosisLabel(it.Expected)
+	if it.Expected != nil {
 		a.labeledRows++
 	}
 	if !o.hasResult {
@@ -180,58 +173,87 @@ func (a *accumulator) add(o *outcome) {
 	if jerr {
 		a.judgeErrRows++
 	}
-
 	if a.cfg.ClaimExtractor != nil || len(r.Claims) > 0 {
 		a.claims.add(it, r)
 	}
 	for i := range r.Abstentions {
 		a.abstentions[causeKey(r.Abstentions[i].Cause)]++
 	}
+	if it.Expected != nil {
+		a.addDecisions(it.Expected, r)
+	}
+	correct := a.addDiagnosis(r, truth, hasTruth, !jerr, fi)
+	a.addLegs(o)
+	if a.cfg.Mode == report.ModeCascade || a.cfg.Mode == report.ModeRecorded {
+		a.addCascade(o, hasTruth, correct)
+	}
+	a.addProvenance(r)
+}
 
-	// Decisions.
-	if exp != nil {
-		for i, e := range r.Retrieval.ChunkRelevance {
-			if y, ok := exp.ChunkLabel(e.Key); ok {
-				v := guard.Uncertain
-				if i < len(r.Verdicts.Retrieval.ChunkRelevance) {
-					v = r.Verdicts.Retrieval.ChunkRelevance[i].Value
-				}
-				a.dec[guard.ChunkRelevance].add(e.Value, v, y)
+// diagnosisLabel returns the row's diagnosis label, if it has a valid one;
+// an unknown label is counted as invalid.
+func (a *accumulator) diagnosisLabel(exp *dataset.Expected) (guard.Diagnosis, bool) {
+	if exp == nil || exp.Diagnosis == nil {
+		return "", false
+	}
+	if _, ok := diagIndex[*exp.Diagnosis]; !ok {
+		a.invalidLabels++
+		return "", false
+	}
+	return *exp.Diagnosis, true
+}
+
+// addDecisions keeps, for each labeled decision the guard was asked, its
+// probability, verdict and label.
+func (a *accumulator) addDecisions(exp *dataset.Expected, r *guard.Result) {
+	for i, e := range r.Retrieval.ChunkRelevance {
+		if y, ok := exp.ChunkLabel(e.Key); ok {
+			v := guard.Uncertain
+			if i < len(r.Verdicts.Retrieval.ChunkRelevance) {
+				v = r.Verdicts.Retrieval.ChunkRelevance[i].Value
 			}
-		}
-		for _, d := range guard.Decisions[1:] {
-			p := r.Prob(d)
-			if !p.Asked {
-				continue
-			}
-			if y, ok := exp.Label(d); ok {
-				v, _ := r.Verdict(d)
-				a.dec[d].add(p, v, y)
-			}
+			a.dec[guard.ChunkRelevance].add(e.Value, v, y)
 		}
 	}
+	for _, d := range guard.Decisions[1:] {
+		p := r.Prob(d)
+		if !p.Asked {
+			continue
+		}
+		if y, ok := exp.Label(d); ok {
+			v, _ := r.Verdict(d)
+			a.dec[d].add(p, v, y)
+		}
+	}
+}
 
-	// Diagnosis.
+// addDiagnosis counts the diagnosis, route and action, and keeps the
+// diagnosis of a labeled row; it reports whether the diagnosis is the label.
+func (a *accumulator) addDiagnosis(r *guard.Result, truth guard.Diagnosis, hasTruth, success bool, fi int) (correct bool) {
 	a.predicted[string(r.Diagnosis)]++
 	a.routes[r.Route.String()]++
 	a.actions[r.Action.String()]++
-	correct := false
-	if hasTruth {
-		a.diagAttempted++
-		pred, ok := diagIndex[r.Diagnosis]
-		if !ok {
-			pred = diagIndex[guard.JudgeUncertain]
-		}
-		correct = r.Diagnosis == truth
-		a.diag = append(a.diag, diagRow{conf: r.Confidence, truth: diagIndex[truth], pred: pred,
-			auto: r.Route == guard.Auto, success: !jerr, file: int16(fi)})
-		a.files[fi].labeled++
-		if correct {
-			a.files[fi].correct++
-		}
+	if !hasTruth {
+		return false
 	}
+	a.diagAttempted++
+	pred, ok := diagIndex[r.Diagnosis]
+	if !ok {
+		pred = diagIndex[guard.JudgeUncertain]
+	}
+	correct = r.Diagnosis == truth
+	a.diag = append(a.diag, diagRow{conf: r.Confidence, truth: diagIndex[truth], pred: pred,
+		auto: r.Route == guard.Auto, success: success, file: int16(fi)})
+	a.files[fi].labeled++
+	if correct {
+		a.files[fi].correct++
+	}
+	return correct
+}
 
-	// Legs.
+// addLegs keeps each leg's latency and usage, and the fallback judge's
+// calls and first distinct errors.
+func (a *accumulator) addLegs(o *outcome) {
 	total := 0.0
 	for l := range numLegs {
 		s := o.legs[l]
@@ -249,7 +271,7 @@ func (a *accumulator) add(o *outcome) {
 			a.legFail[l]++
 		}
 	}
-	if s := &o.legs[LegFallback]; s.calls > 0 {
+	if s := &o.legs[legFallback]; s.calls > 0 {
 		a.fbCalls += s.calls
 		a.fbFailed += s.callErrors
 		a.fbTransport += s.transportErrors
@@ -264,52 +286,60 @@ func (a *accumulator) add(o *outcome) {
 	if o.measured {
 		a.anyMeasure = true
 	}
+}
 
-	// Cascade.
-	if a.cfg.Mode == report.ModeCascade || a.cfg.Mode == report.ModeRecorded {
-		primaryFailed := false
-		for _, je := range r.Errors {
-			if r.Fallback == nil || je.Judge != r.Fallback.Judge {
-				primaryFailed = true
-			}
-		}
-		if primaryFailed {
+// addCascade counts what the cascade did with the row: a primary failure,
+// an escalation (settled and unsettled decisions by cause, the selection
+// hash) and which region's error the row counts in.
+func (a *accumulator) addCascade(o *outcome, hasTruth, correct bool) {
+	r := &o.res
+	for _, je := range r.Errors {
+		if r.Fallback == nil || je.Judge != r.Fallback.Judge {
 			a.primaryFailures++
-		}
-		if fb := r.Fallback; fb != nil {
-			a.escalated++
-			a.settled += fb.Settled
-			a.unsettled += fb.Unsettled
-			named := 0
-			for c, n := range fb.Causes {
-				if n > 0 && c != "" {
-					a.unsettledBy[string(c)] += n
-					named += n
-				}
-			}
-			if rest := fb.Unsettled - named; rest > 0 {
-				a.unsettledBy[report.CauseUnrecorded] += rest
-			}
-			if o.legs[LegFallback].failed {
-				a.fallbackFailures++
-			}
-			if r.Diagnosis == guard.JudgeUncertain {
-				a.stillUncertain++
-			}
-			a.selHash.Write([]byte(it.ID))
-			a.selHash.Write([]byte{'\n'})
-			if hasTruth {
-				countRegion(&a.escalatedLab, !correct)
-			}
-		} else if hasTruth {
-			countRegion(&a.accepted, !correct)
-		}
-		if hasTruth {
-			countRegion(&a.endToEnd, !correct)
+			break
 		}
 	}
+	if fb := r.Fallback; fb != nil {
+		a.addEscalation(o, fb)
+		if hasTruth {
+			countRegion(&a.escalatedLab, !correct)
+		}
+	} else if hasTruth {
+		countRegion(&a.accepted, !correct)
+	}
+	if hasTruth {
+		countRegion(&a.endToEnd, !correct)
+	}
+}
 
-	// Reproducibility.
+// addEscalation counts one escalated row.
+func (a *accumulator) addEscalation(o *outcome, fb *guard.FallbackInfo) {
+	a.escalated++
+	a.settled += fb.Settled
+	a.unsettled += fb.Unsettled
+	named := 0
+	for c, n := range fb.Causes {
+		if n > 0 && c != "" {
+			a.unsettledBy[string(c)] += n
+			named += n
+		}
+	}
+	if rest := fb.Unsettled - named; rest > 0 {
+		a.unsettledBy[report.CauseUnrecorded] += rest
+	}
+	if o.legs[legFallback].failed {
+		a.fallbackFailures++
+	}
+	if o.res.Diagnosis == guard.JudgeUncertain {
+		a.stillUncertain++
+	}
+	a.selHash.Write([]byte(o.item.ID))
+	a.selHash.Write([]byte{'\n'})
+}
+
+// addProvenance keeps what the result was judged with: decision set,
+// diagnosis rules and judges.
+func (a *accumulator) addProvenance(r *guard.Result) {
 	a.sets[report.DecisionSetUse{ID: r.DecisionID, Version: r.DecisionVersion, Variant: string(r.DecisionVariant)}]++
 	if r.DiagnosisVersion != "" {
 		a.diagVers[r.DiagnosisVersion] = true
@@ -502,7 +532,7 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 	in.RowsLabeled, in.RowsWithJudgeErrors = a.labeledRows, a.judgeErrRows
 	if rs, ok := src.(*RecordSource); ok {
 		in.RecordsUnlabeled = rs.Unlabeled
-		in.LabelsUnused = rs.labels.Unused()
+		in.LabelsUnused = rs.labels.unused()
 		if rs.labels != nil {
 			for _, p := range rs.labels.Problems {
 				a.fail(p)
@@ -532,7 +562,7 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 		if cfg.CascadeSettings != nil {
 			r.Cascade.Settings = cascadeSettingsReport(*cfg.CascadeSettings)
 		}
-		if st, ok := cfg.Escalator.(CascadeStatser); ok {
+		if st, ok := cfg.Escalator.(cascadeStatser); ok {
 			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())
 		}
 	}
@@ -655,17 +685,28 @@ func (a *accumulator) decisionsReport() report.Decisions {
 	return out
 }
 
+// decisionReport computes the quality of one decision: its scores, what
+// the policy did with it, and its threshold tables and curve.
 func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) report.Decision {
 	acc := &a.dec[d]
-	p, y := acc.p, acc.y
-	n := len(p)
-	dr := report.Decision{Decision: d.String(), Stage: "generation", Labeled: acc.labeled, N: n, Abstained: acc.abstained}
+	dr := report.Decision{Decision: d.String(), Stage: "generation", Labeled: acc.labeled, N: len(acc.p), Abstained: acc.abstained}
 	if d.Retrieval() {
 		dr.Stage = "retrieval"
 	}
+	conf, wrong := a.scores(&dr, acc.p, acc.y)
+	a.policyOutcome(&dr, d, pol, acc)
+	a.thresholdTables(&dr, acc.p, acc.y, conf, wrong)
+	return dr
+}
+
+// scores sets the accuracy at the 0.5 cutoff, AUROC, Brier, ECE and the
+// reliability bins; it returns each item's confidence max(P, 1−P) and
+// whether the cutoff gets it wrong.
+func (a *accumulator) scores(dr *report.Decision, p []float64, y []bool) (conf []float64, wrong []bool) {
+	n := len(p)
 	right := 0
-	conf := make([]float64, n)
-	wrong := make([]bool, n)
+	conf = make([]float64, n)
+	wrong = make([]bool, n)
 	for i, pi := range p {
 		if y[i] {
 			dr.Positives++
@@ -697,10 +738,15 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) report
 	for _, b := range calibrate.Reliability(p, y, nil, a.cfg.Bins) {
 		dr.Reliability = append(dr.Reliability, report.ReliabilityBin{Lower: b.Lower, Upper: b.Upper, Count: b.Count, MeanP: b.MeanP, FracPos: b.FracPos})
 	}
-	// The verdicts as they are in the results, read on the proposition
-	// (Pass = P ≥ the pass threshold): the regions and their errors are
-	// about P, and a verdict speaks for the answer, flipped for the adverse
-	// decisions.
+	return conf, wrong
+}
+
+// policyOutcome sets the policy's thresholds and what its verdicts did:
+// the auto-pass and auto-fail regions with their errors, and the escalated.
+// The verdicts are read on the proposition (Pass = P ≥ the pass threshold):
+// the regions and their errors are about P, and a verdict speaks for the
+// answer, flipped for the adverse decisions.
+func (a *accumulator) policyOutcome(dr *report.Decision, d guard.Decision, pol *guard.Policy, acc *decisionAcc) {
 	if pol != nil {
 		th := pol.For(d)
 		dr.Policy.Fail, dr.Policy.Pass = th.Fail, th.Pass
@@ -710,15 +756,21 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) report
 	for i, v := range acc.v {
 		switch d.PropositionVerdict(v) {
 		case guard.Pass:
-			countRegion(&ap, !y[i])
+			countRegion(&ap, !acc.y[i])
 		case guard.Fail:
-			countRegion(&af, y[i])
+			countRegion(&af, acc.y[i])
 		default:
 			dr.Policy.Escalated++
 		}
 	}
 	dr.Policy.AutoPass, dr.Policy.AutoFail = a.region(ap), a.region(af)
-	dr.Policy.Coverage = ratio(ap.Count+af.Count, n)
+	dr.Policy.Coverage = ratio(ap.Count+af.Count, len(acc.p))
+}
+
+// thresholdTables sets the one-sided threshold table on confidence, the
+// two-sided sweep on P, and the risk–coverage curve with its AURC.
+func (a *accumulator) thresholdTables(dr *report.Decision, p []float64, y []bool, conf []float64, wrong []bool) {
+	n := len(p)
 	// One-sided on confidence: decide when max(P, 1−P) ≥ t.
 	for _, t := range oneSidedThresholds {
 		accepted, errs := 0, 0
@@ -750,7 +802,6 @@ func (a *accumulator) decisionReport(d guard.Decision, pol *guard.Policy) report
 		aurc := calibrate.AURC(conf, wrong)
 		dr.AURC = &aurc
 	}
-	return dr
 }
 
 func (a *accumulator) cascadeReport() *report.Cascade {
@@ -772,20 +823,20 @@ func (a *accumulator) cascadeReport() *report.Cascade {
 
 func (a *accumulator) latencyUsage(r *report.Report) {
 	cfg := a.cfg
-	r.Latency.Primary = percentiles(a.lat[LegPrimary])
-	r.Latency.Fallback = percentiles(a.lat[LegFallback])
+	r.Latency.Primary = percentiles(a.lat[legPrimary])
+	r.Latency.Fallback = percentiles(a.lat[legFallback])
 	r.Latency.Combined = percentiles(a.latAll)
 	r.Latency.Measured = []string{}
 	if a.anyMeasure {
-		if a.legRows[LegPrimary] > 0 {
+		if a.legRows[legPrimary] > 0 {
 			r.Latency.Measured = append(r.Latency.Measured, "primary")
 		}
-		if a.legRows[LegFallback] > 0 && cfg.Simulation == nil {
+		if a.legRows[legFallback] > 0 && cfg.Simulation == nil {
 			r.Latency.Measured = append(r.Latency.Measured, "fallback")
 		}
 		r.Latency.Measured = append(r.Latency.Measured, "combined")
 	}
-	legUsage := func(l LegKind, judge, model string) report.LegUsage {
+	legUsage := func(l legKind, judge, model string) report.LegUsage {
 		u := a.usage[l]
 		lu := report.LegUsage{Judge: judge, Model: model, Rows: a.legRows[l], Calls: u.Calls, InputTokens: u.InputTokens,
 			OutputTokens: u.OutputTokens, Failures: a.legFail[l]}
@@ -795,8 +846,8 @@ func (a *accumulator) latencyUsage(r *report.Report) {
 		}
 		return lu
 	}
-	r.Usage.Primary = legUsage(LegPrimary, cfg.PrimaryJudge, cfg.PrimaryModel)
-	r.Usage.Fallback = legUsage(LegFallback, cfg.FallbackJudge, cfg.FallbackModel)
+	r.Usage.Primary = legUsage(legPrimary, cfg.PrimaryJudge, cfg.PrimaryModel)
+	r.Usage.Fallback = legUsage(legFallback, cfg.FallbackJudge, cfg.FallbackModel)
 }
 
 // percentiles returns the 50th and 95th percentiles by linear interpolation

@@ -13,19 +13,19 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// JudgeEscalator adapts any guard.Judge to a guard.Escalator: it asks the
+// judgeEscalator adapts any guard.Judge to a guard.Escalator: it asks the
 // judge for the escalated decisions and keeps only the estimates the
 // escalation asked for (chunk relevance of the listed contexts). It adds no
-// breaker, cache or budget; package cascade does that. A JudgeEscalator is
+// breaker, cache or budget; package cascade does that. A judgeEscalator is
 // safe for concurrent use when its judge is.
-type JudgeEscalator struct {
+type judgeEscalator struct {
 	j    guard.Judge
 	info guard.JudgeInfo
 }
 
-// NewJudgeEscalator returns an escalator asking j.
-func NewJudgeEscalator(j guard.Judge) *JudgeEscalator {
-	e := &JudgeEscalator{j: j}
+// newJudgeEscalator returns an escalator asking j.
+func newJudgeEscalator(j guard.Judge) *judgeEscalator {
+	e := &judgeEscalator{j: j}
 	if d, ok := j.(guard.Describer); ok {
 		e.info = d.Describe()
 	}
@@ -36,10 +36,10 @@ func NewJudgeEscalator(j guard.Judge) *JudgeEscalator {
 }
 
 // Describe names the escalator after its judge.
-func (e *JudgeEscalator) Describe() guard.JudgeInfo { return e.info }
+func (e *judgeEscalator) Describe() guard.JudgeInfo { return e.info }
 
 // Escalate implements guard.Escalator.
-func (e *JudgeEscalator) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+func (e *judgeEscalator) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
 	out, err := e.j.Judge(ctx, esc.Request)
 	if err != nil {
 		return nil, err
@@ -60,19 +60,19 @@ func (e *JudgeEscalator) Escalate(ctx context.Context, esc guard.Escalation) ([]
 	return kept, nil
 }
 
-// LegKind names one leg of an evaluation: the guard's own judges, or the
+// legKind names one leg of an evaluation: the guard's own judges, or the
 // fallback.
-type LegKind uint8
+type legKind uint8
 
 // The legs.
 const (
-	LegPrimary LegKind = iota
-	LegFallback
+	legPrimary legKind = iota
+	legFallback
 	numLegs
 )
 
-func (l LegKind) String() string {
-	if l == LegFallback {
+func (l legKind) String() string {
+	if l == legFallback {
 		return "fallback"
 	}
 	return "primary"
@@ -126,14 +126,12 @@ type callState struct {
 
 type callKey struct{}
 
-// MeteredTransport wraps the HTTP transport of a judge (an LLM judge's
-// client) so that a replay can tell, of the judge's failed calls, those
-// whose request got no HTTP response — connection refused, a name that does
-// not resolve, a TLS failure, a timeout — and quote the transport's own
-// error, which clients often leave out of theirs. It only observes: requests
-// and responses pass unchanged, and outside a replay (a request whose
-// context does not come from a Metered judge's call) it only forwards. nil
-// means http.DefaultTransport.
+// MeteredTransport wraps the HTTP transport of an LLM judge's client. A
+// replay then tells apart the failed calls that got no HTTP response
+// (connection refused, DNS, TLS, a timeout) and quotes the transport's own
+// error, which clients often leave out. It only observes: requests and
+// responses pass unchanged. Outside a replay it only forwards. nil means
+// http.DefaultTransport.
 func MeteredTransport(rt http.RoundTripper) http.RoundTripper {
 	if rt == nil {
 		rt = http.DefaultTransport
@@ -189,11 +187,11 @@ func meterFrom(ctx context.Context) *legMeter {
 	return m
 }
 
-// Metered wraps a judge so that the runner can attribute its latency and
+// metered wraps a judge so that the runner can attribute its latency and
 // usage to a leg of the evaluation. It keeps the judge's name and Inline
 // property and costs one time.Now pair per call. Outside a replay it only
 // forwards.
-func Metered(j guard.Judge, leg LegKind) guard.Judge {
+func metered(j guard.Judge, leg legKind) guard.Judge {
 	m := &meteredJudge{j: j, leg: leg}
 	if in, ok := j.(guard.Inline); ok {
 		m.inline = in.Inline()
@@ -203,7 +201,7 @@ func Metered(j guard.Judge, leg LegKind) guard.Judge {
 
 type meteredJudge struct {
 	j      guard.Judge
-	leg    LegKind
+	leg    legKind
 	inline bool
 }
 
@@ -224,7 +222,7 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 		return m.j.Judge(ctx, req)
 	}
 	var cs *callState
-	if m.leg == LegFallback {
+	if m.leg == legFallback {
 		// Only the fallback is expected to call a server.
 		cs = &callState{}
 		ctx = context.WithValue(ctx, callKey{}, cs)
@@ -324,7 +322,7 @@ func (m *meteredEscalator) Escalate(ctx context.Context, esc guard.Escalation) (
 	if sp.calls == 0 && shared == 0 {
 		return out, err
 	}
-	s := &meter.legs[LegFallback]
+	s := &meter.legs[legFallback]
 	s.ran = true
 	s.wallMs += wall
 	s.latencyMs += max(wall, sp.latencyMs, shared)

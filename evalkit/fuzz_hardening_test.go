@@ -24,14 +24,15 @@ import (
 
 func FuzzParseRecord(f *testing.F) {
 	for _, s := range []string{
-		`{"recordVersion":"ragtriage.record/1","id":"r1","time":"2026-01-02T03:04:05Z","result":{"diagnosis":"PASS","route":"auto","action":"allow","decisionId":"d","evidence":[]}}`,
-		`{"recordVersion":"ragtriage.record/1","id":"r2","time":"2026-01-02T03:04:05Z","sample":{"question":"q","contexts":[{"id":"c1","text":"t"}],"answer":"a","referenceAnswer":"r"},"result":{"retrieval":{"chunkRelevance":{"c1":0.9},"sufficiency":null},"verdicts":{"retrieval":{"chunkRelevance":{"c1":"pass"}}},"diagnosis":"JUDGE_UNCERTAIN","route":"fallback","fallback":{"judge":"j","decisions":["groundedness"],"settled":0,"unsettled":1,"rule":"fail_closed","latencyMs":3}},"legs":[{"name":"primary","latencyMs":1},{"name":"fallback","latencyMs":2,"usage":{"inputTokens":10}}]}`,
+		`{"recordVersion":"ragtriage.record/2","id":"r1","time":"2026-01-02T03:04:05Z","result":{"diagnosis":"PASS","route":"auto","action":"allow","decisionId":"d","evidence":[]}}`,
+		`{"recordVersion":"ragtriage.record/2","id":"r2","time":"2026-01-02T03:04:05Z","sample":{"question":"q","contexts":[{"id":"c1","text":"t"}],"answer":"a","referenceAnswer":"r"},"result":{"retrieval":{"chunkRelevance":{"c1":0.9},"sufficiency":null},"verdicts":{"retrieval":{"chunkRelevance":{"c1":"pass"}}},"diagnosis":"JUDGE_UNCERTAIN","route":"fallback","fallback":{"judge":"j","decisions":["groundedness"],"settled":0,"unsettled":1,"rule":"fail_closed","latencyMs":3}},"legs":[{"name":"primary","latencyMs":1},{"name":"fallback","latencyMs":2,"usage":{"inputTokens":10}}]}`,
 		`{"recordVersion":"ragtriage.record/3","id":"r3"}`,
-		`{"recordVersion":"ragtriage.record/1","id":""}`,
-		`{"recordVersion":"ragtriage.record/1","id":"r4","sample":{"contexts":[{"id":"c"},{"id":"c"}]}}`,
-		`{"recordVersion":"ragtriage.record/1","id":"r5","result":{"action":"explode"}}`,
-		"{\"recordVersion\":\"ragtriage.record/1\",\"id\":\"r\xff\"}",
-		`{"recordVersion":"ragtriage.record/1","id":"r6","time":"yesterday"}`,
+		`{"recordVersion":"ragtriage.record/1","id":"r8","result":{}}`,
+		`{"recordVersion":"ragtriage.record/2","id":""}`,
+		`{"recordVersion":"ragtriage.record/2","id":"r4","sample":{"contexts":[{"id":"c"},{"id":"c"}]}}`,
+		`{"recordVersion":"ragtriage.record/2","id":"r5","result":{"action":"explode"}}`,
+		"{\"recordVersion\":\"ragtriage.record/2\",\"id\":\"r\xff\"}",
+		`{"recordVersion":"ragtriage.record/2","id":"r6","time":"yesterday"}`,
 		`{"id":"r7"`,
 		``,
 		`null`,
@@ -39,11 +40,11 @@ func FuzzParseRecord(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		rec, err := ParseRecord(line)
+		rec, err := parseRecord(line)
 		if err != nil {
-			var re *RecordError
-			if !errors.As(err, &re) || !errors.Is(err, ErrBadRecord) {
-				t.Fatalf("error %v (%T) is not a *RecordError", err, err)
+			var re *recordError
+			if !errors.As(err, &re) || !errors.Is(err, errBadRecord) {
+				t.Fatalf("error %v (%T) is not a *recordError", err, err)
 			}
 			if re.Reason == "" || !utf8.ValidString(err.Error()) {
 				t.Fatalf("error %q: empty or not valid UTF-8", err.Error())
@@ -58,7 +59,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted record does not encode: %v", err)
 		}
-		again, err := ParseRecord(bytes.TrimSuffix(b, []byte("\n")))
+		again, err := parseRecord(bytes.TrimSuffix(b, []byte("\n")))
 		if err != nil {
 			t.Fatalf("re-encoded record %s does not parse: %v", b, err)
 		}
@@ -135,8 +136,8 @@ func FuzzReadLabels(f *testing.F) {
 		}
 		fi := l.Files[0]
 		// Every non-blank line is a labeled id or a problem.
-		if l.Len()+len(l.Problems) != fi.Lines || fi.Bad > fi.Lines {
-			t.Fatalf("%d labeled + %d problems != %d lines (bad %d)", l.Len(), len(l.Problems), fi.Lines, fi.Bad)
+		if l.count()+len(l.Problems) != fi.Lines || fi.Bad > fi.Lines {
+			t.Fatalf("%d labeled + %d problems != %d lines (bad %d)", l.count(), len(l.Problems), fi.Lines, fi.Bad)
 		}
 		for _, p := range l.Problems {
 			if p.Pos.Line < 1 || p.Reason == "" || !utf8.ValidString(p.Reason) {
@@ -152,7 +153,7 @@ func FuzzReadLabels(f *testing.F) {
 func FuzzSources(f *testing.F) {
 	for _, s := range []string{
 		"{\"id\":\"a\",\"question\":\"q\",\"contexts\":[],\"answer\":\"x\"}\n{\"id\":\"a\",\"question\":\"q\",\"contexts\":[],\"answer\":\"x\"}\n",
-		"{\"recordVersion\":\"ragtriage.record/1\",\"id\":\"r1\",\"result\":{}}\n{\"recordVersion\":\"ragtriage.record/1\",\"id\":\"r1\",\"result\":{}}\n{\"recordVersion\":\"ragtriage.record/1\",\"id\":\"r2\",\"res",
+		"{\"recordVersion\":\"ragtriage.record/2\",\"id\":\"r1\",\"result\":{}}\n{\"recordVersion\":\"ragtriage.record/2\",\"id\":\"r1\",\"result\":{}}\n{\"recordVersion\":\"ragtriage.record/2\",\"id\":\"r2\",\"res",
 		"\n\r\n\t\n",
 		"\x00\x00\n{}",
 		"",

@@ -10,7 +10,7 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// ModeConfig holds what NewModeGuard and BuildMode build a guard from.
+// ModeConfig holds what BuildMode builds a guard from.
 type ModeConfig struct {
 	// Primary answers every decision in primary and cascade mode, with
 	// PrimaryPolicy.
@@ -23,26 +23,19 @@ type ModeConfig struct {
 	// Degrade decides Result.Action when the fallback cannot settle an
 	// escalation (cascade mode).
 	Degrade guard.Degrade
-	// Cascade configures the cascade (package cascade: breaker, cache,
-	// concurrency limit, budget) that cascade mode runs the fallback
-	// behind. A zero field is cascade's default (the zero Config is
-	// cascade's defaults: among them, no call waits for a free slot; set
-	// Limits.MaxWaiting to cascade.NoLimit to let every call wait, as the
-	// ragtriage command does by default).
+	// Cascade configures the cascade that cascade mode runs the fallback
+	// behind. A zero field is cascade's default; by default no call waits
+	// for a free slot (the ragtriage command sets Limits.MaxWaiting to
+	// cascade.NoLimit).
 	Cascade cascade.Config
 	// NewEscalator, when set, builds cascade mode's escalator instead of
-	// that cascade (Cascade is then ignored). It is given the fallback
-	// judge already wrapped by Metered, and must send every fallback call
-	// through it so that the fallback leg counts what was really called.
+	// that cascade, and Cascade is ignored. It is given the metered
+	// fallback judge and must send every fallback call through it.
 	NewEscalator func(fallback guard.Judge) (guard.Escalator, error)
-	// Claims, when set, turns on the advanced groundedness mode
-	// (guard.WithClaims) in every mode it builds a guard for: the answer is
-	// split into claims and the mode's groundedness judge estimates each
-	// one. In primary mode that is the primary judge; in cascade mode the
-	// primary judge, and a claim it leaves uncertain is escalated on its own
-	// to the fallback (one escalation per claim, counted in the fallback
-	// leg and Result.Fallback); in fallback mode the fallback judge judges
-	// each claim and nothing is escalated. nil keeps the basic mode.
+	// Claims, when set, turns on claims mode (guard.WithClaims) in every
+	// mode: the answer is split into claims and each is judged on its own.
+	// In cascade mode a claim the primary leaves uncertain is escalated on
+	// its own. nil keeps the basic mode.
 	Claims guard.ClaimExtractor
 	// Options are applied after the mode's own (limits, clock, …).
 	Options []guard.Option
@@ -80,32 +73,21 @@ func (m *ModeSetup) Configure(cfg *Config) {
 	cfg.Guard, cfg.Escalator, cfg.CascadeSettings, cfg.ClaimExtractor = m.Guard, m.Escalator, m.Cascade, m.Claims
 }
 
-// NewModeGuard returns BuildMode's guard. In cascade mode nobody closes the
-// cascade it builds nor reads its counters; use BuildMode for that.
-func NewModeGuard(mode report.Mode, c ModeConfig) (*guard.Guard, error) {
-	m, err := BuildMode(mode, c)
-	if err != nil {
-		return nil, err
-	}
-	return m.Guard, nil
-}
-
-// BuildMode returns the guard that judges rows in the given mode, with every
-// judge wrapped by Metered so that the runner can attribute latency and
-// usage to the primary and fallback legs:
+// BuildMode returns the guard that judges rows in the given mode. Every
+// judge is metered, so that the runner can attribute latency and usage to
+// the primary and fallback legs:
 //
 //	primary:  WithJudge(Primary), WithPolicy(PrimaryPolicy)
 //	fallback: WithJudge(Fallback), WithPolicy(FallbackPolicy)
 //	cascade:  the primary guard plus WithEscalator(cascade around Fallback, FallbackPolicy, Degrade)
 //
-// plus WithClaims(Claims) in every mode when Claims is set (see
-// ModeConfig.Claims).
+// plus WithClaims(Claims) in every mode when Claims is set.
 //
 // In cascade mode the fallback judge runs inside a cascade.Cascade built
-// from c.Cascade (or the escalator c.NewEscalator returns), so that only the
-// calls that really reach the fallback — not cache hits, not refusals —
-// count in the fallback leg; calls made in parallel for one escalation count
-// once, at the longest, in its latency.
+// from c.Cascade (or c.NewEscalator's escalator). Only the calls that reach
+// the fallback count in the fallback leg: not cache hits, not refusals.
+// Calls made in parallel for one escalation count once in its latency, at
+// the longest.
 func BuildMode(mode report.Mode, c ModeConfig) (*ModeSetup, error) {
 	var (
 		opts []guard.Option
@@ -116,12 +98,12 @@ func BuildMode(mode report.Mode, c ModeConfig) (*ModeSetup, error) {
 		if c.Primary == nil {
 			return nil, fmt.Errorf("evalkit: %s mode needs a primary judge", mode)
 		}
-		opts = append(opts, guard.WithJudge(Metered(c.Primary, LegPrimary)), guard.WithPolicy(c.PrimaryPolicy))
+		opts = append(opts, guard.WithJudge(metered(c.Primary, legPrimary)), guard.WithPolicy(c.PrimaryPolicy))
 		if mode == report.ModeCascade {
 			if c.Fallback == nil {
 				return nil, errors.New("evalkit: cascade mode needs a fallback judge")
 			}
-			fb := Metered(c.Fallback, LegFallback)
+			fb := metered(c.Fallback, legFallback)
 			if c.NewEscalator != nil {
 				esc, err := c.NewEscalator(fb)
 				if err != nil {
@@ -148,7 +130,7 @@ func BuildMode(mode report.Mode, c ModeConfig) (*ModeSetup, error) {
 		if c.Fallback == nil {
 			return nil, errors.New("evalkit: fallback mode needs a fallback judge")
 		}
-		opts = append(opts, guard.WithJudge(Metered(c.Fallback, LegFallback)), guard.WithPolicy(c.FallbackPolicy))
+		opts = append(opts, guard.WithJudge(metered(c.Fallback, legFallback)), guard.WithPolicy(c.FallbackPolicy))
 	case report.ModeRecorded:
 		return nil, errors.New("evalkit: recorded mode judges nothing: it needs no guard")
 	default:

@@ -14,48 +14,52 @@ import (
 	"github.com/ragtriage/ragtriage/record"
 )
 
-// ErrBadRecord is wrapped by every error ParseRecord returns.
-var ErrBadRecord = errors.New("bad record")
+// errBadRecord is wrapped by every error parseRecord returns.
+var errBadRecord = errors.New("bad record")
 
-// RecordError says what is wrong with a record line. ID is the record's id
+// recordError says what is wrong with a record line. ID is the record's id
 // when it could be read.
-type RecordError struct {
+type recordError struct {
 	ID     string
 	Reason string
 }
 
-func (e *RecordError) Error() string { return e.Reason }
+func (e *recordError) Error() string { return e.Reason }
 
-// Unwrap makes errors.Is(err, ErrBadRecord) true.
-func (e *RecordError) Unwrap() error { return ErrBadRecord }
+// Unwrap makes errors.Is(err, errBadRecord) true.
+func (e *recordError) Unwrap() error { return errBadRecord }
 
-// ParseRecord decodes one line of a record file (see Record). It rejects,
-// with a *RecordError: invalid UTF-8, malformed JSON, a recordVersion other
-// than ragtriage.record/2 or /1 (a newer major version needs a newer reader;
-// a version 1 record is upgraded as record.Upgrade says), a
-// missing id, and a captured sample whose contexts lack ids or repeat one.
-// Unknown fields are ignored, so records with new optional fields still read.
-func ParseRecord(line []byte) (record.Record, error) {
+// parseRecord decodes one line of a record file (see record.Record). It
+// rejects, with a *recordError: invalid UTF-8, malformed JSON, a
+// recordVersion other than record.Version (a version 1 record is refused by
+// name; a newer one needs a newer reader), a missing id, and a captured
+// sample whose contexts lack ids or repeat one. Unknown fields are ignored,
+// so records with new optional fields still read.
+func parseRecord(line []byte) (record.Record, error) {
 	var r record.Record
 	if len(line) > dataset.MaxLineBytes {
-		return r, &RecordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), dataset.MaxLineBytes)}
+		return r, &recordError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), dataset.MaxLineBytes)}
 	}
 	if !utf8.Valid(line) {
-		return r, &RecordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", dataset.FirstInvalid(line))}
+		return r, &recordError{Reason: fmt.Sprintf("invalid UTF-8 at byte %d", dataset.FirstInvalid(line))}
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
-		id := peekID(line)
-		return record.Record{}, &RecordError{ID: id, Reason: "malformed record: " + err.Error()}
+		head := peekHead(line)
+		if head.Version == recordVersion1 {
+			return record.Record{}, v1Error(head.ID)
+		}
+		return record.Record{}, &recordError{ID: head.ID, Reason: "malformed record: " + err.Error()}
 	}
 	bad := func(format string, args ...any) (record.Record, error) {
-		return record.Record{}, &RecordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
+		return record.Record{}, &recordError{ID: r.ID, Reason: fmt.Sprintf(format, args...)}
 	}
-	record.Upgrade(&r) // version 1: verdicts on conflict and contradiction swapped to speak for the answer
 	switch {
 	case r.Version == "":
 		return bad("recordVersion: missing")
+	case r.Version == recordVersion1:
+		return record.Record{}, v1Error(r.ID)
 	case r.Version != record.Version:
-		return bad("recordVersion: %q, this reader knows %q and %q", r.Version, record.Version, record.Version1)
+		return bad("recordVersion: %q, this reader knows %q only", r.Version, record.Version)
 	case r.ID == "":
 		return bad("id: missing (records are joined to labels by id)")
 	}
@@ -74,16 +78,23 @@ func ParseRecord(line []byte) (record.Record, error) {
 	return r, nil
 }
 
-// peekID returns the top-level "id" string of a line that failed to decode,
-// when it can be found.
-func peekID(line []byte) string {
-	var v struct {
-		ID string `json:"id"`
-	}
-	if json.Unmarshal(line, &v) == nil {
-		return v.ID
-	}
-	return ""
+// recordVersion1 is the record format before verdicts spoke for the answer.
+const recordVersion1 = "ragtriage.record/1"
+
+// v1Error refuses a version 1 record.
+func v1Error(id string) error {
+	return &recordError{ID: id, Reason: fmt.Sprintf("recordVersion: %q: this version reads %q only "+
+		"(version 1 verdicts on context_conflict and contradiction mean the opposite)", recordVersion1, record.Version)}
+}
+
+// peekHead returns the top-level "recordVersion" and "id" strings of a line
+// that failed to decode, when they can be found.
+func peekHead(line []byte) (head struct {
+	Version string `json:"recordVersion"`
+	ID      string `json:"id"`
+}) {
+	json.Unmarshal(line, &head) // best effort: a field that fails stays empty
+	return head
 }
 
 // Labels maps sample IDs to their labels, read from dataset files. Only the
@@ -143,9 +154,9 @@ func ReadLabels(paths ...string) (*Labels, error) {
 	return l, nil
 }
 
-// Lookup returns the labels of id (nil when the row has none) and whether
+// lookup returns the labels of id (nil when the row has none) and whether
 // the id is known. It marks the id as used.
-func (l *Labels) Lookup(id string) (*dataset.Expected, bool) {
+func (l *Labels) lookup(id string) (*dataset.Expected, bool) {
 	if l == nil {
 		return nil, false
 	}
@@ -156,16 +167,16 @@ func (l *Labels) Lookup(id string) (*dataset.Expected, bool) {
 	return e, ok
 }
 
-// Len returns the number of labeled ids.
-func (l *Labels) Len() int {
+// count returns the number of labeled ids.
+func (l *Labels) count() int {
 	if l == nil {
 		return 0
 	}
 	return len(l.m)
 }
 
-// Unused returns how many ids were never looked up.
-func (l *Labels) Unused() int {
+// unused returns how many ids were never looked up.
+func (l *Labels) unused() int {
 	if l == nil {
 		return 0
 	}
@@ -193,15 +204,15 @@ func NewRecordSource(labels *Labels, paths ...string) *RecordSource {
 func (s *RecordSource) Next() (dataset.Item, error) {
 	line, pos, err := s.lines.Line()
 	if errors.Is(err, dataset.ErrLongLine) {
-		return dataset.Item{Pos: pos, Err: &RecordError{Reason: err.Error()}}, nil
+		return dataset.Item{Pos: pos, Err: &recordError{Reason: err.Error()}}, nil
 	}
 	if err != nil {
 		return dataset.Item{}, err
 	}
-	rec, err := ParseRecord(bytes.Clone(line))
+	rec, err := parseRecord(bytes.Clone(line))
 	if err != nil {
 		s.lines.Bad()
-		var re *RecordError
+		var re *recordError
 		id := ""
 		if errors.As(err, &re) {
 			id = re.ID
@@ -209,7 +220,7 @@ func (s *RecordSource) Next() (dataset.Item, error) {
 		return dataset.Item{Pos: pos, ID: id, Err: err}, nil
 	}
 	it := dataset.Item{Pos: pos, ID: rec.ID, Record: &rec}
-	if e, ok := s.labels.Lookup(rec.ID); ok {
+	if e, ok := s.labels.lookup(rec.ID); ok {
 		it.Expected = e
 	} else {
 		s.Unlabeled++

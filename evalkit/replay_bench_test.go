@@ -89,10 +89,11 @@ func BenchmarkReplay100k(b *testing.B) {
 			fb := pol
 			for i := range b.N {
 				_ = i
-				g, err := evalkit.NewModeGuard(mode, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: pol, Fallback: sim, FallbackPolicy: fb})
+				m, err := evalkit.BuildMode(mode, evalkit.ModeConfig{Primary: judge, PrimaryPolicy: pol, Fallback: sim, FallbackPolicy: fb})
 				if err != nil {
 					b.Fatal(err)
 				}
+				g := m.Guard
 				runtime.GC()
 				var peak uint64
 				var wg sync.WaitGroup
@@ -103,6 +104,7 @@ func BenchmarkReplay100k(b *testing.B) {
 				rep, err := evalkit.Run(context.Background(), &cycleSource{lines: lines, n: rows},
 					evalkit.Config{Mode: mode, Guard: g, PrimaryPolicy: &pol, FallbackPolicy: &fb})
 				elapsed := time.Since(start)
+				m.Close(context.Background())
 				close(stop)
 				wg.Wait()
 				if err != nil {

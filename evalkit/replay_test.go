@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,19 +72,21 @@ func TestDatasetSource(t *testing.T) {
 
 func TestParseRecord(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, ""},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`, ""},
 		{`{"id":"a","result":{}}`, "recordVersion: missing"},
 		{`{"recordVersion":"ragtriage.record/3","id":"a"}`, `recordVersion: "ragtriage.record/3"`},
-		{`{"recordVersion":"ragtriage.record/1","result":{}}`, "id: missing"},
-		{`{"recordVersion":"ragtriage.record/1","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
-		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, "malformed record"},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, `"ragtriage.record/1": this version reads "ragtriage.record/2" only`},
+		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{"route":"sideways"}}`, `"ragtriage.record/1": this version reads`},
+		{`{"recordVersion":"ragtriage.record/2","result":{}}`, "id: missing"},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","sample":{"question":"q","answer":"a","contexts":[{"id":"c","text":"x"},{"id":"c","text":"y"}]}}`, "duplicate"},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{"route":"sideways"}}`, "malformed record"},
 		{"\xff", "invalid UTF-8"},
 	} {
-		_, err := ParseRecord([]byte(tc.line))
+		_, err := parseRecord([]byte(tc.line))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("ParseRecord(%s) = %v; want no error", tc.line, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrBadRecord)):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errBadRecord)):
 			t.Errorf("ParseRecord(%s) = %v; want an ErrBadRecord containing %q", tc.line, err, tc.want)
 		}
 	}
@@ -93,9 +96,40 @@ func TestParseRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ParseRecord(b[:len(b)-1])
+	r, err := parseRecord(b[:len(b)-1])
 	if err != nil || r.Result.Diagnosis != guard.PassDiagnosis || r.Result.Generation.Groundedness.Value != 0.9 || r.Sample.Contexts[0].ID != "c" {
 		t.Errorf("round trip: %+v, %v", r, err)
+	}
+}
+
+// A version 1 record in a record file is a bad line that says where it is
+// and names the format; the records around it read.
+func TestRecordSourceRefusesVersion1(t *testing.T) {
+	path := writeFile(t, "records.jsonl", `{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`+"\n"+
+		`{"recordVersion":"ragtriage.record/1","id":"b","result":{}}`+"\n"+
+		`{"recordVersion":"ragtriage.record/2","id":"c","result":{}}`+"\n")
+	src := NewRecordSource(nil, path)
+	defer src.Close()
+	var got []string
+	for {
+		it, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := "ok"
+		if it.Err != nil {
+			msg = it.Err.Error()
+		}
+		got = append(got, fmt.Sprintf("%s:%d %s %s", filepath.Base(it.Pos.File), it.Pos.Line, it.ID, msg))
+	}
+	want := []string{"records.jsonl:1 a ok",
+		`records.jsonl:2 b recordVersion: "ragtriage.record/1": this version reads "ragtriage.record/2" only (version 1 verdicts on context_conflict and contradiction mean the opposite)`,
+		"records.jsonl:3 c ok"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -170,7 +204,7 @@ func TestJudgeEscalatorFilters(t *testing.T) {
 		return append(out, guard.Estimate{Decision: guard.Groundedness, P: 0.8}, guard.Estimate{Decision: guard.Correctness, P: 0.1}), nil
 	})
 	s := guard.Sample{Contexts: []guard.Context{{ID: "a"}, {ID: "b"}, {ID: "c"}}}
-	out, err := NewJudgeEscalator(j).Escalate(context.Background(), guard.Escalation{
+	out, err := newJudgeEscalator(j).Escalate(context.Background(), guard.Escalation{
 		Request:    guard.Request{Sample: &s, Decisions: []guard.Decision{guard.ChunkRelevance, guard.Groundedness}},
 		ContextIDs: []string{"b"},
 	})
@@ -186,13 +220,16 @@ func TestJudgeEscalatorFilters(t *testing.T) {
 	}
 }
 
-// orderGuard diagnoses each row after a random delay and escalates the rows
+// orderGuard diagnoses each row after yielding a random number of times (so
+// that rows finish out of order, without a clock) and escalates the rows
 // whose ID ends in an even digit.
 type orderGuard struct{ calls atomic.Int64 }
 
 func (g *orderGuard) Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error) {
 	g.calls.Add(1)
-	time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
+	for range rand.IntN(300) {
+		runtime.Gosched()
+	}
 	r := guard.Result{Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Confidence: 0.9, DecisionID: "set", DecisionVariant: guard.WithoutReference}
 	if strings.ContainsAny(s.ID[len(s.ID)-1:], "02468") {
 		r.Fallback = &guard.FallbackInfo{Judge: "fb"}

@@ -28,22 +28,18 @@ type Config struct {
 	// Mode is how rows are judged. ModeRecorded scores records from the
 	// results they carry and needs no Guard.
 	Mode report.Mode
-	// Guard judges the rows (see NewModeGuard, which attributes latency and
+	// Guard judges the rows (see BuildMode, which attributes latency and
 	// usage to legs; any other Evaluator is attributed from its results).
 	Guard Evaluator
 	// Workers bounds the rows judged at once; 0 means runtime.GOMAXPROCS(0).
 	Workers int
 	// Escalator is cascade mode's escalator (ModeSetup.Escalator). When it
-	// counts what it did (CascadeStatser, as *cascade.Cascade does), the
-	// report's cascade.runtime block holds its counts, read once the run
-	// has ended. Escalations under way together may share a fallback call
-	// or find each other's estimates in the cache, so with more than one
-	// worker the cache, collapse and call counts may vary from run to run
-	// when the input repeats a sample — and with a fallback that reads the
-	// labels (SimulatedJudge), the fallback's estimates too, since a shared
-	// estimate was drawn for the row that reached the fallback first. A
-	// cascade report made with more than one worker says so
-	// (Reproducibility.Nondeterminism); one worker is deterministic.
+	// keeps counts (as *cascade.Cascade does), the report's
+	// cascade.runtime block shows them. With more than one worker, rows
+	// that repeat a sample may share a fallback call or a cached estimate,
+	// so those counts (and a label-reading fallback's estimates) can vary
+	// between runs; the report then says so
+	// (Reproducibility.Nondeterminism). One worker is deterministic.
 	Escalator guard.Escalator
 	// CascadeSettings, when set, is recorded in the report's
 	// cascade.settings.
@@ -87,28 +83,54 @@ type Config struct {
 // Run replays every item of src through cfg.Guard (or scores recorded
 // results in ModeRecorded) and returns the report.
 //
-// Rows are judged by up to cfg.Workers goroutines and collected in input
-// order, with at most 4 rows per worker in flight, so memory stays bounded by
-// the rows in flight plus the per-row numbers the metrics keep (a few dozen
-// bytes per labeled decision). Bad lines, rejected samples and records that
-// cannot be judged are counted and listed; the run goes on.
+// Up to cfg.Workers goroutines judge the rows, at most 4 rows per worker in
+// flight; the rows are collected in input order. Memory is the rows in
+// flight plus a few dozen bytes per labeled decision. Bad lines, rejected
+// samples and records that cannot be judged are counted and listed; the run
+// goes on.
 //
-// When ctx is cancelled Run stops reading, lets the rows in flight finish,
-// and returns a report marked Partial covering the rows collected before the
-// first row the cancellation reached, together with ctx's error. An input
-// that cannot be read any further ends the run the same way with that error.
-// Any other error (a bad configuration) comes with a nil report.
+// When ctx is cancelled, Run stops reading and lets the rows in flight
+// finish. It returns ctx's error and a report marked Partial: the rows
+// collected before the first one the cancellation reached. An input that
+// cannot be read to the end stops the run the same way, with its error. Any
+// other error (a bad configuration) comes with a nil report.
 //
 // The goroutines Run starts end before it returns.
 func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, error) {
-	if cfg.Mode == "" {
-		return nil, errors.New("evalkit: Run: no mode")
-	}
-	if _, err := report.ParseMode(string(cfg.Mode)); err != nil {
+	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	start := cfg.Now()
+	acc := newAccumulator(&cfg)
+	jobs := make(chan job)
+	results := make(chan outcome, cfg.Workers)
+	// window bounds the rows read but not yet collected.
+	window := make(chan struct{}, 4*cfg.Workers)
+	startWorkers(ctx, &cfg, jobs, results)
+	rd := &reader{src: src, window: window, jobs: jobs, done: make(chan struct{})}
+	go rd.run(ctx)
+
+	metricsTime := collectInOrder(results, window, acc, cfg.Progress)
+	<-rd.done
+	acc.notEvaluated += rd.dropped
+	elapsed := cfg.Now().Sub(start)
+	t0 := time.Now()
+	rep := acc.report(src, elapsed)
+	metricsTime += time.Since(t0)
+	rep.Reproduce.MetricsSeconds = metricsTime.Seconds()
+	return rep, markPartial(ctx, rep, rd.err)
+}
+
+// setDefaults checks cfg and fills in its defaults.
+func (cfg *Config) setDefaults() error {
+	if cfg.Mode == "" {
+		return errors.New("evalkit: Run: no mode")
+	}
+	if _, err := report.ParseMode(string(cfg.Mode)); err != nil {
+		return err
+	}
 	if cfg.Mode != report.ModeRecorded && cfg.Guard == nil {
-		return nil, fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
+		return fmt.Errorf("evalkit: Run: %s mode needs a guard", cfg.Mode)
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
@@ -120,76 +142,88 @@ func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, e
 		cfg.Confidence = 0.95
 	}
 	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
-		return nil, fmt.Errorf("evalkit: Run: confidence %v not in (0, 1)", cfg.Confidence)
+		return fmt.Errorf("evalkit: Run: confidence %v not in (0, 1)", cfg.Confidence)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	start := cfg.Now()
-	acc := newAccumulator(&cfg)
+	return nil
+}
 
-	type job struct {
-		seq  int
-		item dataset.Item
-	}
-	jobs := make(chan job)
-	results := make(chan outcome, cfg.Workers)
-	window := make(chan struct{}, 4*cfg.Workers)
+// job is one row handed to a worker, with its place in the input.
+type job struct {
+	seq  int
+	item dataset.Item
+}
 
+// startWorkers starts cfg.Workers goroutines that evaluate the jobs, and
+// closes results once they have all ended (when jobs is closed).
+func startWorkers(ctx context.Context, cfg *Config, jobs <-chan job, results chan<- outcome) {
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				o := evaluate(ctx, &cfg, j.item)
+				o := evaluate(ctx, cfg, j.item)
 				o.seq = j.seq
 				results <- o
 			}
 		}()
 	}
-	// The reader: feeds jobs until the input ends, fails, or ctx is done.
-	var (
-		readErr error
-		dropped int // read but never handed to a worker
-	)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		defer close(jobs)
-		for seq := 0; ; seq++ {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			it, err := src.Next()
-			if err != nil {
-				if err != io.EOF {
-					readErr = err
-				}
-				return
-			}
-			select {
-			case jobs <- job{seq, it}:
-			case <-ctx.Done():
-				dropped++
-				return
-			}
-		}
-	}()
 	go func() {
 		wg.Wait()
 		close(results)
 	}()
+}
 
-	// Collect in input order.
+// reader feeds the jobs until the input ends, fails, or ctx is done; it
+// then closes jobs and done. err and dropped are set before done closes.
+type reader struct {
+	src    dataset.Source
+	window chan<- struct{}
+	jobs   chan<- job
+	done   chan struct{}
+
+	err     error // the input's error, other than io.EOF
+	dropped int   // rows read but never handed to a worker
+}
+
+func (rd *reader) run(ctx context.Context) {
+	defer close(rd.done)
+	defer close(rd.jobs)
+	for seq := 0; ; seq++ {
+		select {
+		case rd.window <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		it, err := rd.src.Next()
+		if err != nil {
+			if err != io.EOF {
+				rd.err = err
+			}
+			return
+		}
+		select {
+		case rd.jobs <- job{seq, it}:
+		case <-ctx.Done():
+			rd.dropped++
+			return
+		}
+	}
+}
+
+// collectInOrder hands the outcomes to acc in input order, freeing a place
+// in the window for each. From the first row the cancellation reached on,
+// rows are counted as not evaluated. It returns the time acc spent.
+func collectInOrder(results <-chan outcome, window <-chan struct{}, acc *accumulator, progress func(int)) time.Duration {
 	pending := map[int]outcome{}
 	next := 0
-	var metricsTime time.Duration // spent keeping and computing metrics
+	var metricsTime time.Duration
 	stopped := false
 	for o := range results {
 		pending[o.seq] = o
@@ -211,29 +245,28 @@ func Run(ctx context.Context, src dataset.Source, cfg Config) (*report.Report, e
 				acc.add(&o)
 				metricsTime += time.Since(t0)
 			}
-			if cfg.Progress != nil {
-				cfg.Progress(next)
+			if progress != nil {
+				progress(next)
 			}
 		}
 	}
-	<-readDone
-	acc.notEvaluated += dropped
-	elapsed := cfg.Now().Sub(start)
-	t0 := time.Now()
-	rep := acc.report(src, elapsed)
-	metricsTime += time.Since(t0)
-	rep.Reproduce.MetricsSeconds = metricsTime.Seconds()
+	return metricsTime
+}
+
+// markPartial marks a report whose input was not read to the end, or
+// whose run was interrupted, and returns the error that ended it.
+func markPartial(ctx context.Context, rep *report.Report, readErr error) error {
 	switch {
 	case readErr != nil:
 		rep.Partial = true
 		rep.PartialReason = "input could not be read to the end: " + readErr.Error()
-		return rep, readErr
+		return readErr
 	case ctx.Err() != nil:
 		rep.Partial = true
 		rep.PartialReason = fmt.Sprintf("interrupted (%v) after %d rows; %d read rows were not evaluated", ctx.Err(), rep.Input.RowsEvaluated+rep.Input.RowsFailed, rep.Input.RowsNotEvaluated)
-		return rep, ctx.Err()
+		return ctx.Err()
 	}
-	return rep, nil
+	return nil
 }
 
 // outcome is one row's evaluation, as the collector receives it.
@@ -267,8 +300,8 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 			return o
 		}
 		o.res, o.hasResult = it.Record.Result, true
-		o.legs[LegPrimary], o.legs[LegFallback] = recordedLegs(it.Record)
-		o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+		o.legs[legPrimary], o.legs[legFallback] = recordedLegs(it.Record)
+		o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
 		return o
 	case it.Sample == nil:
 		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), report.FailNoSample
@@ -300,16 +333,16 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 	meter.mu.Lock()
 	o.legs = meter.legs
 	meter.mu.Unlock()
-	if !o.legs[LegPrimary].ran && !o.legs[LegFallback].ran {
+	if !o.legs[legPrimary].ran && !o.legs[legFallback].ran {
 		// Not a metered guard: attribute from the result.
-		leg := LegPrimary
+		leg := legPrimary
 		if cfg.Mode == report.ModeFallback {
-			leg = LegFallback
+			leg = legFallback
 		}
 		o.legs[leg] = legSample{ran: true, latencyMs: wall, wallMs: wall, usage: res.Usage, failed: len(res.Errors) > 0}
-		if fb := res.Fallback; fb != nil && leg == LegPrimary {
-			o.legs[LegFallback] = legSample{ran: true, latencyMs: fb.LatencyMs, wallMs: fb.LatencyMs}
-			o.legs[LegPrimary].latencyMs = max(0, wall-fb.LatencyMs)
+		if fb := res.Fallback; fb != nil && leg == legPrimary {
+			o.legs[legFallback] = legSample{ran: true, latencyMs: fb.LatencyMs, wallMs: fb.LatencyMs}
+			o.legs[legPrimary].latencyMs = max(0, wall-fb.LatencyMs)
 		}
 		o.totalMs = wall
 		return o
@@ -320,11 +353,11 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 		legWall += l.wallMs
 	}
 	overhead := max(0, wall-legWall)
-	first := LegPrimary
-	if !o.legs[LegPrimary].ran {
-		first = LegFallback
+	first := legPrimary
+	if !o.legs[legPrimary].ran {
+		first = legFallback
 	}
 	o.legs[first].latencyMs += overhead
-	o.totalMs = o.legs[LegPrimary].latencyMs + o.legs[LegFallback].latencyMs
+	o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
 	return o
 }

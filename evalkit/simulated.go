@@ -22,18 +22,18 @@ func ContextWithLabels(ctx context.Context, e *dataset.Expected) context.Context
 	return context.WithValue(ctx, labelsKey{}, e)
 }
 
-// LabelsFromContext returns the labels ContextWithLabels stored, or nil.
-func LabelsFromContext(ctx context.Context) *dataset.Expected {
+// labelsFromContext returns the labels ContextWithLabels stored, or nil.
+func labelsFromContext(ctx context.Context) *dataset.Expected {
 	e, _ := ctx.Value(labelsKey{}).(*dataset.Expected)
 	return e
 }
 
-// SimulationName is the name a SimulatedJudge reports by default. It says
+// simulationName is the name a SimulatedJudge reports by default. It says
 // "simulated" so that no report can pass it off as a real judge.
-const SimulationName = "simulated-fallback"
+const simulationName = "simulated-fallback"
 
-// SimulationVersion is the version of SimulatedJudge's behaviour.
-const SimulationVersion = "sim/1"
+// simulationVersion is the version of SimulatedJudge's behaviour.
+const simulationVersion = "sim/1"
 
 // SimulatedConfig configures a SimulatedJudge. The zero value is a
 // simulation that is never wrong, reports no latency and no tokens, and
@@ -58,7 +58,7 @@ type SimulatedConfig struct {
 	// the labels through the context, see ContextWithLabels). nil: those
 	// decisions are abstained with a reason.
 	Unlabeled guard.Judge
-	// Name replaces SimulationName in results; it must still say that the
+	// Name replaces "simulated-fallback" in results; it must still say that the
 	// judge is a simulation.
 	Name string
 }
@@ -92,17 +92,14 @@ func NewSimulatedJudge(cfg SimulatedConfig) (*SimulatedJudge, error) {
 		return nil, errors.New("evalkit: simulated judge: negative token count")
 	}
 	if cfg.Name == "" {
-		cfg.Name = SimulationName
+		cfg.Name = simulationName
 	}
 	return &SimulatedJudge{cfg: cfg}, nil
 }
 
-// Config returns the judge's configuration.
-func (j *SimulatedJudge) Config() SimulatedConfig { return j.cfg }
-
 // Describe names the judge as a simulation.
 func (j *SimulatedJudge) Describe() guard.JudgeInfo {
-	return guard.JudgeInfo{Name: j.cfg.Name, Version: SimulationVersion}
+	return guard.JudgeInfo{Name: j.cfg.Name, Version: simulationVersion}
 }
 
 // Inline reports whether the judge may run on the caller's goroutine: true
@@ -114,7 +111,7 @@ func (j *SimulatedJudge) Judge(ctx context.Context, req guard.Request) ([]guard.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	labels := LabelsFromContext(ctx)
+	labels := labelsFromContext(ctx)
 	s := req.Sample
 	key := s.ID
 	if key == "" {

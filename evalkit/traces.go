@@ -74,7 +74,7 @@ func (s *TraceSource) Next() (dataset.Item, error) {
 		it, ok := <-s.cur.items
 		if ok {
 			if it.Err == nil {
-				if e, found := s.labels.Lookup(it.ID); found {
+				if e, found := s.labels.lookup(it.ID); found {
 					it.Expected = e
 				} else {
 					s.Unlabeled++
@@ -148,15 +148,15 @@ func (tf *traceFile) read() {
 				continue // an incomplete record: it was replayed
 			}
 			listed++
-			if err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: p.Line}, Err: &RecordError{Reason: p.Reason}}); err != nil {
+			if err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: p.Line}, Err: &recordError{Reason: p.Reason}}); err != nil {
 				break
 			}
 		}
 		for i := listed; err == nil && i < st.BadLines+st.BadSpans; i++ {
-			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &RecordError{Reason: "one more bad line or span (details beyond the first 1000 problems are not kept)"}})
+			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &recordError{Reason: "one more bad line or span (details beyond the first 1000 problems are not kept)"}})
 		}
 		for i := 0; err == nil && i < st.NoResult; i++ {
-			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &RecordError{Reason: "an evaluation span records no result (the guard returned an error)"}})
+			err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name}, Err: &recordError{Reason: "an evaluation span records no result (the guard returned an error)"}})
 		}
 	}
 	close(tf.items)
@@ -185,6 +185,7 @@ func (s *TraceSource) add(st otlp.Stats) {
 	t.NoResult += st.NoResult
 	t.BadSpans += st.BadSpans
 	t.Incomplete += st.Incomplete
+	t.OldFormat += st.OldFormat
 	if room := 1000 - len(t.Problems); room > 0 {
 		t.Problems = append(t.Problems, st.Problems[:min(room, len(st.Problems))]...)
 	}

@@ -11,31 +11,10 @@ import (
 // changes meaning; new optional fields keep it.
 //
 // Version 2: a verdict speaks for the answer ("pass" is healthy for every
-// decision), and the result's keys are the decision names in camelCase
-// (contextSufficiency, contextConflict, answerRelevance). In version 1
-// records the verdicts of context_conflict and contradiction were verdicts
-// on the proposition ("pass" = confidently a conflict) and the keys were
-// sufficiency, conflict and relevance; [Upgrade] converts such a record.
+// decision), and the result's keys are the decision names in camelCase.
+// Version 1 records ("ragtriage.record/1") said the opposite for
+// context_conflict and contradiction; readers refuse them.
 const Version = "ragtriage.record/2"
-
-// Version1 is the previous record format; see [Version] and [Upgrade].
-const Version1 = "ragtriage.record/1"
-
-// Upgrade turns a decoded record of Version1 into one of Version: the
-// verdicts of the adverse decisions (context_conflict, contradiction) are
-// swapped to speak for the answer. (The old result keys are read by
-// guard.Result's decoder itself.) A record of any other version is left
-// alone; Upgrade reports whether it changed r.
-func Upgrade(r *Record) bool {
-	if r.Version != Version1 {
-		return false
-	}
-	v := &r.Result.Verdicts
-	v.Retrieval.ContextConflict = guard.ContextConflict.AnswerVerdict(v.Retrieval.ContextConflict)
-	v.Generation.Contradiction = guard.Contradiction.AnswerVerdict(v.Generation.Contradiction)
-	r.Version = Version
-	return true
-}
 
 // A Record is one evaluated request as the middleware's record sink writes it:
 // one JSON line per request. `ragtriage eval -records FILE` replays records

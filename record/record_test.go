@@ -8,32 +8,26 @@ import (
 	"github.com/ragtriage/ragtriage/record"
 )
 
-// A version 1 record said "fail" for "confidently no conflict"; upgraded,
-// the verdicts of conflict and contradiction speak for the answer and the
-// others are unchanged.
-func TestUpgradeVersion1(t *testing.T) {
-	line := `{"recordVersion":"ragtriage.record/1","id":"a","result":{"retrieval":{"sufficiency":0.9,"conflict":0.05},` +
-		`"generation":{"groundedness":0.2,"relevance":0.9,"contradiction":0.95},` +
-		`"verdicts":{"retrieval":{"sufficiency":"pass","conflict":"fail"},"generation":{"groundedness":"fail","relevance":"pass","contradiction":"pass"}}}}`
-	var r record.Record
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
+// Marshal writes the current version when the record has none, and the
+// line reads back with the answer-speaking verdicts as written.
+func TestMarshalVersion(t *testing.T) {
+	r := record.Record{ID: "a"}
+	r.Result.Set(guard.ContextConflict, guard.KnownProb(0.05), guard.Pass)
+	b, err := record.Marshal(&r)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !record.Upgrade(&r) || r.Version != record.Version {
-		t.Fatalf("Upgrade: version %q", r.Version)
+	if b[len(b)-1] != '\n' {
+		t.Errorf("Marshal = %q; want a trailing newline", b)
 	}
-	for d, want := range map[guard.Decision]guard.Verdict{
-		guard.ContextSufficiency: guard.Pass, guard.ContextConflict: guard.Pass,
-		guard.Groundedness: guard.Fail, guard.AnswerRelevance: guard.Pass, guard.Contradiction: guard.Fail,
-	} {
-		if got, _ := r.Result.Verdict(d); got != want {
-			t.Errorf("%v: verdict %v; want %v", d, got, want)
-		}
+	var got record.Record
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
 	}
-	if p := r.Result.Prob(guard.ContextConflict); !p.Known || p.Value != 0.05 {
-		t.Errorf("conflict P = %+v; want 0.05 read from the old key", p)
+	if got.Version != record.Version {
+		t.Errorf("version %q; want %q", got.Version, record.Version)
 	}
-	if record.Upgrade(&r) {
-		t.Error("a second Upgrade changed the record")
+	if v, _ := got.Result.Verdict(guard.ContextConflict); v != guard.Pass {
+		t.Errorf("context_conflict verdict %v; want pass, as written", v)
 	}
 }

@@ -190,121 +190,19 @@ func parseRowJSON(line []byte) (Row, error) {
 		id = n.String()
 	}
 	row.Sample.ID = id
-	bad := func(format string, args ...any) (Row, error) {
-		return Row{}, &RowError{ID: id, Reason: fmt.Sprintf(format, args...)}
-	}
-	// missing words the error of a required field that is absent, naming
-	// the unknown key of the line that was likely meant.
-	missing := func(field, otherwise string) (Row, error) {
-		if k := keyMeant(objectKeys(line), rowKeys[:], rowSuggestions, field); k != "" {
-			return bad("%s: missing (the row has %q; the key must be %q)", field, k, field)
-		}
-		return bad("%s: missing%s", field, otherwise)
-	}
-	q, ok, err := reqString(raw.Question)
-	if !ok {
-		return missing("question", "")
-	}
-	if err != nil {
-		return bad("question: want a string")
-	}
-	a, ok, err := reqString(raw.Answer)
-	if !ok {
-		return missing("answer", "")
-	}
-	if err != nil {
-		return bad("answer: want a string")
-	}
-	row.Sample.Question, row.Sample.Answer = q, a
-	if len(raw.Reference) > 0 && !isNull(raw.Reference) {
-		var ref string
-		if err := json.Unmarshal(raw.Reference, &ref); err != nil {
-			return bad("referenceAnswer: want a string")
-		}
-		row.Sample.Reference = &ref
-	}
-	if len(raw.Contexts) == 0 || isNull(raw.Contexts) {
-		return missing("contexts", " (use [] for none)")
-	}
-	var ctxs []json.RawMessage
-	if err := json.Unmarshal(raw.Contexts, &ctxs); err != nil {
-		return bad("contexts: want a list, got %s", jsonKind(raw.Contexts))
-	}
-	row.Sample.Contexts = make([]guard.Context, len(ctxs))
-	seen := make(map[string]int, len(ctxs))
-	for i, b := range ctxs {
-		var c rawContext
-		if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &c) != nil {
-			return bad("contexts[%d]: want an object {\"id\":…,\"text\":…}, got %s", i, jsonKind(b))
-		}
-		// meant names the unknown key of the context that was likely meant
-		// for field.
-		meant := func(field string) string {
-			if k := keyMeant(objectKeys(b), contextKeys[:], contextSuggestions, field); k != "" {
-				return fmt.Sprintf(" (the context has %q; the key must be %q)", k, field)
-			}
-			return ""
-		}
-		cid, ok, err := reqString(c.ID)
-		if ok && err != nil {
-			// Accept a numeric id as its text, like the row's.
-			var n json.Number
-			if json.Unmarshal(c.ID, &n) == nil {
-				cid, err = n.String(), nil
-			}
-		}
-		if !ok || err != nil || cid == "" {
-			hint := ""
-			if !ok {
-				hint = meant("id")
-			}
-			return bad("contexts[%d].id: want a non-empty string or a number%s", i, hint)
-		}
-		if j, dup := seen[cid]; dup {
-			return bad("contexts[%d].id: duplicate of contexts[%d].id %q", i, j, cid)
-		}
-		seen[cid] = i
-		text, ok, err := reqString(c.Text)
-		if !ok {
-			return bad("contexts[%d].text: missing%s", i, meant("text"))
-		}
-		if err != nil {
-			return bad("contexts[%d].text: want a string", i)
-		}
-		gc := guard.Context{ID: cid, Text: text}
-		if len(c.Score) > 0 && !isNull(c.Score) {
-			var v float64
-			if err := json.Unmarshal(c.Score, &v); err != nil {
-				if jsonKind(c.Score) == "a number" {
-					return bad("contexts[%d].score: %s is out of range", i, c.Score)
-				}
-				return bad("contexts[%d].score: want a number or null", i)
-			}
-			gc.Score = &v
-		}
-		if len(c.Metadata) > 0 && !isNull(c.Metadata) {
-			if err := json.Unmarshal(c.Metadata, &gc.Metadata); err != nil {
-				return bad("contexts[%d].metadata: want an object", i)
-			}
-		}
-		row.Sample.Contexts[i] = gc
-	}
-	if len(raw.Metadata) > 0 && !isNull(raw.Metadata) {
-		if err := json.Unmarshal(raw.Metadata, &row.Sample.Metadata); err != nil {
-			return bad("metadata: want an object")
+	why := row.decodeTexts(line, &raw)
+	if why == "" {
+		if len(raw.Contexts) == 0 || isNull(raw.Contexts) {
+			why = missingField(line, "contexts", " (use [] for none)")
+		} else {
+			row.Sample.Contexts, why = decodeContexts(raw.Contexts)
 		}
 	}
-	if len(raw.Source) > 0 && !isNull(raw.Source) {
-		if err := json.Unmarshal(raw.Source, &row.Source); err != nil {
-			return bad("source: want a string")
-		}
+	if why == "" {
+		why = row.decodeExtras(&raw)
 	}
-	if len(raw.Expected) > 0 && !isNull(raw.Expected) {
-		var e Expected
-		if err := json.Unmarshal(raw.Expected, &e); err != nil {
-			return bad("%s", labelError(err, raw.Expected))
-		}
-		row.Expected = &e
+	if why != "" {
+		return Row{}, &RowError{ID: id, Reason: why}
 	}
 	for _, k := range objectKeys(line) {
 		if !knownKey(k, rowKeys[:]) && !slices.Contains(row.UnknownKeys, k) {
@@ -312,6 +210,142 @@ func parseRowJSON(line []byte) (Row, error) {
 		}
 	}
 	return row, nil
+}
+
+// missingField words the error of a required field that is absent, naming
+// the unknown key of the line that was likely meant.
+func missingField(line []byte, field, otherwise string) string {
+	if k := keyMeant(objectKeys(line), rowKeys[:], rowSuggestions, field); k != "" {
+		return fmt.Sprintf("%s: missing (the row has %q; the key must be %q)", field, k, field)
+	}
+	return fmt.Sprintf("%s: missing%s", field, otherwise)
+}
+
+// decodeTexts sets the question, answer and reference answer; it returns
+// what is wrong with them, or "".
+func (row *Row) decodeTexts(line []byte, raw *rawRow) string {
+	q, ok, err := reqString(raw.Question)
+	if !ok {
+		return missingField(line, "question", "")
+	}
+	if err != nil {
+		return "question: want a string"
+	}
+	a, ok, err := reqString(raw.Answer)
+	if !ok {
+		return missingField(line, "answer", "")
+	}
+	if err != nil {
+		return "answer: want a string"
+	}
+	row.Sample.Question, row.Sample.Answer = q, a
+	if len(raw.Reference) > 0 && !isNull(raw.Reference) {
+		var ref string
+		if err := json.Unmarshal(raw.Reference, &ref); err != nil {
+			return "referenceAnswer: want a string"
+		}
+		row.Sample.Reference = &ref
+	}
+	return ""
+}
+
+// decodeContexts decodes the contexts list; why says what is wrong, or is "".
+func decodeContexts(list json.RawMessage) (ctxs []guard.Context, why string) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(list, &raws); err != nil {
+		return nil, fmt.Sprintf("contexts: want a list, got %s", jsonKind(list))
+	}
+	ctxs = make([]guard.Context, len(raws))
+	seen := make(map[string]int, len(raws))
+	for i, b := range raws {
+		if ctxs[i], why = decodeContext(i, b, seen); why != "" {
+			return nil, why
+		}
+	}
+	return ctxs, ""
+}
+
+// decodeContext decodes contexts[i]; seen maps the ids so far to their
+// index, to refuse a duplicate.
+func decodeContext(i int, b json.RawMessage, seen map[string]int) (guard.Context, string) {
+	var c rawContext
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &c) != nil {
+		return guard.Context{}, fmt.Sprintf("contexts[%d]: want an object {\"id\":…,\"text\":…}, got %s", i, jsonKind(b))
+	}
+	// meant names the unknown key of the context that was likely meant
+	// for field.
+	meant := func(field string) string {
+		if k := keyMeant(objectKeys(b), contextKeys[:], contextSuggestions, field); k != "" {
+			return fmt.Sprintf(" (the context has %q; the key must be %q)", k, field)
+		}
+		return ""
+	}
+	cid, ok, err := reqString(c.ID)
+	if ok && err != nil {
+		// Accept a numeric id as its text, like the row's.
+		var n json.Number
+		if json.Unmarshal(c.ID, &n) == nil {
+			cid, err = n.String(), nil
+		}
+	}
+	if !ok || err != nil || cid == "" {
+		hint := ""
+		if !ok {
+			hint = meant("id")
+		}
+		return guard.Context{}, fmt.Sprintf("contexts[%d].id: want a non-empty string or a number%s", i, hint)
+	}
+	if j, dup := seen[cid]; dup {
+		return guard.Context{}, fmt.Sprintf("contexts[%d].id: duplicate of contexts[%d].id %q", i, j, cid)
+	}
+	seen[cid] = i
+	text, ok, err := reqString(c.Text)
+	if !ok {
+		return guard.Context{}, fmt.Sprintf("contexts[%d].text: missing%s", i, meant("text"))
+	}
+	if err != nil {
+		return guard.Context{}, fmt.Sprintf("contexts[%d].text: want a string", i)
+	}
+	gc := guard.Context{ID: cid, Text: text}
+	if len(c.Score) > 0 && !isNull(c.Score) {
+		var v float64
+		if err := json.Unmarshal(c.Score, &v); err != nil {
+			if jsonKind(c.Score) == "a number" {
+				return guard.Context{}, fmt.Sprintf("contexts[%d].score: %s is out of range", i, c.Score)
+			}
+			return guard.Context{}, fmt.Sprintf("contexts[%d].score: want a number or null", i)
+		}
+		gc.Score = &v
+	}
+	if len(c.Metadata) > 0 && !isNull(c.Metadata) {
+		if err := json.Unmarshal(c.Metadata, &gc.Metadata); err != nil {
+			return guard.Context{}, fmt.Sprintf("contexts[%d].metadata: want an object", i)
+		}
+	}
+	return gc, ""
+}
+
+// decodeExtras sets the metadata, source and labels; it returns what is
+// wrong with them, or "".
+func (row *Row) decodeExtras(raw *rawRow) string {
+	if len(raw.Metadata) > 0 && !isNull(raw.Metadata) {
+		if err := json.Unmarshal(raw.Metadata, &row.Sample.Metadata); err != nil {
+			return "metadata: want an object"
+		}
+	}
+	if len(raw.Source) > 0 && !isNull(raw.Source) {
+		if err := json.Unmarshal(raw.Source, &row.Source); err != nil {
+			return "source: want a string"
+		}
+	}
+	if len(raw.Expected) > 0 && !isNull(raw.Expected) {
+		var e Expected
+		if err := json.Unmarshal(raw.Expected, &e); err != nil {
+			return labelError(err, raw.Expected)
+		}
+		row.Expected = &e
+	}
+	return ""
 }
 
 // notAnObject returns why line, which does not decode as a row, is not a
@@ -563,11 +597,7 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 	if !p.eat('{') {
 		return row, false
 	}
-	var (
-		seen         uint
-		haveQ, haveA bool
-		haveCtx      bool
-	)
+	var seen uint // bit k: rowKeys[k] was read
 	p.ws()
 	if !p.eat('}') {
 		for {
@@ -587,66 +617,7 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 				}
 				seen |= 1 << k
 			}
-			switch k {
-			case -1:
-				ok = p.skip(0)
-				if !slices.Contains(row.UnknownKeys, name) {
-					row.UnknownKeys = append(row.UnknownKeys, name)
-				}
-			case 8: // meta: known, not read
-				ok = p.skip(0)
-			case 0: // id
-				switch {
-				case p.peek() == '"':
-					row.Sample.ID, ok = p.str()
-				case p.peek() == '-' || isDigit(p.peek()):
-					row.Sample.ID, ok = p.number()
-				default:
-					ok = p.null()
-				}
-			case 1:
-				row.Sample.Question, ok = p.str()
-				haveQ = true
-			case 2:
-				row.Sample.Contexts, ok = p.contexts()
-				haveCtx = true
-			case 3:
-				row.Sample.Answer, ok = p.str()
-				haveA = true
-			case 4: // referenceAnswer
-				if p.peek() == 'n' {
-					ok = p.null()
-				} else {
-					var ref string
-					if ref, ok = p.str(); ok {
-						row.Sample.Reference = &ref
-					}
-				}
-			case 5: // expected
-				if p.peek() == 'n' {
-					ok = p.null()
-				} else {
-					row.Expected, ok = p.expected()
-				}
-			case 6: // source
-				if p.peek() == 'n' {
-					ok = p.null()
-				} else {
-					row.Source, ok = p.str()
-				}
-			case 7: // metadata
-				if p.peek() == 'n' {
-					ok = p.null()
-				} else {
-					start := p.i
-					if ok = p.peek() == '{' && p.skip(0); ok {
-						var m map[string]any // not &row...: row would escape
-						ok = json.Unmarshal(p.b[start:p.i], &m) == nil
-						row.Sample.Metadata = m
-					}
-				}
-			}
-			if !ok {
+			if !p.rowValue(k, name, &row) {
 				return row, false
 			}
 			p.ws()
@@ -659,10 +630,81 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 		}
 	}
 	p.ws()
-	if p.i != len(p.b) || !haveQ || !haveA || !haveCtx {
+	const required = 1<<1 | 1<<2 | 1<<3 // question, contexts, answer
+	if p.i != len(p.b) || seen&required != required {
 		return row, false
 	}
 	return row, true
+}
+
+// rowValue reads the value of the row's key rowKeys[k] (k = -1: an
+// unknown key, name) into row.
+func (p *fastParser) rowValue(k int, name string, row *Row) (ok bool) {
+	switch k {
+	case -1:
+		ok = p.skip(0)
+		if !slices.Contains(row.UnknownKeys, name) {
+			row.UnknownKeys = append(row.UnknownKeys, name)
+		}
+	case 8: // meta: known, not read
+		ok = p.skip(0)
+	case 0: // id
+		switch {
+		case p.peek() == '"':
+			row.Sample.ID, ok = p.str()
+		case p.peek() == '-' || isDigit(p.peek()):
+			row.Sample.ID, ok = p.number()
+		default:
+			ok = p.null()
+		}
+	case 1:
+		row.Sample.Question, ok = p.str()
+	case 2:
+		row.Sample.Contexts, ok = p.contexts()
+	case 3:
+		row.Sample.Answer, ok = p.str()
+	case 4: // referenceAnswer
+		if p.peek() == 'n' {
+			ok = p.null()
+		} else {
+			var ref string
+			if ref, ok = p.str(); ok {
+				row.Sample.Reference = &ref
+			}
+		}
+	case 5: // expected
+		if p.peek() == 'n' {
+			ok = p.null()
+		} else {
+			row.Expected, ok = p.expected()
+		}
+	case 6: // source
+		if p.peek() == 'n' {
+			ok = p.null()
+		} else {
+			row.Source, ok = p.str()
+		}
+	case 7: // metadata
+		if p.peek() == 'n' {
+			ok = p.null()
+		} else {
+			row.Sample.Metadata, ok = p.anyObject()
+		}
+	}
+	return ok
+}
+
+// anyObject reads a JSON object with encoding/json.
+func (p *fastParser) anyObject() (map[string]any, bool) {
+	start := p.i
+	if p.peek() != '{' || !p.skip(0) {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(p.b[start:p.i], &m) != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

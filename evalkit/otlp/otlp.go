@@ -38,6 +38,9 @@ type Stats struct {
 	WithSample      int // records that carry the sample (content capture was on)
 	NoResult        int // evaluation spans of evaluations that gave no result
 	BadSpans        int // evaluation spans that could not be rebuilt (reported in Problems)
+	// OldFormat counts the bad spans refused because they are in the old
+	// verdict format (no ragtriage.verdicts attribute).
+	OldFormat int
 	// Incomplete counts records rebuilt with a decision missing (its event was
 	// dropped, e.g. by the span's event limit); each is also in Problems.
 	Incomplete int
@@ -77,6 +80,9 @@ func (st *Stats) problem(line int, span, format string, args ...any) {
 //
 // A line that is not OTLP JSON, or an evaluation span that cannot be rebuilt,
 // is skipped, counted and listed in the stats' Problems with its line number.
+// A span in the old verdict format (without ragtriage.verdicts=answer) is
+// such a span: it is refused, never converted, and also counted in
+// Stats.OldFormat.
 // Lines holding other signals (metrics, logs) are counted but hold no spans.
 // Read stops at the first error of r or fn and returns it.
 func Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error) {
@@ -246,14 +252,17 @@ func readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record
 					continue
 				}
 				st.EvaluationSpans++
-				rec, ok, why, incomplete := spanRecord(sp)
+				rec, incomplete, err := spanRecord(sp)
 				switch {
-				case why != "" && !ok:
-					st.BadSpans++
-					st.problem(lineNo, sp.SpanID, "%s", why)
-					continue
-				case !ok:
+				case err == errNoResult:
 					st.NoResult++
+					continue
+				case err != nil:
+					st.BadSpans++
+					if errors.Is(err, errOldVerdicts) {
+						st.OldFormat++
+					}
+					st.problem(lineNo, sp.SpanID, "%v", err)
 					continue
 				}
 				if incomplete != "" {
@@ -331,50 +340,94 @@ func (a attrs) strs(k string) ([]string, bool, error) {
 	return out, true, nil
 }
 
-// spanRecord rebuilds the record of one evaluation span. ok is false with an
-// empty why for an evaluation that gave no result; why says what is wrong
-// otherwise; incomplete names a missing decision in a usable record.
-func spanRecord(sp *otlpSpan) (rec record.Record, ok bool, why, incomplete string) {
+// errNoResult marks an evaluation span of an evaluation that gave no result.
+var errNoResult = errors.New("no result")
+
+// errOldVerdicts marks an evaluation span written before the
+// otelkeys.Verdicts attribute: its context_conflict and contradiction
+// labels are verdicts on the proposition ("pass" = a conflict), and it is
+// refused, not converted.
+var errOldVerdicts = fmt.Errorf("no %s attribute: the span is in the old format, whose context_conflict and contradiction labels "+
+	"are verdicts on the proposition; this version reads spans with %s=%s only", otelkeys.Verdicts, otelkeys.Verdicts, otelkeys.VerdictsForAnswer)
+
+// spanRecord rebuilds the record of one evaluation span. err is errNoResult
+// for an evaluation that gave no result and says what is wrong otherwise;
+// incomplete names a missing decision in a usable record.
+func spanRecord(sp *otlpSpan) (rec record.Record, incomplete string, err error) {
 	a := attrMap(sp.Attributes)
-	fail := func(format string, args ...any) (record.Record, bool, string, string) {
-		return record.Record{}, false, fmt.Sprintf(format, args...), ""
-	}
 	id, _ := a.str(otelkeys.SampleID)
 	if id == "" {
-		return fail("no %s attribute", otelkeys.SampleID)
+		return rec, "", fmt.Errorf("no %s attribute", otelkeys.SampleID)
 	}
 	if _, noResult := a.str(otelkeys.EvaluationError); noResult {
-		return record.Record{}, false, "", ""
+		return rec, "", errNoResult
 	}
-	if !isHex(sp.TraceID, 32) || !isHex(sp.SpanID, 16) {
-		return fail("sample %s: trace or span ID is not hex (traceId %q, spanId %q)", id, sp.TraceID, sp.SpanID)
+	fail := func(err error) (record.Record, string, error) {
+		return record.Record{}, "", fmt.Errorf("sample %s: %w", id, err)
 	}
-	rec = record.Record{Version: record.Version, ID: id, TraceID: strings.ToLower(sp.TraceID), SpanID: strings.ToLower(sp.SpanID)}
-	if sp.StartTimeUnixNano > math.MaxInt64 {
-		return fail("sample %s: start time %d out of range", id, sp.StartTimeUnixNano)
+	rec, err = spanIdentity(sp, id)
+	if err != nil {
+		return fail(err)
 	}
-	rec.Time = time.Unix(0, int64(sp.StartTimeUnixNano)).UTC()
-
 	r := &rec.Result
+	if err := outcomeAttrs(a, r); err != nil {
+		return fail(err)
+	}
+	if err := judgeAttrs(a, r); err != nil {
+		return fail(err)
+	}
+	var fbUsage guard.Usage
+	if r.Fallback, fbUsage, err = fallbackAttrs(a); err != nil {
+		return fail(err)
+	}
+	ids, _, err := a.strs(otelkeys.ContextIDs)
+	if err != nil {
+		return fail(err)
+	}
+	if incomplete, err = decisionEvents(sp, ids, r); err != nil {
+		return fail(err)
+	}
+	rec.Legs = record.Legs(r, fbUsage)
+	if rec.Sample, err = sampleAttrs(a, ids); err != nil {
+		return fail(err)
+	}
+	return rec, incomplete, nil
+}
+
+// spanIdentity starts the record of the span: its version, sample ID, trace
+// and span IDs and time.
+func spanIdentity(sp *otlpSpan, id string) (record.Record, error) {
+	if !isHex(sp.TraceID, 32) || !isHex(sp.SpanID, 16) {
+		return record.Record{}, fmt.Errorf("trace or span ID is not hex (traceId %q, spanId %q)", sp.TraceID, sp.SpanID)
+	}
+	if sp.StartTimeUnixNano > math.MaxInt64 {
+		return record.Record{}, fmt.Errorf("start time %d out of range", sp.StartTimeUnixNano)
+	}
+	return record.Record{Version: record.Version, ID: id, TraceID: strings.ToLower(sp.TraceID), SpanID: strings.ToLower(sp.SpanID),
+		Time: time.Unix(0, int64(sp.StartTimeUnixNano)).UTC()}, nil
+}
+
+// outcomeAttrs reads what the guard concluded: diagnosis, route, action,
+// reason, the decision set and the latency.
+func outcomeAttrs(a attrs, r *guard.Result) error {
 	diag, _ := a.str(otelkeys.Diagnosis)
 	if diag == "" {
-		return fail("sample %s: no %s attribute", id, otelkeys.Diagnosis)
+		return fmt.Errorf("no %s attribute", otelkeys.Diagnosis)
 	}
 	r.Diagnosis = guard.Diagnosis(diag)
 	r.DiagnosisVersion, _ = a.str(otelkeys.DiagnosisVersion)
 	r.Confidence, _ = a.float(otelkeys.Confidence)
-	route, _ := a.str(otelkeys.Route)
-	switch route {
+	switch route, _ := a.str(otelkeys.Route); route {
 	case "auto":
 		r.Route = guard.Auto
 	case "fallback":
 		r.Route = guard.Fallback
 	default:
-		return fail("sample %s: %s %q: want auto or fallback", id, otelkeys.Route, route)
+		return fmt.Errorf("%s %q: want auto or fallback", otelkeys.Route, route)
 	}
 	act, _ := a.str(otelkeys.Action)
 	if err := r.Action.UnmarshalText([]byte(act)); err != nil {
-		return fail("sample %s: %s: %v", id, otelkeys.Action, err)
+		return fmt.Errorf("%s: %v", otelkeys.Action, err)
 	}
 	r.Reason, _ = a.str(otelkeys.Reason)
 	r.DecisionID, _ = a.str(otelkeys.DecisionID)
@@ -383,28 +436,33 @@ func spanRecord(sp *otlpSpan) (rec record.Record, ok bool, why, incomplete strin
 	r.DecisionVariant = guard.Variant(variant)
 	r.LatencyMs, _ = a.float(otelkeys.LatencyMs)
 	r.Evidence = []guard.Evidence{}
+	return nil
+}
 
+// judgeAttrs reads the primary judges, the judges that failed and the
+// primary's usage.
+func judgeAttrs(a attrs, r *guard.Result) error {
 	judges, _, err := a.strs(otelkeys.Judges)
 	if err != nil {
-		return fail("sample %s: %v", id, err)
+		return err
 	}
 	if len(judges) > 0 {
 		r.Judges = make(map[string]string, len(judges))
 		for _, j := range judges {
 			at := strings.LastIndexByte(j, '@')
 			if at < 0 {
-				return fail("sample %s: %s entry %q: want name@version", id, otelkeys.Judges, j)
+				return fmt.Errorf("%s entry %q: want name@version", otelkeys.Judges, j)
 			}
 			r.Judges[j[:at]] = j[at+1:]
 		}
 	}
 	failedJudges, _, err := a.strs(otelkeys.JudgeErrors)
 	if err != nil {
-		return fail("sample %s: %v", id, err)
+		return err
 	}
 	failCauses, _, err := a.strs(otelkeys.JudgeErrorCauses)
 	if err != nil {
-		return fail("sample %s: %v", id, err)
+		return err
 	}
 	for i, j := range failedJudges {
 		je := guard.JudgeError{Judge: j, Message: "judge failed (the message is not traced)"}
@@ -414,83 +472,83 @@ func spanRecord(sp *otlpSpan) (rec record.Record, ok bool, why, incomplete strin
 		r.Errors = append(r.Errors, je)
 	}
 	r.Usage = usageAttrs(a, otelkeys.UsageInputTokens, otelkeys.UsageOutputTokens, otelkeys.UsageCalls, otelkeys.UsageRetries)
+	return nil
+}
 
-	var fbUsage guard.Usage
-	if fj, ok := a.str(otelkeys.FallbackJudge); ok {
-		f := &guard.FallbackInfo{Judge: fj}
-		ds, _, err := a.strs(otelkeys.FallbackDecisions)
-		if err != nil {
-			return fail("sample %s: %v", id, err)
-		}
-		for _, d := range ds {
-			dd, err := guard.ParseDecision(d)
-			if err != nil {
-				return fail("sample %s: %s: %v", id, otelkeys.FallbackDecisions, err)
-			}
-			f.Decisions = append(f.Decisions, dd)
-		}
-		f.Contexts, _, err = a.strs(otelkeys.FallbackContexts)
-		if err != nil {
-			return fail("sample %s: %v", id, err)
-		}
-		if len(f.Contexts) == 0 {
-			f.Contexts = nil
-		}
-		f.Settled, _ = a.int(otelkeys.FallbackSettled)
-		f.Unsettled, _ = a.int(otelkeys.FallbackUnsettled)
-		f.Reason, _ = a.str(otelkeys.FallbackReason)
-		cause, _ := a.str(otelkeys.FallbackCause)
-		f.Cause = guard.Cause(cause)
-		causes, _, err := a.strs(otelkeys.FallbackCauses)
-		if err != nil {
-			return fail("sample %s: %v", id, err)
-		}
-		for _, c := range causes {
-			if f.Causes == nil {
-				f.Causes = make(map[guard.Cause]int, 2)
-			}
-			f.Causes[guard.Cause(c)]++
-		}
-		rule, _ := a.str(otelkeys.FallbackRule)
-		if err := f.Rule.UnmarshalText([]byte(rule)); err != nil {
-			return fail("sample %s: %s: %v", id, otelkeys.FallbackRule, err)
-		}
-		f.LatencyMs, _ = a.float(otelkeys.FallbackLatencyMs)
-		fbUsage = usageAttrs(a, otelkeys.FallbackInputTokens, otelkeys.FallbackOutputTokens, otelkeys.FallbackCalls, otelkeys.FallbackRetries)
-		f.Usage = fbUsage
-		r.Fallback = f
+// fallbackAttrs reads the escalation to the fallback judge, when the span
+// has one (nil otherwise), and the fallback's usage.
+func fallbackAttrs(a attrs) (*guard.FallbackInfo, guard.Usage, error) {
+	fj, ok := a.str(otelkeys.FallbackJudge)
+	if !ok {
+		return nil, guard.Usage{}, nil
 	}
-
-	ids, _, err := a.strs(otelkeys.ContextIDs)
+	f := &guard.FallbackInfo{Judge: fj}
+	ds, _, err := a.strs(otelkeys.FallbackDecisions)
 	if err != nil {
-		return fail("sample %s: %v", id, err)
+		return nil, guard.Usage{}, err
 	}
-	if why := decisionEvents(sp, ids, r, &incomplete); why != "" {
-		return fail("sample %s: %s", id, why)
-	}
-	rec.Legs = record.Legs(r, fbUsage)
-
-	if q, ok := a.str(otelkeys.SampleQuestion); ok {
-		s := &record.Sample{Question: q}
-		s.Answer, _ = a.str(otelkeys.SampleAnswer)
-		s.OriginalQuestion, _ = a.str(otelkeys.SampleOriginalQuestion)
-		if ref, ok := a.str(otelkeys.SampleReference); ok {
-			s.Reference = &ref
-		}
-		texts, _, err := a.strs(otelkeys.SampleContextTexts)
+	for _, d := range ds {
+		dd, err := guard.ParseDecision(d)
 		if err != nil {
-			return fail("sample %s: %v", id, err)
+			return nil, guard.Usage{}, fmt.Errorf("%s: %v", otelkeys.FallbackDecisions, err)
 		}
-		if len(texts) != len(ids) {
-			return fail("sample %s: %d context texts for %d context IDs", id, len(texts), len(ids))
-		}
-		s.Contexts = make([]record.Context, len(ids))
-		for i := range ids {
-			s.Contexts[i] = record.Context{ID: ids[i], Text: texts[i]}
-		}
-		rec.Sample = s
+		f.Decisions = append(f.Decisions, dd)
 	}
-	return rec, true, "", incomplete
+	if f.Contexts, _, err = a.strs(otelkeys.FallbackContexts); err != nil {
+		return nil, guard.Usage{}, err
+	}
+	if len(f.Contexts) == 0 {
+		f.Contexts = nil
+	}
+	f.Settled, _ = a.int(otelkeys.FallbackSettled)
+	f.Unsettled, _ = a.int(otelkeys.FallbackUnsettled)
+	f.Reason, _ = a.str(otelkeys.FallbackReason)
+	cause, _ := a.str(otelkeys.FallbackCause)
+	f.Cause = guard.Cause(cause)
+	causes, _, err := a.strs(otelkeys.FallbackCauses)
+	if err != nil {
+		return nil, guard.Usage{}, err
+	}
+	for _, c := range causes {
+		if f.Causes == nil {
+			f.Causes = make(map[guard.Cause]int, 2)
+		}
+		f.Causes[guard.Cause(c)]++
+	}
+	rule, _ := a.str(otelkeys.FallbackRule)
+	if err := f.Rule.UnmarshalText([]byte(rule)); err != nil {
+		return nil, guard.Usage{}, fmt.Errorf("%s: %v", otelkeys.FallbackRule, err)
+	}
+	f.LatencyMs, _ = a.float(otelkeys.FallbackLatencyMs)
+	f.Usage = usageAttrs(a, otelkeys.FallbackInputTokens, otelkeys.FallbackOutputTokens, otelkeys.FallbackCalls, otelkeys.FallbackRetries)
+	return f, f.Usage, nil
+}
+
+// sampleAttrs reads the captured sample, when content capture was on (nil
+// otherwise).
+func sampleAttrs(a attrs, ids []string) (*record.Sample, error) {
+	q, ok := a.str(otelkeys.SampleQuestion)
+	if !ok {
+		return nil, nil
+	}
+	s := &record.Sample{Question: q}
+	s.Answer, _ = a.str(otelkeys.SampleAnswer)
+	s.OriginalQuestion, _ = a.str(otelkeys.SampleOriginalQuestion)
+	if ref, ok := a.str(otelkeys.SampleReference); ok {
+		s.Reference = &ref
+	}
+	texts, _, err := a.strs(otelkeys.SampleContextTexts)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) != len(ids) {
+		return nil, fmt.Errorf("%d context texts for %d context IDs", len(texts), len(ids))
+	}
+	s.Contexts = make([]record.Context, len(ids))
+	for i := range ids {
+		s.Contexts[i] = record.Context{ID: ids[i], Text: texts[i]}
+	}
+	return s, nil
 }
 
 func usageAttrs(a attrs, in, out, calls, retries string) guard.Usage {
@@ -502,28 +560,63 @@ func usageAttrs(a attrs, in, out, calls, retries string) guard.Usage {
 	return u
 }
 
+// event is what one gen_ai.evaluation.result event says about a decision.
+type event struct {
+	p      guard.Prob
+	v      guard.Verdict
+	judge  string
+	reason string
+	cause  guard.Cause
+}
+
+// missingEvent stands for a decision whose event is not in the span.
+func missingEvent() *event { return &event{p: guard.Prob{Asked: true}, reason: "not in the trace"} }
+
 // decisionEvents fills the probabilities, verdicts and abstentions from the
-// span's gen_ai.evaluation.result events.
-func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *string) string {
-	type ev struct {
-		p      guard.Prob
-		v      guard.Verdict
-		judge  string
-		reason string
-		cause  guard.Cause
+// span's gen_ai.evaluation.result events; incomplete names the decisions
+// that have no event.
+func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result) (incomplete string, err error) {
+	switch sem, _ := attrMap(sp.Attributes).str(otelkeys.Verdicts); sem {
+	case otelkeys.VerdictsForAnswer:
+	case "":
+		return "", errOldVerdicts
+	default:
+		return "", fmt.Errorf("%s %q: want %q", otelkeys.Verdicts, sem, otelkeys.VerdictsForAnswer)
 	}
-	single := map[guard.Decision]*ev{}
-	chunks := map[string]*ev{}
-	// A span without the verdicts attribute is older: its labels on the
-	// adverse decisions are verdicts on the proposition ("pass" = a
-	// conflict), turned here into verdicts on the answer.
-	sem, _ := attrMap(sp.Attributes).str(otelkeys.Verdicts)
-	old := sem == ""
-	if !old && sem != otelkeys.VerdictsForAnswer {
-		return fmt.Sprintf("%s %q: want %q", otelkeys.Verdicts, sem, otelkeys.VerdictsForAnswer)
+	single, chunks, err := readEvents(sp.Events)
+	if err != nil {
+		return "", err
 	}
-	for i := range sp.Events {
-		e := &sp.Events[i]
+	for cid := range chunks {
+		if !slices.Contains(ids, cid) {
+			return "", fmt.Errorf("chunk_relevance event for context %q, which is not in %s", cid, otelkeys.ContextIDs)
+		}
+	}
+	missing := setChunkEvents(r, ids, chunks)
+	for _, d := range guard.Decisions[1:] {
+		x := single[d]
+		if x == nil {
+			if d == guard.Correctness && r.DecisionVariant != guard.WithReference {
+				continue // absent without a reference
+			}
+			missing = append(missing, d.String())
+			x = missingEvent()
+		}
+		abstainIfUnknown(r, d, "", x)
+		r.Set(d, x.p, x.v)
+	}
+	if len(missing) > 0 {
+		return "no event for " + strings.Join(missing, ", ") + " (recorded as unknown)", nil
+	}
+	return "", nil
+}
+
+// readEvents decodes the evaluation-result events: those of the
+// single-valued decisions by decision, those of chunk_relevance by context ID.
+func readEvents(events []otlpEvent) (single map[guard.Decision]*event, chunks map[string]*event, err error) {
+	single, chunks = map[guard.Decision]*event{}, map[string]*event{}
+	for i := range events {
+		e := &events[i]
 		if e.Name != otelkeys.EventEvaluationResult {
 			continue
 		}
@@ -531,11 +624,10 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 		name, _ := a.str(otelkeys.GenAIEvaluationName)
 		d, err := guard.ParseDecision(name)
 		if err != nil {
-			return fmt.Sprintf("event %d: %v", i, err)
+			return nil, nil, fmt.Errorf("event %d: %v", i, err)
 		}
-		x := &ev{p: guard.Prob{Asked: true}}
-		label, _ := a.str(otelkeys.GenAIEvaluationScoreLabel)
-		switch label {
+		x := &event{p: guard.Prob{Asked: true}}
+		switch label, _ := a.str(otelkeys.GenAIEvaluationScoreLabel); label {
 		case otelkeys.LabelPass:
 			x.v = guard.Pass
 		case otelkeys.LabelFail:
@@ -543,10 +635,7 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 		case otelkeys.LabelUncertain:
 			x.v = guard.Uncertain
 		default:
-			return fmt.Sprintf("event %d (%s): score label %q: want pass, fail or uncertain", i, name, label)
-		}
-		if old {
-			x.v = d.AnswerVerdict(x.v)
+			return nil, nil, fmt.Errorf("event %d (%s): score label %q: want pass, fail or uncertain", i, name, label)
 		}
 		if p, ok := a.float(otelkeys.GenAIEvaluationScoreValue); ok {
 			x.p = guard.KnownProb(p)
@@ -556,55 +645,42 @@ func decisionEvents(sp *otlpSpan, ids []string, r *guard.Result, incomplete *str
 			cause, _ := a.str(otelkeys.EventCause)
 			x.cause = guard.Cause(cause)
 		}
-		if d == guard.ChunkRelevance {
-			cid, _ := a.str(otelkeys.EventContextID)
-			if cid == "" {
-				return fmt.Sprintf("event %d: chunk_relevance without %s", i, otelkeys.EventContextID)
-			}
-			chunks[cid] = x
-		} else {
+		if d != guard.ChunkRelevance {
 			single[d] = x
+			continue
 		}
-	}
-	var missing []string
-	abstain := func(d guard.Decision, cid string, x *ev) {
-		if !x.p.Known {
-			r.Abstentions = append(r.Abstentions, guard.Abstention{Decision: d, ContextID: cid, Judge: x.judge, Reason: x.reason, Cause: x.cause})
+		cid, _ := a.str(otelkeys.EventContextID)
+		if cid == "" {
+			return nil, nil, fmt.Errorf("event %d: chunk_relevance without %s", i, otelkeys.EventContextID)
 		}
+		chunks[cid] = x
 	}
+	return single, chunks, nil
+}
+
+// setChunkEvents sets chunk_relevance for each context in ids, in their
+// order, and returns the contexts that have no event.
+func setChunkEvents(r *guard.Result, ids []string, chunks map[string]*event) (missing []string) {
 	r.Retrieval.ChunkRelevance = make(guard.Keyed[guard.Prob], len(ids))
 	r.Verdicts.Retrieval.ChunkRelevance = make(guard.Keyed[guard.Verdict], len(ids))
 	for i, cid := range ids {
 		x := chunks[cid]
 		if x == nil {
 			missing = append(missing, "chunk_relevance["+cid+"]")
-			x = &ev{p: guard.Prob{Asked: true}, reason: "not in the trace"}
+			x = missingEvent()
 		}
 		r.Retrieval.ChunkRelevance[i] = guard.Entry[guard.Prob]{Key: cid, Value: x.p}
 		r.Verdicts.Retrieval.ChunkRelevance[i] = guard.Entry[guard.Verdict]{Key: cid, Value: x.v}
-		abstain(guard.ChunkRelevance, cid, x)
+		abstainIfUnknown(r, guard.ChunkRelevance, cid, x)
 	}
-	for cid := range chunks {
-		if !slices.Contains(ids, cid) {
-			return fmt.Sprintf("chunk_relevance event for context %q, which is not in %s", cid, otelkeys.ContextIDs)
-		}
+	return missing
+}
+
+// abstainIfUnknown lists an event without a score among the abstentions.
+func abstainIfUnknown(r *guard.Result, d guard.Decision, cid string, x *event) {
+	if !x.p.Known {
+		r.Abstentions = append(r.Abstentions, guard.Abstention{Decision: d, ContextID: cid, Judge: x.judge, Reason: x.reason, Cause: x.cause})
 	}
-	for _, d := range guard.Decisions[1:] {
-		x := single[d]
-		if x == nil {
-			if d == guard.Correctness && r.DecisionVariant != guard.WithReference {
-				continue // absent without a reference
-			}
-			missing = append(missing, d.String())
-			x = &ev{p: guard.Prob{Asked: true}, reason: "not in the trace"}
-		}
-		abstain(d, "", x)
-		r.Set(d, x.p, x.v)
-	}
-	if len(missing) > 0 {
-		*incomplete = "no event for " + strings.Join(missing, ", ") + " (recorded as unknown)"
-	}
-	return ""
 }
 
 func isHex(s string, n int) bool {
@@ -619,5 +695,3 @@ func isHex(s string, n int) bool {
 	}
 	return true
 }
-
-var _ = errors.New

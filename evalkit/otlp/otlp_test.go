@@ -145,46 +145,48 @@ func FuzzReadOTLP(f *testing.F) {
 	})
 }
 
-// Spans written before the ragtriage.verdicts attribute carry verdicts on
-// the proposition for context_conflict and contradiction ("fail" = no
-// conflict); the reader turns them into verdicts on the answer. Spans with
-// the attribute are read as they are.
+// The fixture's spans carry ragtriage.verdicts=answer: conflict P=0 and
+// contradiction P≈0.2 read as pass. A span in the old format (no such
+// attribute, testdata/otlp-old-verdicts.jsonl: the pass-content span as an
+// older middleware wrote it, labels on the proposition) is refused by name
+// and counted, never converted; an unknown value is refused too.
 func TestReadOTLPVerdictSemantics(t *testing.T) {
 	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(in string) map[string]record.Record {
-		t.Helper()
-		recs := map[string]record.Record{}
-		st, err := Read(strings.NewReader(in), func(_ int, r record.Record) error { recs[r.ID] = r; return nil })
-		if err != nil || st.BadSpans != 0 || st.Records != 6 {
-			t.Fatalf("ReadOTLP: %v, %+v", err, st)
+	recs := map[string]record.Record{}
+	if _, err := Read(bytes.NewReader(fixture), func(_ int, r record.Record) error { recs[r.ID] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	cur := recs["pass-content"].Result
+	if cur.Retrieval.ContextConflict.Value != 0 || cur.Verdicts.Retrieval.ContextConflict != guard.Pass || cur.Verdicts.Generation.Contradiction != guard.Pass {
+		t.Errorf("conflict %v (%v), contradiction %v (%v); want both pass", cur.Retrieval.ContextConflict, cur.Verdicts.Retrieval.ContextConflict,
+			cur.Generation.Contradiction, cur.Verdicts.Generation.Contradiction)
+	}
+
+	old, err := os.ReadFile("testdata/otlp-old-verdicts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tag = `{"key":"ragtriage.verdicts","value":{"stringValue":"answer"}},`
+	bad := strings.ReplaceAll(string(fixture), tag, `{"key":"ragtriage.verdicts","value":{"stringValue":"proposition"}},`)
+	for _, tc := range []struct {
+		name, in       string
+		bad, oldFormat int
+		reason         string
+	}{
+		{"old format", string(old), 1, 1, "no ragtriage.verdicts attribute: the span is in the old format"},
+		{"unknown value", bad, 6, 0, `ragtriage.verdicts "proposition": want "answer"`},
+	} {
+		var n int
+		st, err := Read(strings.NewReader(tc.in), func(int, record.Record) error { n++; return nil })
+		if err != nil || n != 0 || st.Records != 0 || st.BadSpans != tc.bad || st.OldFormat != tc.oldFormat || len(st.Problems) != tc.bad {
+			t.Errorf("%s: %v, %d records, stats %+v; want %d bad spans, %d in the old format", tc.name, err, n, st, tc.bad, tc.oldFormat)
+			continue
 		}
-		return recs
-	}
-	// The fixture predates the attribute: conflict P=0 and contradiction
-	// P≈0.2 were labelled "fail" there.
-	old := read(string(fixture))["pass-content"].Result
-	if old.Retrieval.ContextConflict.Value != 0 || old.Verdicts.Retrieval.ContextConflict != guard.Pass || old.Verdicts.Generation.Contradiction != guard.Pass {
-		t.Errorf("old span: conflict %v (%v), contradiction %v (%v); want both pass", old.Retrieval.ContextConflict, old.Verdicts.Retrieval.ContextConflict,
-			old.Generation.Contradiction, old.Verdicts.Generation.Contradiction)
-	}
-	const variant = `{"key":"ragtriage.decision.variant"`
-	tagged := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"answer"}},`+variant)
-	if tagged == string(fixture) {
-		t.Fatal("fixture has no decision variant attribute")
-	}
-	cur := read(tagged)["pass-content"].Result
-	if cur.Verdicts.Retrieval.ContextConflict != guard.Fail || cur.Verdicts.Generation.Contradiction != guard.Fail {
-		t.Errorf("tagged span: conflict %v, contradiction %v; want the labels as written (fail)", cur.Verdicts.Retrieval.ContextConflict, cur.Verdicts.Generation.Contradiction)
-	}
-	if cur.Verdicts.Generation.Groundedness != old.Verdicts.Generation.Groundedness {
-		t.Errorf("groundedness changed with the attribute: %v vs %v", cur.Verdicts.Generation.Groundedness, old.Verdicts.Generation.Groundedness)
-	}
-	bad := strings.ReplaceAll(string(fixture), variant, `{"key":"ragtriage.verdicts","value":{"stringValue":"proposition"}},`+variant)
-	st, err := Read(strings.NewReader(bad), func(int, record.Record) error { return nil })
-	if err != nil || st.BadSpans != 6 || st.Records != 0 {
-		t.Errorf("unknown verdicts attribute: %v, %+v; want 6 bad spans", err, st)
+		if p := st.Problems[0]; p.Line != 1 || p.SpanID == "" || !strings.Contains(p.Reason, tc.reason) {
+			t.Errorf("%s: problem %v; want line 1, the span ID and %q", tc.name, p, tc.reason)
+		}
 	}
 }

@@ -17,9 +17,35 @@ import (
 // decisions) and, per decision, the two-sided threshold sweep as a heat map
 // of automatic coverage annotated with the accepted-region error.
 func HTML(r *report.Report) string {
-	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	esc := html.EscapeString
+	var w htmlWriter
+	w.head(r)
+	w.summary(r)
+	if c := r.Cascade; c != nil {
+		cascadeHTML(&w.Builder, c)
+	}
+	if fe := r.FallbackErrors; fe != nil {
+		w.p("<p>%s</p>\n", html.EscapeString(fallbackErrorsText(fe, "\"")))
+	}
+	if c := r.Claims; c != nil {
+		claimsHTML(&w.Builder, c)
+	}
+	w.decisions(r)
+	w.charts(r)
+	w.costs(r)
+	w.reproducibility(&r.Reproduce)
+	w.p("</body></html>\n")
+	return w.String()
+}
+
+// htmlWriter builds the HTML report, one section per method.
+type htmlWriter struct{ strings.Builder }
+
+func (w *htmlWriter) p(format string, a ...any) { fmt.Fprintf(&w.Builder, format, a...) }
+
+// head writes the document head with its style, the title and the
+// partial-report and simulation notices.
+func (w *htmlWriter) head(r *report.Report) {
+	p, esc := w.p, html.EscapeString
 	title := fmt.Sprintf("ragtriage eval report: %s mode", r.Mode)
 	if r.Partial {
 		title += " (partial)"
@@ -47,6 +73,11 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 		p(`<p class="note"><b>Simulated fallback.</b> The fallback judge <code>%s</code> is a simulation: it reads the labels and is wrong at rate %.3g, reporting %.0f ms and %d+%d tokens per call (priced as %s). Fallback quality, latency and cost are simulated, not measured.</p>`+"\n",
 			esc(s.Judge), s.ErrorRate, s.LatencyMs, s.InputTokens, s.OutputTokens, esc(s.PricedAs))
 	}
+}
+
+// summary writes the key figures and the diagnosis threshold table.
+func (w *htmlWriter) summary(r *report.Report) {
+	p, esc := w.p, html.EscapeString
 	d := &r.Diagnosis
 	in := &r.Input
 	p(`<div class="kpi"><div>rows read<b>%d</b></div><div>evaluated<b>%d</b></div><div>failed<b>%d</b></div><div>diagnosis accuracy<b>%s</b></div><div>overall accuracy<b>%s</b></div><div>diagnosis AURC<b>%s</b></div>`,
@@ -66,21 +97,14 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 		p("<tr><td>%.2f</td><td>%.1f%% (%d)</td><td>%d</td><td>%.1f%%</td><td>%.1f%%</td><td>%.1f%%</td></tr>\n", t.Threshold, 100*t.Coverage, t.Accepted, t.Errors, 100*t.ErrorRate, 100*t.UpperBound, 100*t.Review)
 	}
 	p("</table>\n")
+}
 
-	if c := r.Cascade; c != nil {
-		cascadeHTML(&b, c)
-	}
-	if fe := r.FallbackErrors; fe != nil {
-		p("<p>%s</p>\n", esc(fallbackErrorsText(fe, "\"")))
-	}
-
-	if c := r.Claims; c != nil {
-		claimsHTML(&b, c)
-	}
-
+// decisions writes the per-decision quality table and the decisions
+// without a probability.
+func (w *htmlWriter) decisions(r *report.Report) {
+	p, esc := w.p, html.EscapeString
 	p("<h2>Decisions</h2>\n<table><tr><th>decision</th><th>stage</th><th>n</th><th>accuracy</th><th>AUROC</th><th>Brier</th><th>ECE</th><th>AURC</th><th>policy fail / pass</th><th>policy coverage</th></tr>\n")
-	all := r.Decisions.All()
-	for _, dr := range all {
+	for _, dr := range r.Decisions.All() {
 		auc := "n/a"
 		if dr.AUROC != nil {
 			auc = fmt.Sprintf("%.3f", *dr.AUROC)
@@ -90,15 +114,21 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	}
 	p("</table>\n")
 	p("<p>Decisions without a probability: %d (by cause: %s).</p>\n", r.Abstentions.Total, esc(causesText(r.Abstentions.ByCause)))
+}
 
+// charts writes the risk–coverage curves, the reliability diagrams and the
+// two-sided threshold sweeps.
+func (w *htmlWriter) charts(r *report.Report) {
+	p, esc := w.p, html.EscapeString
+	all := r.Decisions.All()
 	p(`<h2>Risk–coverage</h2><div class="grid"><div class="card">`)
-	series := []curveSeries{{name: "diagnosis", pts: d.Selective.Curve}}
+	series := []curveSeries{{name: "diagnosis", pts: r.Diagnosis.Selective.Curve}}
 	for _, dr := range all {
 		if dr.N > 0 {
 			series = append(series, curveSeries{name: dr.Decision, pts: dr.Curve})
 		}
 	}
-	riskCoverageSVG(&b, series)
+	riskCoverageSVG(&w.Builder, series)
 	p("</div></div>\n")
 
 	p(`<h2>Reliability diagrams</h2><div class="grid">`)
@@ -107,7 +137,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 			continue
 		}
 		p(`<div class="card"><h3>%s (n=%d, ECE %s)</h3>`, esc(dr.Decision), dr.N, pCell(dr.ECE))
-		reliabilitySVG(&b, dr.Reliability)
+		reliabilitySVG(&w.Builder, dr.Reliability)
 		p("</div>")
 	}
 	p("</div>\n")
@@ -118,19 +148,26 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 			continue
 		}
 		p(`<div class="card"><h3>%s</h3>`, esc(dr.Decision))
-		sweepSVG(&b, dr.Sweep, r.Settings.SweepFail, r.Settings.SweepPass)
+		sweepSVG(&w.Builder, dr.Sweep, r.Settings.SweepFail, r.Settings.SweepPass)
 		p("</div>")
 	}
 	p("</div>\n")
+}
 
+// costs writes latency, usage and cost per leg.
+func (w *htmlWriter) costs(r *report.Report) {
+	p, esc := w.p, html.EscapeString
 	p("<h2>Latency, usage and cost</h2>\n<table><tr><th>leg</th><th>rows</th><th>p50 ms</th><th>p95 ms</th><th>calls</th><th>input tokens</th><th>output tokens</th><th>cost</th></tr>\n")
 	p("<tr><td>primary</td><td>%d</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>\n", r.Latency.Primary.N, r.Latency.Primary.P50, r.Latency.Primary.P95,
 		r.Usage.Primary.Calls, r.Usage.Primary.InputTokens, r.Usage.Primary.OutputTokens, esc(costCell(r.Cost.Primary, r.Cost.Currency)))
 	p("<tr><td>fallback</td><td>%d</td><td>%.3f</td><td>%.3f</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>\n", r.Latency.Fallback.N, r.Latency.Fallback.P50, r.Latency.Fallback.P95,
 		r.Usage.Fallback.Calls, r.Usage.Fallback.InputTokens, r.Usage.Fallback.OutputTokens, esc(costCell(r.Cost.Fallback, r.Cost.Currency)))
 	p("<tr><td>combined</td><td>%d</td><td>%.3f</td><td>%.3f</td><td></td><td></td><td></td><td>%s</td></tr>\n</table>\n", r.Latency.Combined.N, r.Latency.Combined.P50, r.Latency.Combined.P95, esc(costCell(r.Cost.Total, r.Cost.Currency)))
+}
 
-	rp := &r.Reproduce
+// reproducibility writes what the report was computed with.
+func (w *htmlWriter) reproducibility(rp *report.Reproducibility) {
+	p, esc := w.p, html.EscapeString
 	p("<h2>Reproducibility</h2>\n<table>")
 	row := func(k, v string) { p("<tr><td>%s</td><td style=\"text-align:left\">%s</td></tr>", esc(k), esc(v)) }
 	row("timestamp", rp.Timestamp)
@@ -148,8 +185,7 @@ th{background:#f3f5f7}td:first-child,th:first-child{text-align:left}
 	}
 	row("command", strings.Join(rp.Command, " "))
 	row("Go", rp.GoVersion)
-	p("</table>\n</body></html>\n")
-	return b.String()
+	p("</table>\n")
 }
 
 // cascadeHTML writes the cascade section: what the cascade decided, and

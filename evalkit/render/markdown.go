@@ -10,16 +10,40 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Markdown renders the summary of a report: input accounting, diagnosis
-// quality with its threshold table (threshold | coverage | accepted errors |
-// error rate), the decisions without a probability by cause, per-decision
-// quality and threshold tables, the cascade (with its unsettled decisions
-// by cause), the
-// claims (claims mode: counts and the bounded claims listing), latency,
-// usage, cost and the reproducibility block.
+// Markdown renders the summary of a report. It has the input accounting and
+// the diagnosis quality with its threshold table. Then come the decisions
+// without a probability by cause, and per-decision quality and threshold
+// tables. The cascade (with its unsettled decisions by cause) and the claims
+// of claims mode follow when present. Latency, usage, cost and the
+// reproducibility block close it.
 func Markdown(r *report.Report) string {
-	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	var w mdWriter
+	w.header(r)
+	w.input(&r.Input)
+	w.diagnosis(r)
+	w.decisions(&r.Decisions)
+	if c := r.Cascade; c != nil {
+		w.cascade(c)
+	}
+	if fe := r.FallbackErrors; fe != nil {
+		w.p("\n%s\n", fallbackErrorsText(fe, "`"))
+	}
+	if c := r.Claims; c != nil {
+		claimsMarkdown(&w.Builder, c)
+	}
+	w.costs(r)
+	w.reproducibility(&r.Reproduce)
+	return w.String()
+}
+
+// mdWriter builds the Markdown report, one section per method.
+type mdWriter struct{ strings.Builder }
+
+func (w *mdWriter) p(format string, a ...any) { fmt.Fprintf(&w.Builder, format, a...) }
+
+// header writes the title and the partial-report and simulation notices.
+func (w *mdWriter) header(r *report.Report) {
+	p := w.p
 	title := fmt.Sprintf("# ragtriage eval report: %s mode", r.Mode)
 	if r.Partial {
 		title += " (PARTIAL)"
@@ -32,8 +56,11 @@ func Markdown(r *report.Report) string {
 		p("> **Simulated fallback.** The fallback judge `%s` is a simulation (%s): it reads the labels and is wrong at rate %.3g; it reports %.0f ms and %d+%d tokens per call (priced as `%s`), seed %d; unlabeled decisions: %s. Fallback quality, latency, tokens and cost below are simulated, not measured.\n\n",
 			s.Judge, s.Version, s.ErrorRate, s.LatencyMs, s.InputTokens, s.OutputTokens, s.PricedAs, s.Seed, s.Unlabeled)
 	}
+}
 
-	in := &r.Input
+// input writes the input accounting: files, then failures by kind.
+func (w *mdWriter) input(in *report.Input) {
+	p := w.p
 	p("## Input\n\n%d rows read: %d evaluated, %d failed, %d not evaluated. %d rows carry labels; %d results list a judge failure.\n\n",
 		in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated, in.RowsLabeled, in.RowsWithJudgeErrors)
 	p("| file | kind | lines | bad | SHA-256 |\n|---|---|---:|---:|---|\n")
@@ -50,8 +77,14 @@ func Markdown(r *report.Report) string {
 		}
 		p("\n")
 	}
+}
 
-	d := &r.Diagnosis
+// diagnosis writes the diagnosis quality: the summary, the per-file
+// accuracy, the threshold table, the per-label scores, the confusion matrix,
+// routes and actions, and the decisions without a probability.
+func (w *mdWriter) diagnosis(r *report.Report) {
+	p := w.p
+	d, in := &r.Diagnosis, &r.Input
 	p("\n## Diagnosis\n\n")
 	p("| labeled rows | successful | failures | accuracy | successful accuracy | overall accuracy | success rate | AURC |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	p("| %d | %d | %d | %s | %s | %s | %s | %s |\n\n", d.Attempted, d.Successful, d.Failures, pCell(d.Accuracy), pCell(d.SuccessfulAccuracy), pCell(d.OverallAccuracy), pCell(d.SuccessRate), pCell(d.Selective.AURC))
@@ -63,7 +96,7 @@ func Markdown(r *report.Report) string {
 		p("\n")
 	}
 	p("Threshold table: a row is decided automatically when the guard routes it `auto` with diagnosis confidence ≥ the threshold; an error is a diagnosis other than the label. Upper bound: Clopper–Pearson at %.0f%%.\n\n", 100*r.Settings.Confidence)
-	thresholdTable(&b, d.Selective.Thresholds)
+	thresholdTable(&w.Builder, d.Selective.Thresholds)
 	p("\n| label | support | predicted | precision | recall | F1 |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, l := range d.PerLabel {
 		if l.Support == 0 && l.Predicted == 0 {
@@ -71,6 +104,14 @@ func Markdown(r *report.Report) string {
 		}
 		p("| %s | %d | %d | %.3f | %.3f | %.3f |\n", l.Label, l.Support, l.Predicted, l.Precision, l.Recall, l.F1)
 	}
+	w.confusion(d)
+	p("\nRoutes: %s. Actions: %s.\n", kinds(d.Routes), kinds(d.Actions))
+	p("\nDecisions without a probability: %d (by cause: %s).\n", r.Abstentions.Total, causesText(r.Abstentions.ByCause))
+}
+
+// confusion writes the confusion matrix over the labels that occur.
+func (w *mdWriter) confusion(d *report.Diagnosis) {
+	p := w.p
 	p("\nConfusion matrix (rows: label, columns: diagnosis; labels that never occur are left out):\n\n")
 	var used []int
 	for i := range d.Labels {
@@ -90,13 +131,16 @@ func Markdown(r *report.Report) string {
 		}
 		p("\n")
 	}
-	p("\nRoutes: %s. Actions: %s.\n", kinds(d.Routes), kinds(d.Actions))
-	p("\nDecisions without a probability: %d (by cause: %s).\n", r.Abstentions.Total, causesText(r.Abstentions.ByCause))
+}
 
+// decisions writes, for each stage, the per-decision quality table and
+// each decided decision's one-sided threshold table.
+func (w *mdWriter) decisions(ds *report.Decisions) {
+	p := w.p
 	for _, stage := range []struct {
 		name string
 		ds   []report.Decision
-	}{{"Retrieval decisions", r.Decisions.Retrieval}, {"Generation decisions", r.Decisions.Generation}} {
+	}{{"Retrieval decisions", ds.Retrieval}, {"Generation decisions", ds.Generation}} {
 		p("\n## %s\n\n", stage.name)
 		p("| decision | labels | n | abstained | accuracy | AUROC | Brier | ECE | AURC | policy fail / pass | policy coverage | auto-pass errors | auto-fail errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
 		for _, dr := range stage.ds {
@@ -118,39 +162,38 @@ func Markdown(r *report.Report) string {
 				continue
 			}
 			p("\n### %s\n\nDecided when max(P, 1−P) ≥ threshold (P ≥ t: true, P ≤ 1−t: false).\n\n", dr.Decision)
-			thresholdTable(&b, dr.OneSided)
+			thresholdTable(&w.Builder, dr.OneSided)
 		}
 	}
+}
 
-	if c := r.Cascade; c != nil {
-		p("\n## Cascade\n\n| rows | resolved by primary | fallback rate | primary failure rate | accepted-region error | escalated-row error | end-to-end accuracy | settled / unsettled decisions | still uncertain |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-		p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %s | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
-			100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), pCell(c.EndToEndAccuracy),
-			c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
-		p("\nUnsettled decisions by cause: %s.\n", causesText(c.UnsettledByCause))
-		if rt := c.Runtime; rt != nil {
-			p("\nCascade runtime (`%s`, its counters at the end of the run; estimates are per decision, per chunk for chunk relevance):\n\n", rt.Escalator)
-			p("| escalations | estimates asked | cache hits | settled | abstained | fallback calls | call errors | shared calls | breaker trips | breaker at end | refused: budget | breaker | deadline | concurrency | failed | fallback abstained |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
-			p("| %d | %d | %d (%.1f%%) | %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d |\n", rt.Escalations, rt.Requested, rt.CacheHits, 100*rt.CacheHitRate,
-				rt.Settled, rt.Abstained, rt.FallbackCalls, rt.FallbackCallErrors, rt.Collapsed, rt.BreakerTrips, rt.BreakerState,
-				rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.Failed, rt.FallbackAbstained)
-			if n := rt.RefusedClosed + rt.Cancelled; n > 0 {
-				p("\n%d estimates abstained because the cascade was closed or the request ended first.\n", n)
-			}
+// cascade writes the cascade's summary, its unsettled decisions by cause,
+// its runtime counters and its settings.
+func (w *mdWriter) cascade(c *report.Cascade) {
+	p := w.p
+	p("\n## Cascade\n\n| rows | resolved by primary | fallback rate | primary failure rate | accepted-region error | escalated-row error | end-to-end accuracy | settled / unsettled decisions | still uncertain |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| %d | %d (%.1f%%) | %.1f%% | %.1f%% | %s | %s | %s | %d / %d | %d |\n", c.Rows, c.ResolvedByPrimary, 100*c.PrimaryResolved,
+		100*c.FallbackRate, 100*c.PrimaryFailureRate, regionCell(c.AcceptedRegion), regionCell(c.EscalatedRows), pCell(c.EndToEndAccuracy),
+		c.SettledDecisions, c.UnsettledDecisions, c.StillUncertain)
+	p("\nUnsettled decisions by cause: %s.\n", causesText(c.UnsettledByCause))
+	if rt := c.Runtime; rt != nil {
+		p("\nCascade runtime (`%s`, its counters at the end of the run; estimates are per decision, per chunk for chunk relevance):\n\n", rt.Escalator)
+		p("| escalations | estimates asked | cache hits | settled | abstained | fallback calls | call errors | shared calls | breaker trips | breaker at end | refused: budget | breaker | deadline | concurrency | failed | fallback abstained |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+		p("| %d | %d | %d (%.1f%%) | %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d |\n", rt.Escalations, rt.Requested, rt.CacheHits, 100*rt.CacheHitRate,
+			rt.Settled, rt.Abstained, rt.FallbackCalls, rt.FallbackCallErrors, rt.Collapsed, rt.BreakerTrips, rt.BreakerState,
+			rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.Failed, rt.FallbackAbstained)
+		if n := rt.RefusedClosed + rt.Cancelled; n > 0 {
+			p("\n%d estimates abstained because the cascade was closed or the request ended first.\n", n)
 		}
-		if st := c.Settings; st != nil {
-			p("\nCascade settings: %s.\n", cascadeSettingsText(st))
-		}
 	}
-
-	if fe := r.FallbackErrors; fe != nil {
-		p("\n%s\n", fallbackErrorsText(fe, "`"))
+	if st := c.Settings; st != nil {
+		p("\nCascade settings: %s.\n", cascadeSettingsText(st))
 	}
+}
 
-	if c := r.Claims; c != nil {
-		claimsMarkdown(&b, c)
-	}
-
+// costs writes latency, usage and cost per leg, and the prices used.
+func (w *mdWriter) costs(r *report.Report) {
+	p := w.p
 	l := &r.Latency
 	p("\n## Latency, usage and cost\n\n| leg | rows | p50 ms | p95 ms | calls | input tokens | output tokens | retries | cost |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	leg := func(name string, pc report.Percentiles, u *report.LegUsage, c report.LegCost) {
@@ -174,8 +217,11 @@ func Markdown(r *report.Report) string {
 		p(" Cost per 1000 rows: %.4f %s.", *r.Cost.PerThousandRows, r.Cost.Currency)
 	}
 	p(" Latency measured on this machine: %s.\n", strings.Join(l.Measured, ", "))
+}
 
-	rp := &r.Reproduce
+// reproducibility writes what the report was computed with.
+func (w *mdWriter) reproducibility(rp *report.Reproducibility) {
+	p := w.p
 	p("\n## Reproducibility\n\n")
 	p("- timestamp: %s\n- decision variant: %s\n", rp.Timestamp, rp.DecisionVariant)
 	for _, s := range rp.DecisionSets {
@@ -204,7 +250,6 @@ func Markdown(r *report.Report) string {
 		p("- command: `%s`\n", strings.Join(rp.Command, " "))
 	}
 	p("- Go %s, %d modules in the build\n", rp.GoVersion, len(rp.Modules))
-	return b.String()
 }
 
 // claimsMarkdown writes the claims section: the counts, then the claims of

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -579,8 +580,7 @@ type Reproducibility struct {
 	Command      []string         `json:"command,omitempty"`
 	DecisionSets []DecisionSetUse `json:"decisionSets"`
 	// DecisionVariant is the variant of the decision sets used, or "mixed"
-	// (guard.Result calls it decisionVariant too; reports before that said
-	// "variant").
+	// (guard.Result calls it decisionVariant too).
 	DecisionVariant   string            `json:"decisionVariant"`
 	DiagnosisVersions []string          `json:"diagnosisVersions"`
 	Judges            map[string]string `json:"judges"`
@@ -641,24 +641,6 @@ type FallbackErrors struct {
 // MaxListedFallbackErrors bounds the errors FallbackErrors quotes.
 const MaxListedFallbackErrors = 5
 
-// UnmarshalJSON reads the block, taking the decision variant from the key
-// reports used before decisionVariant ("variant") when only that is there.
-func (rp *Reproducibility) UnmarshalJSON(b []byte) error {
-	type plain Reproducibility
-	var x struct {
-		plain
-		OldVariant *string `json:"variant"`
-	}
-	if err := json.Unmarshal(b, &x); err != nil {
-		return err
-	}
-	*rp = Reproducibility(x.plain)
-	if rp.DecisionVariant == "" && x.OldVariant != nil {
-		rp.DecisionVariant = *x.OldVariant
-	}
-	return nil
-}
-
 // DecisionSetUse counts the results judged with one decision definition set.
 type DecisionSetUse struct {
 	ID      string `json:"id"`
@@ -689,5 +671,23 @@ func ReadReport(path string) (*Report, error) {
 	if r.Schema != ReportSchema {
 		return nil, fmt.Errorf("evalkit: report %s: schema %q, want %q", path, r.Schema, ReportSchema)
 	}
+	if err := refuseOldKeys(b); err != nil {
+		return nil, fmt.Errorf("evalkit: report %s: %w", path, err)
+	}
 	return &r, nil
+}
+
+// refuseOldKeys refuses a report written before reproducibility.variant
+// became reproducibility.decisionVariant.
+func refuseOldKeys(b []byte) error {
+	var old struct {
+		Reproduce struct {
+			Variant json.RawMessage `json:"variant"`
+		} `json:"reproducibility"`
+	}
+	if json.Unmarshal(b, &old) == nil && old.Reproduce.Variant != nil {
+		return errors.New("reproducibility.variant: the report is in the old format; this version reads reports " +
+			"with reproducibility.decisionVariant only (run eval again to write one)")
+	}
+	return nil
 }

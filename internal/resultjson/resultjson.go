@@ -461,7 +461,20 @@ func (e *resultEncoder) usage(u guard.Usage) {
 	e.buf = append(e.buf, '}')
 }
 
+// result writes a Result: its scores, verdicts, outcome and details, then
+// its latency.
 func (e *resultEncoder) result(r *guard.Result) {
+	e.scores(r)
+	e.verdicts(&r.Verdicts)
+	e.outcome(r)
+	e.details(r)
+	e.raw(`,"latencyMs":`)
+	e.float(r.LatencyMs)
+	e.buf = append(e.buf, '}')
+}
+
+// scores opens the object and writes the retrieval and generation scores.
+func (e *resultEncoder) scores(r *guard.Result) {
 	e.raw(`{"retrieval":{"chunkRelevance":`)
 	e.keyedProb(r.Retrieval.ChunkRelevance)
 	e.raw(`,"contextSufficiency":`)
@@ -480,9 +493,12 @@ func (e *resultEncoder) result(r *guard.Result) {
 		e.raw(`,"correctness":`)
 		e.prob(g.Correctness)
 	}
+	e.raw(`}`)
+}
 
-	v := &r.Verdicts
-	e.raw(`},"verdicts":{"retrieval":{"chunkRelevance":`)
+// verdicts writes the verdicts object.
+func (e *resultEncoder) verdicts(v *guard.Verdicts) {
+	e.raw(`,"verdicts":{"retrieval":{"chunkRelevance":`)
 	e.keyedVerdict(v.Retrieval.ChunkRelevance)
 	e.raw(`,"contextSufficiency":`)
 	e.verdict(v.Retrieval.ContextSufficiency)
@@ -498,8 +514,13 @@ func (e *resultEncoder) result(r *guard.Result) {
 		e.raw(`,"correctness":`)
 		e.verdict(*v.Generation.Correctness)
 	}
+	e.raw(`}}`)
+}
 
-	e.raw(`}},"diagnosis":`)
+// outcome writes what the guard concluded: diagnosis, confidence, route,
+// reason, action, the decision set and the evidence.
+func (e *resultEncoder) outcome(r *guard.Result) {
+	e.raw(`,"diagnosis":`)
 	e.str(string(r.Diagnosis))
 	e.raw(`,"confidence":`)
 	e.float(r.Confidence)
@@ -521,6 +542,11 @@ func (e *resultEncoder) result(r *guard.Result) {
 	e.str(r.DiagnosisVersion)
 	e.raw(`,"evidence":`)
 	e.evidence(r.Evidence)
+}
+
+// details writes the optional lists and blocks: citations, abstentions,
+// judges, errors, fallback, claims and usage.
+func (e *resultEncoder) details(r *guard.Result) {
 	if len(r.Citations) > 0 {
 		e.raw(`,"citations":`)
 		e.citations(r.Citations)
@@ -549,9 +575,6 @@ func (e *resultEncoder) result(r *guard.Result) {
 		e.raw(`,"usage":`)
 		e.usage(r.Usage)
 	}
-	e.raw(`,"latencyMs":`)
-	e.float(r.LatencyMs)
-	e.buf = append(e.buf, '}')
 }
 
 const hexDigits = "0123456789abcdef"
