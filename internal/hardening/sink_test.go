@@ -72,6 +72,7 @@ func sumCounter(t testing.TB, r *sdkmetric.ManualReader, name string) int64 {
 // answers and errors are identical, and every record the sink could not
 // write is counted (writer counts, sink-error metric, error handler).
 func TestSinkDiskFull(t *testing.T) {
+	skipIfShort(t, "fault")
 	const workers, perWorker = 8, 250
 	disk := &fullDisk{room: 64 << 10}
 	w := record.NewWriter(disk)
@@ -174,6 +175,7 @@ func (c *countingSink) WriteRecord(context.Context, *record.Record) error {
 // abandoned. Either way the counts add up and the chain's answers are never
 // delayed or changed.
 func TestShadowShutdownUnderLoad(t *testing.T) {
+	skipIfShort(t, "load")
 	for _, tc := range []struct {
 		name     string
 		pause    time.Duration
