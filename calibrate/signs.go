@@ -92,19 +92,19 @@ type signedSolver struct {
 	g, h   []float64 // gradient and Hessian (m×m) at theta
 	hf, l  []float64 // the free parameters' Hessian and its factor
 	gf, df []float64 // the free parameters' gradient and direction
-	free   []int
+	free   []int     // scratch: the free parameters' indices
 	dir    []float64 // the Newton direction (0 on the active set)
 	trial  []float64
 }
 
-func newSignedSolver(p *fitProblem, signs []int, m int) *signedSolver {
-	return &signedSolver{
+func newSignedSolver(p *fitProblem, signs []int, m int) signedSolver {
+	return signedSolver{
 		p: p, signs: signs, m: m,
 		active: make([]bool, m),
 		g:      make([]float64, m), h: make([]float64, m*m),
 		hf: make([]float64, m*m), l: make([]float64, m*m),
 		gf: make([]float64, m), df: make([]float64, m),
-		free: make([]int, 0, m), dir: make([]float64, m), trial: make([]float64, m),
+		free: make([]int, m), dir: make([]float64, m), trial: make([]float64, m),
 	}
 }
 
@@ -118,17 +118,17 @@ func (s *signedSolver) sgn(j int) float64 {
 
 // direction fills dir with the Newton direction on the free parameters.
 func (s *signedSolver) direction() {
-	m := s.m
-	s.free = s.free[:0]
+	m, k := s.m, 0
 	for j := range m {
 		if !s.active[j] {
-			s.free = append(s.free, j)
+			s.free[k] = j
+			k++
 		}
 	}
-	k := len(s.free)
-	for a, ja := range s.free {
+	free := s.free[:k]
+	for a, ja := range free {
 		s.gf[a] = s.g[ja]
-		for b, jb := range s.free {
+		for b, jb := range free {
 			s.hf[a*k+b] = s.h[ja*m+jb]
 		}
 	}
@@ -136,7 +136,7 @@ func (s *signedSolver) direction() {
 	if !solveDamped(s.hf[:k*k], k, s.gf[:k], s.df[:k], s.l[:k*k]) {
 		copy(s.df[:k], s.gf[:k]) // reduced Hessian numerically zero: steepest descent
 	}
-	for a, j := range s.free {
+	for a, j := range free {
 		s.dir[j] = s.df[a]
 	}
 }

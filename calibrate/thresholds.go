@@ -162,24 +162,25 @@ type thresholdTable struct {
 	n, pos    int // rows and true rows in all
 }
 
-func newThresholdTable(p []float64, y []bool) *thresholdTable {
+func newThresholdTable(p []float64, y []bool) thresholdTable {
 	idx := ascending(p)
-	t := &thresholdTable{n: len(p)}
+	n := len(p)
+	var vals []float64
+	var le, posLE []int
 	rows, pos := 0, 0
-	for k := 0; k < t.n; {
+	for k := 0; k < n; {
 		v := p[idx[k]]
-		for ; k < t.n && p[idx[k]] == v; k++ {
+		for ; k < n && p[idx[k]] == v; k++ {
 			rows++
 			if y[idx[k]] {
 				pos++
 			}
 		}
-		t.vals = append(t.vals, v)
-		t.le = append(t.le, rows)
-		t.posLE = append(t.posLE, pos)
+		vals = append(vals, v)
+		le = append(le, rows)
+		posLE = append(posLE, pos)
 	}
-	t.pos = pos
-	return t
+	return thresholdTable{vals: vals, le: le, posLE: posLE, n: n, pos: pos}
 }
 
 // below returns the rows and true rows strictly below vals[j].
