@@ -216,13 +216,17 @@ func TestShadowShutdownUnderLoad(t *testing.T) {
 					}
 				}()
 			}
-			time.Sleep(200 * time.Millisecond) // traffic builds a queue
+			// Traffic builds a queue: Shutdown starts once the queue is
+			// full (a sample was dropped), not after a sleep.
+			waitFor(func() bool { return sh.Stats().Dropped > 0 })
 			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
 			t0 := time.Now()
 			serr := sh.Shutdown(ctx)
 			took := time.Since(t0)
 			cancel()
-			time.Sleep(20 * time.Millisecond) // traffic goes on after Shutdown
+			// Traffic goes on after Shutdown: 100 more chain calls.
+			after := calls.Load() + 100
+			waitFor(func() bool { return calls.Load() >= after })
 			close(stop)
 			wg.Wait()
 			// Then the chain's record queue: every record of an evaluation
