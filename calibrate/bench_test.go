@@ -86,3 +86,16 @@ func BenchmarkSelectThresholds(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFitLogisticSigned fits with a sign constraint that binds (the
+// second weight, −2 in the data, is held ≥ 0), so the active-set Newton
+// method of newtonSigned runs.
+func BenchmarkFitLogisticSigned(b *testing.B) {
+	x, y := synthLogistic(10000, []float64{1.5, -2, 0.5}, -0.3, 42)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FitLogistic(x, y, nil, LogisticConfig{L2: 1, Signs: []int{1, 1, 1}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -212,49 +212,102 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 	if group != nil && len(group) != len(p) {
 		panic("calibrate: " + fn + ": slice length mismatch")
 	}
-	alpha, confidence := cfg.Alpha, cfg.Confidence
-	if !(alpha > 0 && alpha < 1) {
-		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Alpha = %v not in (0, 1): %w", alpha, ErrRange))
-	}
-	if !(confidence > 0 && confidence < 1) {
-		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Confidence = %v not in (0, 1): %w", confidence, ErrRange))
-	}
-	if cfg.MinGroupRows < 0 {
-		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("MinGroupRows = %d: %w", cfg.MinGroupRows, ErrRange))
-	}
-	if cfg.StartRows < 0 {
-		return FixedSelection{}, newErr(fn, -1, fmt.Errorf("StartRows = %d: %w", cfg.StartRows, ErrRange))
-	}
-	for _, f := range cfg.Starts {
-		if !(f >= 0 && f < 1) {
-			return FixedSelection{}, newErr(fn, -1, fmt.Errorf("Starts holds %v, not in [0, 1): %w", f, ErrRange))
-		}
-	}
-	if len(cfg.Starts) > 0 {
-		// Each of the J sequences is tested at δ/J.
-		confidence = 1 - (1-confidence)/float64(len(cfg.Starts))
+	if err := cfg.check(fn); err != nil {
+		return FixedSelection{}, err
 	}
 	if err := checkProbs(fn, p); err != nil {
 		return FixedSelection{}, err
 	}
+	alpha, confidence := cfg.Alpha, cfg.testConfidence()
 	n := len(p)
 	minRows := MinRowsForBound(alpha, confidence)
 	minGroup := cfg.MinGroupRows
 	if minGroup == 0 {
 		minGroup = minRows
 	}
-	start := max(minGroup, minRows, cfg.StartRows)
-	starts := []int{start}
-	if len(cfg.Starts) > 0 {
-		starts = starts[:0]
-		for _, f := range cfg.Starts {
-			starts = append(starts, max(start, int(math.Ceil(f*float64(n)))))
+	d := fsData{p: p, y: y, minGroup: minGroup, confidence: confidence,
+		starts: cfg.startRows(n, max(minGroup, minRows, cfg.StartRows)),
+		crit:   &critTable{alpha: alpha, delta: 1 - confidence}}
+	d.ids, d.dense = denseGroups(group, n)
+	asc := ascending(p)
+	desc := slices.Clone(asc)
+	slices.Reverse(desc)
+	failCands, failTested := d.side(asc, false)
+	passCands, passTested := d.side(desc, true)
+
+	s := FixedSelection{
+		Pass: 1, Fail: 0,
+		N: n, Alpha: alpha, Confidence: confidence, MinGroupRows: minGroup,
+		Tested: [2]int{failTested, passTested},
+	}
+	if len(failCands) > 0 {
+		c := failCands[len(failCands)-1]
+		s.Fail, s.HasFail = c.value, true
+		s.AutoFail, s.FailGroups = d.report(asc, c, false)
+	} else {
+		s.AutoFail, s.FailGroups = d.report(asc, fsCandidate{value: 0}, false)
+	}
+	if c, ok := passBelowConflict(passCands, s.HasFail, s.Fail); ok {
+		s.Pass, s.HasPass = c.value, true
+		s.AutoPass, s.PassGroups = d.report(desc, c, true)
+	} else {
+		s.AutoPass, s.PassGroups = d.report(desc, fsCandidate{value: 1}, true)
+	}
+	s.Coverage = float64(s.AutoPass.Count+s.AutoFail.Count) / float64(n)
+	return s, nil
+}
+
+// check validates the settings of cfg (errors wrapped in *Error for fn).
+func (cfg FixedSequenceConfig) check(fn string) error {
+	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
+		return newErr(fn, -1, fmt.Errorf("Alpha = %v not in (0, 1): %w", cfg.Alpha, ErrRange))
+	}
+	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
+		return newErr(fn, -1, fmt.Errorf("Confidence = %v not in (0, 1): %w", cfg.Confidence, ErrRange))
+	}
+	if cfg.MinGroupRows < 0 {
+		return newErr(fn, -1, fmt.Errorf("MinGroupRows = %d: %w", cfg.MinGroupRows, ErrRange))
+	}
+	if cfg.StartRows < 0 {
+		return newErr(fn, -1, fmt.Errorf("StartRows = %d: %w", cfg.StartRows, ErrRange))
+	}
+	for _, f := range cfg.Starts {
+		if !(f >= 0 && f < 1) {
+			return newErr(fn, -1, fmt.Errorf("Starts holds %v, not in [0, 1): %w", f, ErrRange))
 		}
 	}
+	return nil
+}
 
-	// Dense group indices 0 … G−1 in the order of the sorted ids.
-	ids := []int{0}
-	dense := make([]int, n)
+// testConfidence is the level each sequence is tested at: Confidence, or
+// with J Starts 1 − (1 − Confidence)/J, each sequence at δ/J (the union
+// bound).
+func (cfg FixedSequenceConfig) testConfidence() float64 {
+	if len(cfg.Starts) == 0 {
+		return cfg.Confidence
+	}
+	return 1 - (1-cfg.Confidence)/float64(len(cfg.Starts))
+}
+
+// startRows returns how many rows the first tested region of each sequence
+// must hold: start alone, or one entry per Starts fraction of n rows (never
+// fewer than start).
+func (cfg FixedSequenceConfig) startRows(n, start int) []int {
+	if len(cfg.Starts) == 0 {
+		return []int{start}
+	}
+	starts := make([]int, 0, len(cfg.Starts))
+	for _, f := range cfg.Starts {
+		starts = append(starts, max(start, int(math.Ceil(f*float64(n)))))
+	}
+	return starts
+}
+
+// denseGroups returns the sorted distinct group ids ({0} when group is nil)
+// and each row's index among them.
+func denseGroups(group []int, n int) (ids, dense []int) {
+	ids = []int{0}
+	dense = make([]int, n)
 	if group != nil {
 		ids = slices.Clone(group)
 		slices.Sort(ids)
@@ -263,86 +316,94 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 			dense[i], _ = slices.BinarySearch(ids, g)
 		}
 	}
+	return ids, dense
+}
 
-	asc := make([]int, n)
+// ascending returns the row indices in increasing order of p.
+func ascending(p []float64) []int {
+	asc := make([]int, len(p))
 	for i := range asc {
 		asc[i] = i
 	}
 	slices.SortFunc(asc, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
-	desc := slices.Clone(asc)
-	slices.Reverse(desc)
+	return asc
+}
 
-	crit := &critTable{alpha: alpha, delta: 1 - confidence}
-	side := func(order []int, pass bool) (best []fsCandidate, tested int) {
-		for _, start := range starts {
-			st := fsState{min: minGroup, crit: crit, count: make([]int, len(ids)), errs: make([]int, len(ids))}
-			c, t := st.run(order, p, y, dense, pass, start)
-			tested += t
-			if len(c) > 0 && (len(best) == 0 || c[len(c)-1].rows > best[len(best)-1].rows) {
-				best = c
-			}
-		}
-		return best, tested
-	}
-	failCands, failTested := side(asc, false)
-	passCands, passTested := side(desc, true)
-
-	s := FixedSelection{
-		Pass: 1, Fail: 0,
-		N: n, Alpha: alpha, Confidence: confidence, MinGroupRows: minGroup,
-		Tested: [2]int{failTested, passTested},
-	}
-	report := func(order []int, c fsCandidate, pass bool) (Region, []GroupRegion) {
-		groups := make([]GroupRegion, len(ids))
-		for g, id := range ids {
-			groups[g].Group = id
-		}
-		var errs int
-		for _, i := range order[:c.rows] {
-			gr := &groups[dense[i]]
-			gr.Count++
-			if y[i] != pass {
-				gr.Errors++
-				errs++
-			}
-		}
-		for g := range groups {
-			gr := &groups[g]
-			gr.UpperBound = ClopperPearsonUpper(gr.Errors, gr.Count, confidence)
-			if gr.Count > 0 {
-				gr.ErrorRate = float64(gr.Errors) / float64(gr.Count)
-			}
-			gr.Tested = gr.Count >= minGroup
-		}
-		r := Region{Threshold: c.value, Count: c.rows, Errors: errs, UpperBound: 1}
-		if c.rows > 0 {
-			r.ErrorRate = float64(errs) / float64(c.rows)
-			r.UpperBound = ClopperPearsonUpper(errs, c.rows, confidence)
-			r.Coverage = float64(c.rows) / float64(n)
-		}
-		return r, groups
-	}
-
-	if len(failCands) > 0 {
-		c := failCands[len(failCands)-1]
-		s.Fail, s.HasFail = c.value, true
-		s.AutoFail, s.FailGroups = report(asc, c, false)
-	} else {
-		s.AutoFail, s.FailGroups = report(asc, fsCandidate{value: 0}, false)
-	}
-	k := len(passCands) - 1
-	for k >= 0 && s.HasFail && passCands[k].value <= s.Fail {
+// passBelowConflict returns the widest certified pass candidate that does
+// not overlap the fail region (value > fail when hasFail): the pass side
+// steps back to its more conservative candidates. ok is false when none is
+// left.
+func passBelowConflict(cands []fsCandidate, hasFail bool, fail float64) (fsCandidate, bool) {
+	k := len(cands) - 1
+	for k >= 0 && hasFail && cands[k].value <= fail {
 		k--
 	}
-	if k >= 0 {
-		c := passCands[k]
-		s.Pass, s.HasPass = c.value, true
-		s.AutoPass, s.PassGroups = report(desc, c, true)
-	} else {
-		s.AutoPass, s.PassGroups = report(desc, fsCandidate{value: 1}, true)
+	if k < 0 {
+		return fsCandidate{}, false
 	}
-	s.Coverage = float64(s.AutoPass.Count+s.AutoFail.Count) / float64(n)
-	return s, nil
+	return cands[k], true
+}
+
+// fsData is what both sides of SelectFixedSequence read: the rows, their
+// dense group indices, the test settings and the sequences' starts.
+type fsData struct {
+	p          []float64
+	y          []bool
+	ids        []int // the sorted distinct group ids
+	dense      []int // each row's index in ids
+	minGroup   int
+	confidence float64
+	starts     []int
+	crit       *critTable
+}
+
+// side runs one sequence per start on one side (order lists the rows from
+// the most conservative p) and returns the certified candidates of the
+// sequence that reached the widest region, and the candidates tested by all
+// of them.
+func (d *fsData) side(order []int, pass bool) (best []fsCandidate, tested int) {
+	for _, start := range d.starts {
+		st := fsState{min: d.minGroup, crit: d.crit, count: make([]int, len(d.ids)), errs: make([]int, len(d.ids))}
+		c, t := st.run(order, d.p, d.y, d.dense, pass, start)
+		tested += t
+		if len(c) > 0 && (len(best) == 0 || c[len(c)-1].rows > best[len(best)-1].rows) {
+			best = c
+		}
+	}
+	return best, tested
+}
+
+// report describes the region of candidate c on one side, pooled and per
+// group.
+func (d *fsData) report(order []int, c fsCandidate, pass bool) (Region, []GroupRegion) {
+	groups := make([]GroupRegion, len(d.ids))
+	for g, id := range d.ids {
+		groups[g].Group = id
+	}
+	var errs int
+	for _, i := range order[:c.rows] {
+		gr := &groups[d.dense[i]]
+		gr.Count++
+		if d.y[i] != pass {
+			gr.Errors++
+			errs++
+		}
+	}
+	for g := range groups {
+		gr := &groups[g]
+		gr.UpperBound = ClopperPearsonUpper(gr.Errors, gr.Count, d.confidence)
+		if gr.Count > 0 {
+			gr.ErrorRate = float64(gr.Errors) / float64(gr.Count)
+		}
+		gr.Tested = gr.Count >= d.minGroup
+	}
+	r := Region{Threshold: c.value, Count: c.rows, Errors: errs, UpperBound: 1}
+	if c.rows > 0 {
+		r.ErrorRate = float64(errs) / float64(c.rows)
+		r.UpperBound = ClopperPearsonUpper(errs, c.rows, d.confidence)
+		r.Coverage = float64(c.rows) / float64(len(d.p))
+	}
+	return r, groups
 }
 
 // fsCandidate is a certified candidate: its threshold and the number of rows

@@ -121,84 +121,11 @@ func SelectThresholds(p []float64, y []bool, alpha, confidence float64) (Selecti
 		return Selection{}, err
 	}
 	n := len(p)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
-
-	// Distinct values, with the number of rows and of true rows at or below each.
-	var vals []float64
-	var le, posLE []int
-	rows, pos := 0, 0
-	for k := 0; k < n; {
-		v := p[idx[k]]
-		for ; k < n && p[idx[k]] == v; k++ {
-			rows++
-			if y[idx[k]] {
-				pos++
-			}
-		}
-		vals = append(vals, v)
-		le = append(le, rows)
-		posLE = append(posLE, pos)
-	}
-	m := len(vals)
-	below := func(j int) (rows, pos int) { // rows strictly below vals[j]
-		if j == 0 {
-			return 0, 0
-		}
-		return le[j-1], posLE[j-1]
-	}
-	passRegion := func(j int) (count, errs int) {
-		r, q := below(j)
-		count = n - r
-		return count, count - (pos - q)
-	}
-	failRegion := func(j int) (count, errs int) { return le[j], posLE[j] }
+	t := newThresholdTable(p, y)
 	feasible := func(errs, count int) bool {
 		return count > 0 && errs < count && binomCDF(errs, count, alpha) <= 1-confidence
 	}
-
-	// bestFail[j]: the largest feasible auto-fail candidate index ≤ j, or −1.
-	bestFail := make([]int, m)
-	for j := range m {
-		bestFail[j] = -1
-		if j > 0 {
-			bestFail[j] = bestFail[j-1]
-		}
-		if vals[j] < 1 {
-			if c, e := failRegion(j); feasible(e, c) {
-				bestFail[j] = j
-			}
-		}
-	}
-	failCount := func(j int) int {
-		if j < 0 {
-			return 0
-		}
-		c, _ := failRegion(j)
-		return c
-	}
-
-	// Maximise total coverage over disjoint pairs. Scanning pass candidates
-	// from the top grows the auto-pass region, so keeping only strict
-	// improvements breaks ties towards the smaller auto-pass region.
-	bestPass, bestFailIdx := -1, bestFail[m-1]
-	bestTotal := failCount(bestFailIdx)
-	for j := m - 1; j >= 0 && vals[j] > 0; j-- {
-		c, e := passRegion(j)
-		if !feasible(e, c) {
-			continue
-		}
-		f := -1
-		if j > 0 {
-			f = bestFail[j-1]
-		}
-		if total := c + failCount(f); total > bestTotal {
-			bestTotal, bestPass, bestFailIdx = total, j, f
-		}
-	}
+	bestPass, bestFail := t.widestPair(t.bestFailUpTo(feasible), feasible)
 
 	region := func(threshold float64, count, errs int) Region {
 		r := Region{Threshold: threshold, Count: count, Errors: errs, UpperBound: 1}
@@ -215,15 +142,117 @@ func SelectThresholds(p []float64, y []bool, alpha, confidence float64) (Selecti
 		N: n, Alpha: alpha, Confidence: confidence,
 	}
 	if bestPass >= 0 {
-		c, e := passRegion(bestPass)
-		s.Pass, s.HasPass, s.AutoPass = vals[bestPass], true, region(vals[bestPass], c, e)
+		c, e := t.passRegion(bestPass)
+		s.Pass, s.HasPass, s.AutoPass = t.vals[bestPass], true, region(t.vals[bestPass], c, e)
 	}
-	if bestFailIdx >= 0 {
-		c, e := failRegion(bestFailIdx)
-		s.Fail, s.HasFail, s.AutoFail = vals[bestFailIdx], true, region(vals[bestFailIdx], c, e)
+	if bestFail >= 0 {
+		c, e := t.failRegion(bestFail)
+		s.Fail, s.HasFail, s.AutoFail = t.vals[bestFail], true, region(t.vals[bestFail], c, e)
 	}
 	s.Coverage = float64(s.AutoPass.Count+s.AutoFail.Count) / float64(n)
 	return s, nil
+}
+
+// thresholdTable holds the candidate thresholds of SelectThresholds, the
+// distinct values of p in increasing order, with the number of rows (le)
+// and of true rows (posLE) at or below each.
+type thresholdTable struct {
+	vals      []float64
+	le, posLE []int
+	n, pos    int // rows and true rows in all
+}
+
+func newThresholdTable(p []float64, y []bool) thresholdTable {
+	idx := ascending(p)
+	n := len(p)
+	var vals []float64
+	var le, posLE []int
+	rows, pos := 0, 0
+	for k := 0; k < n; {
+		v := p[idx[k]]
+		for ; k < n && p[idx[k]] == v; k++ {
+			rows++
+			if y[idx[k]] {
+				pos++
+			}
+		}
+		vals = append(vals, v)
+		le = append(le, rows)
+		posLE = append(posLE, pos)
+	}
+	return thresholdTable{vals: vals, le: le, posLE: posLE, n: n, pos: pos}
+}
+
+// below returns the rows and true rows strictly below vals[j].
+func (t *thresholdTable) below(j int) (rows, pos int) {
+	if j == 0 {
+		return 0, 0
+	}
+	return t.le[j-1], t.posLE[j-1]
+}
+
+// passRegion counts the rows with p ≥ vals[j] and the errors (false rows)
+// among them.
+func (t *thresholdTable) passRegion(j int) (count, errs int) {
+	r, q := t.below(j)
+	count = t.n - r
+	return count, count - (t.pos - q)
+}
+
+// failRegion counts the rows with p ≤ vals[j] and the errors (true rows)
+// among them.
+func (t *thresholdTable) failRegion(j int) (count, errs int) { return t.le[j], t.posLE[j] }
+
+// failCount is the size of the auto-fail region of candidate j (0 for -1,
+// no region).
+func (t *thresholdTable) failCount(j int) int {
+	if j < 0 {
+		return 0
+	}
+	c, _ := t.failRegion(j)
+	return c
+}
+
+// bestFailUpTo returns, for each candidate j, the largest feasible
+// auto-fail candidate index ≤ j, or −1.
+func (t *thresholdTable) bestFailUpTo(feasible func(errs, count int) bool) []int {
+	best := make([]int, len(t.vals))
+	for j := range best {
+		best[j] = -1
+		if j > 0 {
+			best[j] = best[j-1]
+		}
+		if t.vals[j] < 1 {
+			if c, e := t.failRegion(j); feasible(e, c) {
+				best[j] = j
+			}
+		}
+	}
+	return best
+}
+
+// widestPair maximises total coverage over disjoint feasible (pass, fail)
+// pairs, either side possibly absent (-1). Scanning pass candidates from the
+// top grows the auto-pass region, so keeping only strict improvements breaks
+// ties towards the smaller auto-pass region.
+func (t *thresholdTable) widestPair(bestFail []int, feasible func(errs, count int) bool) (pass, fail int) {
+	m := len(t.vals)
+	pass, fail = -1, bestFail[m-1]
+	bestTotal := t.failCount(fail)
+	for j := m - 1; j >= 0 && t.vals[j] > 0; j-- {
+		c, e := t.passRegion(j)
+		if !feasible(e, c) {
+			continue
+		}
+		f := -1
+		if j > 0 {
+			f = bestFail[j-1]
+		}
+		if total := c + t.failCount(f); total > bestTotal {
+			bestTotal, pass, fail = total, j, f
+		}
+	}
+	return pass, fail
 }
 
 // SweepPoint is the outcome of one (Fail, Pass) pair in [SweepTwoSided].

@@ -1,14 +1,15 @@
 # Hardening (docs/reliability.md): the fault, sink, shadow-shutdown, stall, load
 # (short form: 2,000 requests per run), soak (short form: 20,000
-# evaluations), privacy and prompt-injection tests of internal/hardening,
-# again with -v so that their figures land in the CI log, and the CLI's
-# bad-input tests; then bounded fuzz runs of the readers that no other step
-# fuzzes. Each fuzz target starts from its committed corpus
-# (testdata/fuzz/<name>). Sourced by .ci/run (bash, set -euo pipefail,
-# cwd = repo root). About 1.5 minutes on 2 cores (3 under load).
+# evaluations), privacy and prompt-injection tests of internal/hardening, with
+# -v so that their figures land in the CI log. This is internal/hardening's
+# one run in CI: .ci/run's go test leaves the package out. (The CLI's
+# bad-input tests, cmd/ragtriage's TestHardening*, run there.) Then bounded
+# fuzz runs of the readers that no other step fuzzes. Each fuzz target starts
+# from its committed corpus (testdata/fuzz/<name>). Sourced by .ci/run (bash,
+# set -euo pipefail, cwd = repo root). About 1.5 minutes on 2 cores (3 under
+# load).
 
 go test -race -count=1 -v ./internal/hardening/ 2>&1 | grep -v '^=== \(RUN\|PAUSE\|CONT\)'
-go test -race -count=1 -run 'Hardening' ./cmd/ragtriage/
 
 # As in .ci/run: a saved failing input fails at once; a failure without one
 # (the fuzzing engine losing a worker under load) is run once more.

@@ -97,11 +97,8 @@ type replica struct {
 }
 
 func run(ctx context.Context, w io.Writer, c config) error {
-	if c.redis == "" {
-		return errors.New("fleet: -redis is required (the address of a running Redis; fleet starts none)")
-	}
-	if c.replicas <= 0 || c.requests <= 0 || c.parallel <= 0 || c.budget <= 0 || c.window <= 0 {
-		return errors.New("fleet: -replicas, -requests, -parallel, -budget and -window must be positive")
+	if err := c.check(); err != nil {
+		return err
 	}
 	rows, err := readRows(c.dataset)
 	if err != nil {
@@ -122,52 +119,89 @@ func run(ctx context.Context, w io.Writer, c config) error {
 	fmt.Fprintf(w, "fallback judge: %s (a SIMULATION: no model runs; it reads the labels and takes %v per call)\n", fallback.Describe().Name, c.latency)
 	fmt.Fprintf(w, "shared store: Redis at %s, prefix %q; budget %d calls per %v for the fleet\n", c.redis, c.prefix, c.budget, c.window)
 
+	reps, err := startReplicas(c, primary, fallback, budget)
+	defer closeReplicas(reps)
+	if err != nil {
+		return err
+	}
+	if err := reps[0].rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("fleet: Redis at %s: %w", c.redis, err)
+	}
+	start := time.Now()
+	if err := serveAll(ctx, reps, rows, c); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	if err := reportReplicas(ctx, w, reps); err != nil {
+		return err
+	}
+	return reportFleet(ctx, w, reps[0].st, c, budget, elapsed)
+}
+
+// check refuses a config the fleet cannot run.
+func (c config) check() error {
+	if c.redis == "" {
+		return errors.New("fleet: -redis is required (the address of a running Redis; fleet starts none)")
+	}
+	if c.replicas <= 0 || c.requests <= 0 || c.parallel <= 0 || c.budget <= 0 || c.window <= 0 {
+		return errors.New("fleet: -replicas, -requests, -parallel, -budget and -window must be positive")
+	}
+	return nil
+}
+
+// startReplicas builds c.replicas guards, each with its own Redis client,
+// store and cascade around fallback. On an error it returns the replicas
+// built so far, for closeReplicas.
+func startReplicas(c config, primary *lexical.Judge, fallback guard.Judge, budget cascade.Budget) ([]*replica, error) {
 	var reps []*replica
-	defer func() {
-		for _, r := range reps {
-			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := r.c.Close(cctx); err != nil {
-				log.Printf("fleet: closing a cascade: %v", err)
-			}
-			cancel()
-			r.rdb.Close()
-		}
-	}()
 	for range c.replicas {
 		rdb := redis.NewClient(redisstore.ClientOptions(c.redis))
 		st, err := redisstore.New(rdb, redisstore.Options{Prefix: c.prefix, TTL: time.Hour})
 		if err != nil {
 			rdb.Close()
-			return err
+			return reps, err
 		}
 		cas, err := cascade.New(fallback, cascade.WithStore(st), cascade.WithBudget(budget),
 			cascade.WithLimits(cascade.Limits{MaxConcurrent: c.parallel, MaxWaiting: c.parallel, StoreTimeout: c.storeTO}))
 		if err != nil {
 			rdb.Close()
-			return err
+			return reps, err
 		}
 		reps = append(reps, &replica{c: cas, st: st, rdb: rdb})
 		if reps[len(reps)-1].g, err = guard.New(guard.WithJudge(primary), guard.WithPolicy(primary.Policy()),
 			guard.WithEscalator(cas, demo.FallbackPolicy(), guard.FailClosed)); err != nil {
-			return err
+			return reps, err
 		}
 	}
-	if err := reps[0].rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("fleet: Redis at %s: %w", c.redis, err)
-	}
+	return reps, nil
+}
 
-	start := time.Now()
+// closeReplicas closes every replica's cascade and Redis client.
+func closeReplicas(reps []*replica) {
+	for _, r := range reps {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := r.c.Close(cctx); err != nil {
+			log.Printf("fleet: closing a cascade: %v", err)
+		}
+		cancel()
+		r.rdb.Close()
+	}
+}
+
+// serveAll runs every replica's requests at once and waits for them.
+func serveAll(ctx context.Context, reps []*replica, rows []dataset.Row, c config) error {
 	var wg sync.WaitGroup
-	errs := make([]error, c.replicas)
+	errs := make([]error, len(reps))
 	for i, r := range reps {
 		wg.Go(func() { errs[i] = r.serve(ctx, rows, c, uint64(i)) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	elapsed := time.Since(start)
+	return errors.Join(errs...)
+}
 
+// reportReplicas closes each replica's cascade (which waits for the shared
+// writes of calls under way), flushes its store and prints its counts.
+func reportReplicas(ctx context.Context, w io.Writer, reps []*replica) error {
 	for i, r := range reps {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := r.c.Close(cctx) // waits for the shared writes of calls under way
@@ -185,11 +219,17 @@ func run(ctx context.Context, w io.Writer, c config) error {
 			fmt.Fprintf(w, "replica %d: Redis failed %d times, rejoined %d times\n", i+1, h.Failures, h.Rejoins)
 		}
 	}
-	counts, err := reps[0].st.Counts(ctx)
+	return nil
+}
+
+// reportFleet prints the time taken and the fleet line, read from the
+// fleet-wide counters in Redis.
+func reportFleet(ctx context.Context, w io.Writer, st *redisstore.Store, c config, budget cascade.Budget, elapsed time.Duration) error {
+	counts, err := st.Counts(ctx)
 	if err != nil {
 		return err
 	}
-	spent, _, err := reps[0].st.Usage(ctx, budget)
+	spent, _, err := st.Usage(ctx, budget)
 	if err != nil {
 		return err
 	}

@@ -67,82 +67,114 @@ func run(ctx context.Context, w io.Writer, p provider) error {
 		err     error
 	)
 	if p.apiKey != "" {
-		if p.model == "" {
-			p.model = "gpt-4o-mini"
-		}
-		opts := []openai.Option{openai.WithToken(p.apiKey), openai.WithModel(p.model)}
-		if p.baseURL != "" {
-			opts = append(opts, openai.WithBaseURL(p.baseURL))
-		}
-		if llm, err = openai.New(opts...); err != nil {
-			return err
-		}
-		judge, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{BaseURL: p.baseURL, Model: p.model, APIKey: p.apiKey, Timeout: 30 * time.Second})
-		if err != nil {
-			return err
-		}
-		if g, err = demo.NewGuardWith(judge); err != nil {
-			return err
-		}
-		where := "OpenAI"
-		if p.baseURL != "" {
-			where = p.baseURL
-		}
-		fmt.Fprintf(w, "generator: %s %s\nfallback judge: %s %s (llmjudge)\n", where, p.model, where, p.model)
+		llm, g, err = p.connect(w)
 	} else {
-		llm = &demo.ScriptedLLM{}
-		if g, standIn, err = demo.NewGuard(); err != nil {
-			return err
-		}
-		fmt.Fprintln(w, "generator: scripted LLM (offline simulation: canned answers; set OPENAI_API_KEY for a real model)")
-		fmt.Fprintln(w, demo.StandInLabel)
+		llm, g, standIn, err = offline(w)
+	}
+	if err != nil {
+		return err
 	}
 	defer g.Close(context.Background())
 	fmt.Fprintf(w, "embedded judges: shipped profile and calibrated policy; fallback read at fail ≤ %.1f, pass ≥ %.1f; fail-closed\n",
 		demo.FallbackThresholds.Fail, demo.FallbackThresholds.Pass)
 
-	qa := chains.NewRetrievalQAFromLLM(llm, demo.Retriever{K: 1})
-	// Block (a confident failure, or an escalation the fallback could not
-	// settle, under the fail-closed rule): return an error. Review (no
-	// fallback settled it and none was tried): replace the answer.
-	chain := middleware.Wrap(qa, middleware.WithGuard(g, middleware.Gate{
-		Block:        middleware.ReturnError,
-		Review:       middleware.ReplaceAnswer,
-		FallbackText: "I'm not sure; a colleague will check and get back to you.",
-	}))
-
+	chain := gated(llm, g)
 	for _, c := range demo.Cases {
-		callCtx, outcome := middleware.WithOutcome(ctx)
-		answer, err := chains.Run(callCtx, chain, c.Question)
-		fmt.Fprintf(w, "\nQ: %s\n", c.Question)
-		var gate *middleware.GateError
-		switch {
-		case errors.As(err, &gate) && gate.Result != nil && gate.Result.Diagnosis == guard.JudgeUncertain:
-			fmt.Fprintln(w, "withheld for review (fail-closed): the guard could not verify the answer")
-		case errors.As(err, &gate):
-			fmt.Fprintf(w, "blocked: %s\n", gate.Result.Diagnosis)
-		case err != nil:
+		if err := ask(ctx, w, chain, c.Question); err != nil {
 			return err
-		default:
-			fmt.Fprintf(w, "A: %s\n", answer)
 		}
-		r := &outcome.Result
-		fmt.Fprintf(w, "   generated: %q from %s\n", outcome.Sample.Answer, contextList(outcome.Sample.Contexts))
-		if fb := r.Fallback; fb != nil {
-			fmt.Fprintf(w, "   embedded judges uncertain on %s → escalated to %s: %d settled, %d unsettled",
-				decisionList(fb.Decisions), fb.Judge, fb.Settled, fb.Unsettled)
-			if fb.Reason != "" {
-				fmt.Fprintf(w, " (%s)", fb.Reason)
-			}
-			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, "   decided by the embedded judges alone; the fallback was not asked")
-		}
-		fmt.Fprintf(w, "   diagnosis %s, confidence %.2f, route %s, action %s: %s\n", r.Diagnosis, r.Confidence, r.Route, r.Action, r.Reason)
 	}
 	if standIn != nil {
 		fmt.Fprintf(w, "\nscripted stand-in: %d model calls from the fallback judge\n", standIn.Calls())
 	}
+	return nil
+}
+
+// connect makes OpenAI (or the server at p.baseURL) both the generator and
+// the fallback judge's model.
+func (p provider) connect(w io.Writer) (llms.Model, *demo.Guard, error) {
+	if p.model == "" {
+		p.model = "gpt-4o-mini"
+	}
+	opts := []openai.Option{openai.WithToken(p.apiKey), openai.WithModel(p.model)}
+	if p.baseURL != "" {
+		opts = append(opts, openai.WithBaseURL(p.baseURL))
+	}
+	llm, err := openai.New(opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	judge, err := llmjudge.NewOpenAI(llmjudge.OpenAIConfig{BaseURL: p.baseURL, Model: p.model, APIKey: p.apiKey, Timeout: 30 * time.Second})
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := demo.NewGuardWith(judge)
+	if err != nil {
+		return nil, nil, err
+	}
+	where := "OpenAI"
+	if p.baseURL != "" {
+		where = p.baseURL
+	}
+	fmt.Fprintf(w, "generator: %s %s\nfallback judge: %s %s (llmjudge)\n", where, p.model, where, p.model)
+	return llm, g, nil
+}
+
+// offline uses the simulations: a scripted generator, and a scripted
+// stand-in for the fallback judge's model.
+func offline(w io.Writer) (llms.Model, *demo.Guard, *demo.ScriptedStandInLLM, error) {
+	g, standIn, err := demo.NewGuard()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fmt.Fprintln(w, "generator: scripted LLM (offline simulation: canned answers; set OPENAI_API_KEY for a real model)")
+	fmt.Fprintln(w, demo.StandInLabel)
+	return &demo.ScriptedLLM{}, g, standIn, nil
+}
+
+// gated is a RetrievalQA chain on llm, wrapped by the middleware with g.
+// Block (a confident failure, or an escalation the fallback could not
+// settle, under the fail-closed rule): return an error. Review (no fallback
+// settled it and none was tried): replace the answer.
+func gated(llm llms.Model, g *demo.Guard) chains.Chain {
+	qa := chains.NewRetrievalQAFromLLM(llm, demo.Retriever{K: 1})
+	return middleware.Wrap(qa, middleware.WithGuard(g, middleware.Gate{
+		Block:        middleware.ReturnError,
+		Review:       middleware.ReplaceAnswer,
+		FallbackText: "I'm not sure; a colleague will check and get back to you.",
+	}))
+}
+
+// ask runs one question through chain and prints the answer (or why it was
+// withheld), then how the guard decided.
+func ask(ctx context.Context, w io.Writer, chain chains.Chain, question string) error {
+	callCtx, outcome := middleware.WithOutcome(ctx)
+	answer, err := chains.Run(callCtx, chain, question)
+	fmt.Fprintf(w, "\nQ: %s\n", question)
+	var gate *middleware.GateError
+	switch {
+	case errors.As(err, &gate) && gate.Result != nil && gate.Result.Diagnosis == guard.JudgeUncertain:
+		fmt.Fprintln(w, "withheld for review (fail-closed): the guard could not verify the answer")
+	case errors.As(err, &gate):
+		fmt.Fprintf(w, "blocked: %s\n", gate.Result.Diagnosis)
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(w, "A: %s\n", answer)
+	}
+	r := &outcome.Result
+	fmt.Fprintf(w, "   generated: %q from %s\n", outcome.Sample.Answer, contextList(outcome.Sample.Contexts))
+	if fb := r.Fallback; fb != nil {
+		fmt.Fprintf(w, "   embedded judges uncertain on %s → escalated to %s: %d settled, %d unsettled",
+			decisionList(fb.Decisions), fb.Judge, fb.Settled, fb.Unsettled)
+		if fb.Reason != "" {
+			fmt.Fprintf(w, " (%s)", fb.Reason)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, "   decided by the embedded judges alone; the fallback was not asked")
+	}
+	fmt.Fprintf(w, "   diagnosis %s, confidence %.2f, route %s, action %s: %s\n", r.Diagnosis, r.Confidence, r.Route, r.Action, r.Reason)
 	return nil
 }
 

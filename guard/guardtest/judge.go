@@ -385,103 +385,153 @@ func checkConcurrent(r reporter, newJudge func() guard.Judge) {
 
 // validate lists what is wrong with the answer ests to req.
 func validate(req guard.Request, ests []guard.Estimate) []string {
-	var out []string
-	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	s := req.Sample
-	asked := map[guard.Decision]bool{}
-	for _, d := range req.Decisions {
-		asked[d] = true
-	}
-	isContext := map[string]bool{}
-	for _, c := range s.Contexts {
-		isContext[c.ID] = true
-	}
-	type slot struct {
-		d  guard.Decision
-		id string
-	}
-	seen := map[slot]bool{}
+	v := newValidator(req)
 	for i := range ests {
 		e := &ests[i]
-		at := fmt.Sprintf("estimate %d (%v", i, e.Decision)
-		if e.ContextID != "" {
-			at += fmt.Sprintf(" of context %q", e.ContextID)
-		}
-		at += ")"
-		switch {
-		case !e.Decision.Valid():
-			bad("%s: invalid decision", at)
+		at, ok := v.place(i, e)
+		if !ok {
 			continue
-		case !asked[e.Decision]:
-			bad("%s: decision was not asked", at)
-			continue
-		case e.Decision == guard.ChunkRelevance && !isContext[e.ContextID]:
-			bad("%s: context ID %q names no context of the sample", at, e.ContextID)
-			continue
-		case e.Decision != guard.ChunkRelevance && e.ContextID != "":
-			bad("%s: context ID %q on a decision that is not chunk relevance", at, e.ContextID)
 		}
-		sl := slot{e.Decision, e.ContextID}
-		if seen[sl] {
-			bad("%s: more than one estimate for it", at)
+		v.checkP(at, e)
+		v.checkEvidence(at, e)
+		v.checkCitations(at, e)
+	}
+	v.checkNoneMissing(req.Decisions)
+	if _, err := json.Marshal(ests); err != nil {
+		v.bad("estimates do not encode as JSON: %v", err)
+	}
+	return v.out
+}
+
+// slot is what one estimate answers: a decision, and for chunk relevance a
+// context.
+type slot struct {
+	d  guard.Decision
+	id string
+}
+
+// validator collects the problems of one answer.
+type validator struct {
+	s         *guard.Sample
+	asked     map[guard.Decision]bool
+	isContext map[string]bool
+	seen      map[slot]bool // the slots answered so far
+	out       []string
+}
+
+func newValidator(req guard.Request) *validator {
+	v := &validator{s: req.Sample, asked: map[guard.Decision]bool{}, isContext: map[string]bool{}, seen: map[slot]bool{}}
+	for _, d := range req.Decisions {
+		v.asked[d] = true
+	}
+	for _, c := range req.Sample.Contexts {
+		v.isContext[c.ID] = true
+	}
+	return v
+}
+
+func (v *validator) bad(format string, args ...any) {
+	v.out = append(v.out, fmt.Sprintf(format, args...))
+}
+
+// place checks which slot estimate i answers: a valid decision that was
+// asked, a context ID exactly on chunk relevance, and each slot once. It
+// returns how problems name the estimate, and false when the estimate
+// answers no slot of the request (its other checks are then skipped).
+func (v *validator) place(i int, e *guard.Estimate) (at string, ok bool) {
+	at = fmt.Sprintf("estimate %d (%v", i, e.Decision)
+	if e.ContextID != "" {
+		at += fmt.Sprintf(" of context %q", e.ContextID)
+	}
+	at += ")"
+	switch {
+	case !e.Decision.Valid():
+		v.bad("%s: invalid decision", at)
+		return at, false
+	case !v.asked[e.Decision]:
+		v.bad("%s: decision was not asked", at)
+		return at, false
+	case e.Decision == guard.ChunkRelevance && !v.isContext[e.ContextID]:
+		v.bad("%s: context ID %q names no context of the sample", at, e.ContextID)
+		return at, false
+	case e.Decision != guard.ChunkRelevance && e.ContextID != "":
+		v.bad("%s: context ID %q on a decision that is not chunk relevance", at, e.ContextID)
+	}
+	sl := slot{e.Decision, e.ContextID}
+	if v.seen[sl] {
+		v.bad("%s: more than one estimate for it", at)
+	}
+	v.seen[sl] = true
+	return at, true
+}
+
+// checkP checks that an estimate that does not abstain has a P in [0, 1].
+func (v *validator) checkP(at string, e *guard.Estimate) {
+	if e.Abstained {
+		return
+	}
+	switch {
+	case math.IsNaN(e.P):
+		v.bad("%s: P is NaN", at)
+	case e.P < 0 || e.P > 1:
+		v.bad("%s: P = %v, outside [0, 1]", at, e.P)
+	}
+}
+
+// checkEvidence checks the decision and the quotes of each evidence.
+func (v *validator) checkEvidence(at string, e *guard.Estimate) {
+	for k, ev := range e.Evidence {
+		if !ev.Decision.Valid() {
+			v.bad("%s: evidence %d has invalid decision %d", at, k, uint8(ev.Decision))
 		}
-		seen[sl] = true
-		if !e.Abstained {
-			switch {
-			case math.IsNaN(e.P):
-				bad("%s: P is NaN", at)
-			case e.P < 0 || e.P > 1:
-				bad("%s: P = %v, outside [0, 1]", at, e.P)
-			}
-		}
-		for k, ev := range e.Evidence {
-			if !ev.Decision.Valid() {
-				bad("%s: evidence %d has invalid decision %d", at, k, uint8(ev.Decision))
-			}
-			for _, q := range []struct {
-				name string
-				q    guard.Quote
-			}{{"quote", ev.Quote}, {"counterpart", ev.Counterpart}} {
-				if why := checkQuote(s, q.q); why != "" {
-					bad("%s: evidence %d %s: %s", at, k, q.name, why)
-				}
-			}
-		}
-		for k, c := range e.Citations {
-			if math.IsNaN(c.Support) || c.Support < 0 || c.Support > 1 {
-				bad("%s: citation %d support %v outside [0, 1]", at, k, c.Support)
-			}
-			if c.Sentence.IsZero() {
-				bad("%s: citation %d has no sentence", at, k)
-			}
-			if why := checkQuote(s, c.Sentence); why != "" {
-				bad("%s: citation %d sentence: %s", at, k, why)
-			}
-			if why := checkQuote(s, c.Context); why != "" {
-				bad("%s: citation %d context: %s", at, k, why)
+		for _, q := range []struct {
+			name string
+			q    guard.Quote
+		}{{"quote", ev.Quote}, {"counterpart", ev.Counterpart}} {
+			if why := checkQuote(v.s, q.q); why != "" {
+				v.bad("%s: evidence %d %s: %s", at, k, q.name, why)
 			}
 		}
 	}
-	for _, d := range req.Decisions {
+}
+
+// checkCitations checks the support and the quotes of each citation.
+func (v *validator) checkCitations(at string, e *guard.Estimate) {
+	for k, c := range e.Citations {
+		if math.IsNaN(c.Support) || c.Support < 0 || c.Support > 1 {
+			v.bad("%s: citation %d support %v outside [0, 1]", at, k, c.Support)
+		}
+		if c.Sentence.IsZero() {
+			v.bad("%s: citation %d has no sentence", at, k)
+		}
+		if why := checkQuote(v.s, c.Sentence); why != "" {
+			v.bad("%s: citation %d sentence: %s", at, k, why)
+		}
+		if why := checkQuote(v.s, c.Context); why != "" {
+			v.bad("%s: citation %d context: %s", at, k, why)
+		}
+	}
+}
+
+// checkNoneMissing checks that every slot asked for was answered: each valid
+// decision, and chunk relevance for every context.
+func (v *validator) checkNoneMissing(decisions []guard.Decision) {
+	for _, d := range decisions {
 		if !d.Valid() {
 			continue
 		}
 		if d != guard.ChunkRelevance {
-			if !seen[slot{d, ""}] {
-				bad("no estimate for %v (return an abstention rather than leave it out)", d)
+			if !v.seen[slot{d, ""}] {
+				v.bad("no estimate for %v (return an abstention rather than leave it out)", d)
 			}
 			continue
 		}
-		for _, c := range s.Contexts {
-			if !seen[slot{d, c.ID}] {
-				bad("no %v estimate for context %q (return an abstention rather than leave it out)", d, c.ID)
+		for _, c := range v.s.Contexts {
+			if !v.seen[slot{d, c.ID}] {
+				v.bad("no %v estimate for context %q (return an abstention rather than leave it out)", d, c.ID)
 			}
 		}
 	}
-	if _, err := json.Marshal(ests); err != nil {
-		bad("estimates do not encode as JSON: %v", err)
-	}
-	return out
 }
 
 // checkQuote says why q does not select q.Text from its source in s, or

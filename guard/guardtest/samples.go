@@ -17,18 +17,36 @@ type namedSample struct {
 // samples returns fresh copies of the built-in samples. Every one is valid
 // under guard.DefaultLimits.
 func samples() []namedSample {
-	score := func(x float64) *float64 { return &x }
-	refund := []guard.Context{
-		{ID: "policy#1", Text: "Refunds are processed within 5 business days of the return being received.", Score: score(0.91)},
+	refund := refundContexts()
+	return append(contextVariants(refund), edgeCases(refund)...)
+}
+
+// refundContexts are three contexts of a shop's help pages, one with a
+// retrieval score and one with metadata.
+func refundContexts() []guard.Context {
+	score := 0.91
+	return []guard.Context{
+		{ID: "policy#1", Text: "Refunds are processed within 5 business days of the return being received.", Score: &score},
 		{ID: "policy#2", Text: "Items bought on sale are not refundable, but they can be exchanged within 30 days."},
 		{ID: "faq#7", Text: "Our support line is open from 9:00 to 17:00, Monday to Friday.", Metadata: map[string]any{"source": "faq"}},
 	}
+}
+
+// manyContexts are twelve short contexts, one with a non-ASCII ID and two
+// with the same text.
+func manyContexts() []guard.Context {
 	many := make([]guard.Context, 12)
 	for i := range many {
 		many[i] = guard.Context{ID: fmt.Sprintf("chunk-%02d", i), Text: fmt.Sprintf("Shipping to zone %d takes %d days.", i%4, 2+i%3)}
 	}
 	many[11].ID = "chunk-ñ-11" // non-ASCII ID
 	many[10].Text = many[9].Text
+	return many
+}
+
+// contextVariants are ordinary samples with several, one, no and many
+// contexts, with and without a reference.
+func contextVariants(refund []guard.Context) []namedSample {
 	return []namedSample{
 		{"contexts", guard.Sample{
 			ID:       "s-contexts",
@@ -60,9 +78,15 @@ func samples() []namedSample {
 		}},
 		{"many-contexts", guard.Sample{
 			Question: "How long does shipping to zone 2 take?",
-			Contexts: many,
+			Contexts: manyContexts(),
 			Answer:   "Shipping to zone 2 takes 4 days.",
 		}},
+	}
+}
+
+// edgeCases are samples with Unicode text, empty fields and a long context.
+func edgeCases(refund []guard.Context) []namedSample {
+	return []namedSample{
 		{"unicode", guard.Sample{
 			Question: "Combien coûte l'abonnement « Pro » ? 料金はいくらですか？",
 			Contexts: []guard.Context{

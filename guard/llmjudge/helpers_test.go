@@ -1,7 +1,9 @@
 package llmjudge_test
 
 import (
+	"context"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,3 +65,38 @@ func refundSample() *guard.Sample {
 func request(s *guard.Sample, ds ...guard.Decision) guard.Request {
 	return guard.Request{Sample: s, Decisions: ds}
 }
+
+// expiring is a caller's context whose deadline passes when the test says
+// (expire), not when a timer fires. Its Deadline is 20 seconds away: far
+// enough that nothing refuses the call for lack of time, and within the
+// cascade's default CallTimeout (30s), so that a call it ends is the
+// caller's, as with a real deadline. Once expired, Err is
+// context.DeadlineExceeded, as if that deadline had come. A fake server that
+// expires the context when a request arrives makes the deadline pass while
+// the fallback is under way, however fast or slow the machine. Safe for
+// concurrent use.
+type expiring struct {
+	context.Context // values only
+	deadline        time.Time
+	done            chan struct{}
+	once            sync.Once
+}
+
+func newExpiring() *expiring {
+	return &expiring{Context: context.Background(), deadline: time.Now().Add(20 * time.Second), done: make(chan struct{})}
+}
+
+func (c *expiring) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *expiring) Done() <-chan struct{}       { return c.done }
+
+func (c *expiring) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// expire makes the deadline pass; later calls do nothing.
+func (c *expiring) expire() { c.once.Do(func() { close(c.done) }) }

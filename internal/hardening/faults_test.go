@@ -318,6 +318,7 @@ func checkFaultPhase(t *testing.T, rule guard.Degrade, name string, p *phaseStat
 }
 
 func TestFaultsWhileTrafficFlows(t *testing.T) {
+	skipIfShort(t, "fault")
 	phases := []phase{
 		{"healthy", goodModel, false},
 		{"down (HTTP 500)", down, true},
@@ -338,6 +339,7 @@ func TestFaultsWhileTrafficFlows(t *testing.T) {
 }
 
 func TestFaultsFailOpen(t *testing.T) {
+	skipIfShort(t, "fault")
 	phases := []phase{
 		{"healthy", goodModel, false},
 		{"down (HTTP 500)", down, true},

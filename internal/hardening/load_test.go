@@ -267,6 +267,7 @@ func checkLoad(t testing.TB, name string, n int, r *loadResult) {
 }
 
 func TestLoadHTTPServer(t *testing.T) {
+	skipIfShort(t, "load")
 	n := loadRequests(t)
 	off := loadRun(t, n, false)
 	checkLoad(t, "guard off", n, off)

@@ -26,6 +26,24 @@ import (
 // Every test of the package must leave no goroutine behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// waitFor returns once cond holds, checking every millisecond. It has no
+// time limit of its own: go test's -timeout ends a test that waits forever.
+func waitFor(cond func() bool) {
+	for !cond() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// skipIfShort skips a load, soak, fault or stall test under -short. These
+// tests take seconds each. CI runs them once, with -v so that their figures
+// are in its log (.ci/steps/40-hardening.sh).
+func skipIfShort(t *testing.T, kind string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s test: skipped under -short (CI runs it in .ci/steps/40-hardening.sh)", kind)
+	}
+}
+
 // refundSample is a row the embedded judges (default profile) leave
 // JUDGE_UNCERTAIN and escalate: sufficiency, conflict, relevance,
 // groundedness and contradiction go to the fallback. i makes the texts

@@ -72,6 +72,7 @@ func sumCounter(t testing.TB, r *sdkmetric.ManualReader, name string) int64 {
 // answers and errors are identical, and every record the sink could not
 // write is counted (writer counts, sink-error metric, error handler).
 func TestSinkDiskFull(t *testing.T) {
+	skipIfShort(t, "fault")
 	const workers, perWorker = 8, 250
 	disk := &fullDisk{room: 64 << 10}
 	w := record.NewWriter(disk)
@@ -174,6 +175,7 @@ func (c *countingSink) WriteRecord(context.Context, *record.Record) error {
 // abandoned. Either way the counts add up and the chain's answers are never
 // delayed or changed.
 func TestShadowShutdownUnderLoad(t *testing.T) {
+	skipIfShort(t, "load")
 	for _, tc := range []struct {
 		name     string
 		pause    time.Duration
@@ -214,13 +216,17 @@ func TestShadowShutdownUnderLoad(t *testing.T) {
 					}
 				}()
 			}
-			time.Sleep(200 * time.Millisecond) // traffic builds a queue
+			// Traffic builds a queue: Shutdown starts once the queue is
+			// full (a sample was dropped), not after a sleep.
+			waitFor(func() bool { return sh.Stats().Dropped > 0 })
 			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
 			t0 := time.Now()
 			serr := sh.Shutdown(ctx)
 			took := time.Since(t0)
 			cancel()
-			time.Sleep(20 * time.Millisecond) // traffic goes on after Shutdown
+			// Traffic goes on after Shutdown: 100 more chain calls.
+			after := calls.Load() + 100
+			waitFor(func() bool { return calls.Load() >= after })
 			close(stop)
 			wg.Wait()
 			// Then the chain's record queue: every record of an evaluation

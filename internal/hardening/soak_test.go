@@ -75,6 +75,7 @@ func measure(done uint64) memPoint {
 }
 
 func TestSoakShadowCascade(t *testing.T) {
+	skipIfShort(t, "soak")
 	n := soakEvaluations(t)
 	const cacheSize, variants = 256, 1000
 

@@ -120,6 +120,7 @@ func background() (context.Context, context.CancelFunc) {
 // and refuses the judge past it, which keeps the shadow workers moving;
 // everything adds up, and once the judge returns nothing is left running.
 func TestStallShadowStuckJudge(t *testing.T) {
+	skipIfShort(t, "stall")
 	const workers, per, limit, shadowWorkers = 8, 250, 16, 4
 	const timeout = 50 * time.Millisecond
 	j := &stuckGroundedness{release: make(chan struct{})}
@@ -229,6 +230,7 @@ func (c *timedOutRecords) WriteRecord(_ context.Context, rec *record.Record) err
 // gate annotates); past the guard's limit the judge is not called at all,
 // so calls return at once; the abandoned calls are bounded and counted.
 func TestStallInlineStuckJudge(t *testing.T) {
+	skipIfShort(t, "stall")
 	const workers, per, limit = 8, 100, 16
 	j := &stuckGroundedness{release: make(chan struct{})}
 	defer func() {
@@ -278,6 +280,7 @@ func TestStallInlineStuckJudge(t *testing.T) {
 // reports the dropped and the lost; the counts add up; once the write
 // returns, the writer goroutine ends (goleak, TestMain).
 func TestStallSinkBlocked(t *testing.T) {
+	skipIfShort(t, "stall")
 	const workers, per = 8, 250
 	w := &blockedWriter{release: make(chan struct{})}
 	defer w.open()

@@ -536,12 +536,46 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
+// TestBenchTextQuantities holds Extract to every quantity of benchText, the
+// prose BenchmarkExtract measures, read off the text by hand: kind, value,
+// unit, date parts, hedge and span. A benchmark of text that stopped
+// yielding these would measure something else.
 func TestBenchTextQuantities(t *testing.T) {
-	var b strings.Builder
-	for _, q := range Extract(nil, benchText) {
-		fmt.Fprintf(&b, "%v %g %s %q\n", q.Kind, q.Value, q.Unit, benchText[q.Start:q.End])
+	want := []Quantity{
+		{Kind: Year, Value: 1844, Year: 1844},
+		{Kind: Year, Value: 1846, Year: 1846},
+		{Kind: Ordinal, Value: 19},
+		{Kind: Date, Year: 1846, Month: 5},
+		{Kind: Year, Value: 2010, Year: 2010},
+		{Kind: Number, Value: 4031},
+		{Kind: Percent, Value: 12, Unit: "percent", Hedged: true}, // "up about 12%"
+		{Kind: Year, Value: 2000, Year: 2000},
+		{Kind: Measure, Value: 5.2, Unit: "mi2"},
+		{Kind: Date, Month: 6, Day: 17},
+		{Kind: Number, Value: 20000, Hedged: true},             // "more than twenty thousand"
+		{Kind: Money, Value: 1.5e6, Unit: "usd", Hedged: true}, // "roughly $1.5 million"
+		{Kind: Measure, Value: 10, Unit: "km"},
+		{Kind: Time, Value: 9*60 + 30},
+		{Kind: Measure, Value: 2, Unit: "hour"},
+		{Kind: Year, Value: 1935, Year: 1935},
+		{Kind: Money, Value: 250000, Unit: "usd"},
+		{Kind: Measure, Value: 18, Unit: "month"},
 	}
-	t.Log("\n" + b.String())
+	spans := []string{"1844", "1846", "19th", "May 1846", "2010", "4,031", "12%", "2000", "5.2 square miles",
+		"June 17", "twenty thousand", "$1.5 million", "10km", "9:30 a.m.", "two\nhours", "1935", "250,000 dollars", "18 months"}
+	qs := Extract(nil, benchText)
+	checkSpans(t, benchText, qs)
+	if len(qs) != len(want) {
+		t.Errorf("Extract(benchText) found %d quantities; want %d", len(qs), len(want))
+	}
+	for i := range min(len(qs), len(want)) {
+		q := qs[i]
+		span := benchText[q.Start:q.End]
+		q.Start, q.End = 0, 0
+		if q != want[i] || span != spans[i] {
+			t.Errorf("quantity %d: %q %+v; want %q %+v", i, span, q, spans[i], want[i])
+		}
+	}
 }
 
 func BenchmarkExtract(b *testing.B) {
