@@ -104,7 +104,7 @@ func (n nopEvaluator) Evaluate(context.Context, guard.Sample) (guard.Result, err
 
 // BenchmarkWrapShadow: capture and hand-off to the shadow queue.
 func BenchmarkWrapShadow(b *testing.B) {
-	sh, err := NewShadow(nopEvaluator{guard.Result{DecisionID: "x", Diagnosis: guard.PassDiagnosis, Route: guard.Auto}},
+	sh, err := NewShadow(nopEvaluator{guard.Result{DecisionID: "x", Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Action: guard.Allow}},
 		ShadowConfig{QueueSize: 1 << 16})
 	if err != nil {
 		b.Fatal(err)

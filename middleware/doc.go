@@ -34,7 +34,7 @@
 //
 // With [WithGuard] the guard runs after the answer, on the caller's
 // goroutine, and a [Gate] says what happens to an answer the guard does not
-// allow ([ActionOf]): return a [*GateError] carrying the result, replace the
+// allow (its Result.Action): return a [*GateError] carrying the result, replace the
 // answer with a fallback text, or only annotate. The outcome is reachable
 // through [WithOutcome] and, optionally, an output key ([WithResultKey]).
 //

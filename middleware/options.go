@@ -16,12 +16,14 @@ import (
 	"github.com/ragtriage/ragtriage/otelkeys"
 )
 
-// An Evaluator judges one sample. *guard.Guard is one; a cascade or any
-// wrapper around a guard can be another. Evaluate follows guard.Evaluate's
-// contract: it returns an error only when it gives no result (an invalid
-// sample: guard.ErrInvalidSample; a wrapper's own failure), and the Result
-// is then ignored. A judge that failed is part of a complete Result
-// (Result.Errors), whose failed decisions are uncertain.
+// An Evaluator judges one sample. *guard.Guard is one; a cascade or another
+// wrapper around a guard can be one too. Evaluate keeps guard.Evaluate's
+// contract. It returns an error only when it gives no result: an invalid
+// sample (guard.ErrInvalidSample) or a wrapper's own failure. The Result is
+// then ignored. A failed judge is part of a complete Result (Result.Errors),
+// and its decisions are uncertain. The middleware gates on Result.Action as
+// the evaluator set it. The zero Action is Review, so a result that never
+// set it is not let through.
 type Evaluator interface {
 	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
 }

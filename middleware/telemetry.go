@@ -110,7 +110,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	// is part of the result, and goes to the error handler from there.
 	v := verdict{res: res, err: err, ok: err == nil}
 	if v.ok {
-		v.action = ActionOf(&res)
+		v.action = res.Action
 		err = res.Err()
 	} else {
 		v.action = guard.Review
