@@ -101,10 +101,14 @@ func OutcomeFrom(ctx context.Context) *Outcome {
 type capture struct {
 	cfg *config
 
-	mu          sync.Mutex
-	retrieved   bool
-	query       string
-	docs        []schema.Document
+	mu        sync.Mutex
+	retrieved bool
+	query     string
+	docs      []schema.Document
+	// texts are the docs' texts as the retriever spans redacted them, in
+	// the same order; nil once a retrieval did not redact its documents.
+	texts       []string
+	partial     bool // some retrieval did not redact: texts is incomplete
 	generated   bool
 	lastAnswer  string
 	generations int
@@ -115,12 +119,30 @@ func captureFrom(ctx context.Context) *capture {
 	return c
 }
 
-func (c *capture) addRetrieval(q string, docs []schema.Document) {
+// addRetrieval adds what one retrieval returned. texts holds the docs'
+// redacted texts, or nil when the retriever did not redact them.
+func (c *capture) addRetrieval(q string, docs []schema.Document, texts []string) {
 	c.mu.Lock()
 	c.retrieved = true
 	c.query = q
 	c.docs = append(c.docs, docs...)
+	switch {
+	case len(docs) == 0:
+	case texts == nil || c.partial:
+		c.partial, c.texts = true, nil
+	default:
+		c.texts = append(c.texts, texts...)
+	}
 	c.mu.Unlock()
+}
+
+// redacted returns the docs' redacted texts when every retrieval redacted
+// them, else nil. The caller holds c.mu.
+func (c *capture) redacted() []string {
+	if c.partial || len(c.texts) != len(c.docs) {
+		return nil
+	}
+	return c.texts
 }
 
 func (c *capture) addGeneration(text string) {
