@@ -33,10 +33,11 @@ func WithCallInfo(ctx context.Context, info CallInfo) context.Context {
 }
 
 // WithReference attaches a reference answer to the chain call made with the
-// returned context, keeping any other CallInfo already attached. It sets
-// guard.Sample.Reference (JSON and dataset name "referenceAnswer") to ref,
-// so the sample is judged with the with-reference decision set, correctness
-// included — even for an empty ref; without WithReference there is none.
+// returned context. It keeps any other CallInfo already attached. It sets
+// guard.Sample.Reference (JSON and dataset name "referenceAnswer") to ref.
+// The sample is then judged with the with-reference decision set,
+// correctness included, even for an empty ref. Without WithReference there
+// is no reference.
 func WithReference(ctx context.Context, ref string) context.Context {
 	info := callInfoFrom(ctx)
 	info.Reference = &ref

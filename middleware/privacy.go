@@ -4,20 +4,21 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Judges explain themselves in free text that may quote the user's texts:
-// the embedded judges name a word of the answer that no context holds
-// (`"Acme" appears in no context`) or the quantities that differ, the LLM
+// Judges explain themselves in free text that may quote the user's texts.
+// The embedded judges name a word of the answer that no context holds
+// (`"Acme" appears in no context`), or the quantities that differ. The LLM
 // judge repeats a quote it could not find (`quote "…" is not in context
-// "c1"`) or the start of a reply it could not read, and a server's error
+// "c1"`), or the start of a reply it could not read. A server's error
 // message may echo its input. Those texts leave the process on spans, in
-// records and through the error handler. Without content capture the
-// middleware withholds every quoted excerpt of a reason or an error message,
-// and drops the texts and details of a result's evidence, citations and
-// claims (keeping their kinds, sources and offsets). With content capture
-// each of them goes through the Redactor first: quotes and details as the
-// field their quote comes from, reasons as FieldCompletion (judges' words).
-// Error messages given to the error handler always have their quoted
-// excerpts withheld.
+// records and through the error handler.
+//
+// Without content capture, the middleware withholds every quoted excerpt
+// of a reason or an error message. It drops the texts and details of a
+// result's evidence, citations and claims, and keeps their kinds, sources
+// and offsets. With content capture, each of them goes through the Redactor
+// first. Quotes and details go as the field their quote comes from, and
+// reasons as FieldCompletion (judges' words). Error messages given to the
+// error handler always have their quoted excerpts withheld.
 
 // scrubText returns s with every quoted excerpt withheld
 // (guard.WithholdQuotes).

@@ -11,7 +11,7 @@ import (
 )
 
 // Retriever is a schema.Retriever that records a retrieval span for every
-// call and, inside a wrapped chain call, hands the query and the documents
+// call. Inside a wrapped chain call, it hands the query and the documents
 // to that call's capture. Safe for concurrent use if the retriever it wraps
 // is.
 type Retriever struct {

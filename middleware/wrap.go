@@ -18,10 +18,10 @@ import (
 	"github.com/ragtriage/ragtriage/otelkeys"
 )
 
-// Chain is a chains.Chain that behaves like the chain it wraps — the same
-// input and output keys, memory, outputs and errors — and captures,
-// traces and (optionally) evaluates every call. It is immutable after New
-// and safe for concurrent use if the wrapped chain is.
+// Chain is a chains.Chain that behaves like the chain it wraps. It has the
+// same input and output keys, memory, outputs and errors. It captures and
+// traces every call, and evaluates it when a guard or shadow is set. It is
+// immutable after New and safe for concurrent use if the wrapped chain is.
 type Chain struct {
 	inner   chains.Chain
 	orig    chains.Chain // the chain as given, before instrumentation
@@ -34,11 +34,11 @@ var (
 	_ callbacks.HandlerHaver = (*Chain)(nil)
 )
 
-// Wrap is New for chains built from constants, in the manner of
-// regexp.MustCompile: it returns chain wrapped, and panics when New would
-// return an error (a nil chain, a nil or typed-nil guard, an invalid
-// option). Where the options depend on anything a user or a file can get
-// wrong, call New and handle its error.
+// Wrap is New for chains built from constants, like regexp.MustCompile. It
+// returns chain wrapped, and panics when New would return an error: a nil
+// chain, a nil or typed-nil guard, an invalid option. Where the options
+// depend on anything a user or a file can get wrong, call New and handle
+// its error.
 func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 	c, err := New(chain, opts...)
 	if err != nil {
@@ -49,19 +49,19 @@ func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 
 // New wraps chain, or returns an error naming what is wrong with chain or
 // an option. For chains.RetrievalQA and chains.ConversationalRetrievalQA
-// (values or pointers) it instruments a copy: their retriever is wrapped
-// with WrapRetriever and the LLM of their StuffDocuments and condense-question
-// LLMChains with WrapLLM (the caller's chain is not modified). Any other chain
-// must use a retriever wrapped with WrapRetriever (and may use LLMs wrapped
-// with WrapLLM) for its call to be captured.
+// (values or pointers) it instruments a copy, and the caller's chain is not
+// modified. The copy's retriever is wrapped with WrapRetriever. The LLMs of
+// its StuffDocuments and condense-question LLMChains are wrapped with
+// WrapLLM. Any other chain must use a retriever wrapped with WrapRetriever
+// for its call to be captured; it may use LLMs wrapped with WrapLLM.
 //
-// With WithGuard the answer is evaluated inline and gated; with WithShadow it
-// is handed to a shadow evaluator; with neither, calls are captured and
+// With WithGuard the answer is evaluated inline and gated. With WithShadow
+// it is handed to a shadow evaluator. With neither, calls are captured and
 // traced only.
 //
 // Wrapping is idempotent in effect: only the outermost wrapped chain of a
-// call captures; a wrapped chain called inside another one's call passes the
-// call straight through. New returns chain itself when it is already a
+// call captures. A wrapped chain called inside another one's call passes
+// the call straight through. New returns chain itself when it is already a
 // *Chain and no options are given.
 func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 	if chain == nil {
