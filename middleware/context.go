@@ -104,15 +104,13 @@ type capture struct {
 
 	mu        sync.Mutex
 	retrieved bool
+	generated bool
 	query     string
 	docs      []schema.Document
-	// texts are the docs' texts as the retriever spans redacted them, in
-	// the same order; nil once a retrieval did not redact its documents.
-	texts       []string
-	partial     bool // some retrieval did not redact: texts is incomplete
-	generated   bool
-	lastAnswer  string
-	generations int
+	// texts holds the docs' texts as the retriever spans redacted them. It
+	// lines up with docs only when every retrieval redacted its documents.
+	texts      []string
+	lastAnswer string
 }
 
 func captureFrom(ctx context.Context) *capture {
@@ -127,20 +125,15 @@ func (c *capture) addRetrieval(q string, docs []schema.Document, texts []string)
 	c.retrieved = true
 	c.query = q
 	c.docs = append(c.docs, docs...)
-	switch {
-	case len(docs) == 0:
-	case texts == nil || c.partial:
-		c.partial, c.texts = true, nil
-	default:
-		c.texts = append(c.texts, texts...)
-	}
+	// A retrieval that did not redact leaves texts short of docs for good.
+	c.texts = append(c.texts, texts...)
 	c.mu.Unlock()
 }
 
 // redacted returns the docs' redacted texts when every retrieval redacted
 // them, else nil. The caller holds c.mu.
 func (c *capture) redacted() []string {
-	if c.partial || len(c.texts) != len(c.docs) {
+	if len(c.texts) != len(c.docs) {
 		return nil
 	}
 	return c.texts
@@ -150,6 +143,5 @@ func (c *capture) addGeneration(text string) {
 	c.mu.Lock()
 	c.generated = true
 	c.lastAnswer = text
-	c.generations++
 	c.mu.Unlock()
 }

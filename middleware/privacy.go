@@ -47,40 +47,42 @@ func fieldOf(q guard.Quote) Field {
 // sampleTexts holds one sample's user texts as they may leave the process.
 // Each text goes through the Redactor once. The chain span, the evaluation
 // span and the record then all write these copies. A quote or claim that
-// spans a whole text reuses that text's copy too.
+// spans a whole text reuses that text's copy too. The texts are redacted on
+// first use, in two steps: the chain span needs only the question and the
+// answer, and the caller of a shadow chain redacts no more than that.
 type sampleTexts struct {
-	raw                        *guard.Sample
-	rawOriginal                string
+	raw         *guard.Sample
+	rawOriginal string
+	// pre holds the context texts the retriever spans redacted, in context
+	// order, or nil; those are reused as they are.
+	pre []string
+
+	hasAsked                   bool // the question, original and answer are set
 	question, original, answer string
-	// The rest is set once full is: the chain span needs only the texts
-	// above, and the caller of a shadow chain redacts no more than that.
-	full      bool
-	reference string // when raw.Reference is set
+
+	full      bool // the reference and contexts are set too
+	reference string
 	contexts  []string
 }
 
-// redactAsked redacts the question, the original question and the answer
-// of s.
-func (c *config) redactAsked(s *guard.Sample, original string) *sampleTexts {
-	t := &sampleTexts{raw: s, rawOriginal: original,
-		question: c.text(FieldQuestion, s.Question),
-		answer:   c.text(FieldAnswer, s.Answer)}
-	if original != "" {
-		t.original = c.text(FieldOriginalQuestion, original)
+// redactAsked redacts the question, the original question and the answer.
+func (c *config) redactAsked(t *sampleTexts) {
+	s := t.raw
+	t.question, t.answer = c.text(FieldQuestion, s.Question), c.text(FieldAnswer, s.Answer)
+	if t.rawOriginal != "" {
+		t.original = c.text(FieldOriginalQuestion, t.rawOriginal)
 	}
-	return t
+	t.hasAsked = true
 }
 
-// redactRest redacts the reference and the contexts. redacted holds the
-// context texts the retriever spans already redacted, in context order, or
-// nil; those are reused as they are.
-func (c *config) redactRest(t *sampleTexts, redacted []string) {
+// redactRest redacts the reference and the contexts, or reuses t.pre.
+func (c *config) redactRest(t *sampleTexts) {
 	s := t.raw
 	if s.Reference != nil {
 		t.reference = c.text(FieldReference, *s.Reference)
 	}
-	t.contexts = redacted
-	if len(redacted) != len(s.Contexts) {
+	t.contexts = t.pre
+	if len(t.pre) != len(s.Contexts) {
 		t.contexts = make([]string, len(s.Contexts))
 		for i := range s.Contexts {
 			t.contexts[i] = c.text(FieldContext, s.Contexts[i].Text)

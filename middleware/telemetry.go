@@ -71,23 +71,18 @@ type evaluation struct {
 	original string
 	// parent is the chain span; the evaluation span is its child.
 	parent trace.SpanContext
-	// pre holds the context texts the retriever spans redacted, or nil.
-	pre []string
-	// texts is the sample's redacted texts, made on first use (asked,
-	// redacted).
+	// texts holds the sample's redacted texts; nil without content capture.
 	texts *sampleTexts
 }
 
 // asked returns the sample's question and answer texts as they may leave
 // the process, redacted on first use; nil without content capture.
 func (ev *evaluation) asked() *sampleTexts {
-	if ev.cfg.redact == nil {
-		return nil
+	t := ev.texts
+	if t != nil && !t.hasAsked {
+		ev.cfg.redactAsked(t)
 	}
-	if ev.texts == nil {
-		ev.texts = ev.cfg.redactAsked(&ev.sample, ev.original)
-	}
-	return ev.texts
+	return t
 }
 
 // redacted returns all of the sample's texts as they may leave the
@@ -97,7 +92,7 @@ func (ev *evaluation) asked() *sampleTexts {
 func (ev *evaluation) redacted() *sampleTexts {
 	t := ev.asked()
 	if t != nil && !t.full {
-		ev.cfg.redactRest(t, ev.pre)
+		ev.cfg.redactRest(t)
 	}
 	return t
 }

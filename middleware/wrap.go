@@ -246,8 +246,12 @@ func (c *Chain) captured(ctx context.Context, span trace.Span, capt *capture, in
 		id = newID()
 	}
 	ev = &evaluation{cfg: cfg, id: id, mode: mode, parent: span.SpanContext()}
-	ev.sample, ev.original, ev.pre, answerKey, err = c.sample(capt, inputs, out, &info)
+	var pre []string
+	ev.sample, ev.original, pre, answerKey, err = c.sample(capt, inputs, out, &info)
 	ev.sample.ID = id
+	if cfg.redact != nil {
+		ev.texts = &sampleTexts{raw: &ev.sample, rawOriginal: ev.original, pre: pre}
+	}
 	if !span.IsRecording() {
 		return ev, answerKey, err
 	}
