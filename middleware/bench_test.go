@@ -3,9 +3,12 @@ package middleware
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/tmc/langchaingo/chains"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/record"
@@ -94,6 +97,38 @@ func BenchmarkWrapInlineSink(b *testing.B) {
 	b.ReportMetric(float64(st.Dropped)/float64(max(st.Captured, 1)), "dropped/op")
 }
 
+// BenchmarkWrapInlineContent: BenchmarkWrapInlineSink with content
+// capture and recording spans (an SDK tracer provider that samples every
+// span and exports none). The redactor masks digits, so that each call
+// costs what a real one would.
+func BenchmarkWrapInlineContent(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	mask := func(_ Field, s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return '#'
+			}
+			return r
+		}, s)
+	}
+	c, err := New(handBuilt{r: WrapRetriever(kbRetriever{}), llm: WrapLLM(&scriptedLLM{})}, WithGuard(testGuard(b), Gate{}),
+		WithTracerProvider(tp), WithContent(mask), WithSink(record.NewWriter(io.Discard)), WithSinkQueue(1<<16))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Call(ctx, benchIn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if err := c.Shutdown(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // nopEvaluator returns a fixed result at once, so that the shadow workers
 // keep up and the benchmark measures the caller's side.
 type nopEvaluator struct{ res guard.Result }
@@ -104,7 +139,7 @@ func (n nopEvaluator) Evaluate(context.Context, guard.Sample) (guard.Result, err
 
 // BenchmarkWrapShadow: capture and hand-off to the shadow queue.
 func BenchmarkWrapShadow(b *testing.B) {
-	sh, err := NewShadow(nopEvaluator{guard.Result{DecisionID: "x", Diagnosis: guard.PassDiagnosis, Route: guard.Auto}},
+	sh, err := NewShadow(nopEvaluator{guard.Result{DecisionID: "x", Diagnosis: guard.PassDiagnosis, Route: guard.Auto, Action: guard.Allow}},
 		ShadowConfig{QueueSize: 1 << 16})
 	if err != nil {
 		b.Fatal(err)

@@ -33,10 +33,11 @@ func WithCallInfo(ctx context.Context, info CallInfo) context.Context {
 }
 
 // WithReference attaches a reference answer to the chain call made with the
-// returned context, keeping any other CallInfo already attached. It sets
-// guard.Sample.Reference (JSON and dataset name "referenceAnswer") to ref,
-// so the sample is judged with the with-reference decision set, correctness
-// included — even for an empty ref; without WithReference there is none.
+// returned context. It keeps any other CallInfo already attached. It sets
+// guard.Sample.Reference (JSON and dataset name "referenceAnswer") to ref.
+// The sample is then judged with the with-reference decision set,
+// correctness included, even for an empty ref. Without WithReference there
+// is no reference.
 func WithReference(ctx context.Context, ref string) context.Context {
 	info := callInfoFrom(ctx)
 	info.Reference = &ref
@@ -101,13 +102,15 @@ func OutcomeFrom(ctx context.Context) *Outcome {
 type capture struct {
 	cfg *config
 
-	mu          sync.Mutex
-	retrieved   bool
-	query       string
-	docs        []schema.Document
-	generated   bool
-	lastAnswer  string
-	generations int
+	mu        sync.Mutex
+	retrieved bool
+	generated bool
+	query     string
+	docs      []schema.Document
+	// texts holds the docs' texts as the retriever spans redacted them. It
+	// lines up with docs only when every retrieval redacted its documents.
+	texts      []string
+	lastAnswer string
 }
 
 func captureFrom(ctx context.Context) *capture {
@@ -115,18 +118,30 @@ func captureFrom(ctx context.Context) *capture {
 	return c
 }
 
-func (c *capture) addRetrieval(q string, docs []schema.Document) {
+// addRetrieval adds what one retrieval returned. texts holds the docs'
+// redacted texts, or nil when the retriever did not redact them.
+func (c *capture) addRetrieval(q string, docs []schema.Document, texts []string) {
 	c.mu.Lock()
 	c.retrieved = true
 	c.query = q
 	c.docs = append(c.docs, docs...)
+	// A retrieval that did not redact leaves texts short of docs for good.
+	c.texts = append(c.texts, texts...)
 	c.mu.Unlock()
+}
+
+// redacted returns the docs' redacted texts when every retrieval redacted
+// them, else nil. The caller holds c.mu.
+func (c *capture) redacted() []string {
+	if len(c.texts) != len(c.docs) {
+		return nil
+	}
+	return c.texts
 }
 
 func (c *capture) addGeneration(text string) {
 	c.mu.Lock()
 	c.generated = true
 	c.lastAnswer = text
-	c.generations++
 	c.mu.Unlock()
 }

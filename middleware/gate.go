@@ -42,10 +42,10 @@ func (e Enforcement) String() string {
 // Gate.FallbackText is empty.
 const DefaultFallbackText = "I can't give a reliable answer to that from the documents I have."
 
-// Gate says what inline evaluation does with each action of the guard's
-// result (see guard.Result.Action): Allow always lets the answer through;
-// Block and Review follow the Enforcement set for them. The zero Gate
-// returns an error for both: nothing unverified reaches the caller.
+// Gate says what inline evaluation does with each guard.Action of a result
+// (Result.Action). Allow always lets the answer through. Block and Review
+// follow the Enforcement set for them. The zero Gate returns an error for
+// both, so nothing unverified reaches the caller.
 type Gate struct {
 	// Block applies when the guard blocks the answer: a confident failure,
 	// or an escalation the fallback could not settle under a fail-closed
@@ -76,25 +76,6 @@ func (g Gate) forAction(a guard.Action) (Enforcement, bool) {
 		return g.Block, true
 	}
 	return g.Review, true
-}
-
-// ActionOf returns what the host should do with the answer r judged. It is
-// r.Action when the guard set it to Allow or Block. Otherwise (Review, the
-// zero value, which is also what a guard that does not fill Action leaves)
-// it reads the diagnosis: PASS allows, any other diagnosis routed auto is a
-// confident failure and blocks, and JUDGE_UNCERTAIN stays Review. A result
-// can therefore never pass by default.
-func ActionOf(r *guard.Result) guard.Action {
-	if r.Action == guard.Allow || r.Action == guard.Block {
-		return r.Action
-	}
-	switch {
-	case r.Diagnosis == guard.PassDiagnosis && r.Route == guard.Auto:
-		return guard.Allow
-	case r.Diagnosis != "" && r.Diagnosis != guard.JudgeUncertain && r.Route == guard.Auto:
-		return guard.Block
-	}
-	return guard.Review
 }
 
 // ErrBlocked is wrapped by a *GateError whose action is Block.

@@ -12,8 +12,8 @@ import (
 	"github.com/ragtriage/ragtriage/otelkeys"
 )
 
-// LLM is an llms.Model that records a generation span for every call and,
-// inside a wrapped chain call, hands the generated text to that call's
+// LLM is an llms.Model that records a generation span for every call.
+// Inside a wrapped chain call, it hands the generated text to that call's
 // capture. Safe for concurrent use if the model it wraps is.
 type LLM struct {
 	inner llms.Model

@@ -5,9 +5,9 @@ import (
 	"reflect"
 )
 
-// checkEvaluator refuses a nil Evaluator, and one holding a nil pointer
-// (what a guard constructor returns beside its error), which would panic on
-// the first call instead of failing at construction.
+// checkEvaluator refuses a nil Evaluator, and one holding a nil pointer.
+// A guard constructor returns such a pointer beside its error, and it would
+// panic on the first call instead of failing at construction.
 func checkEvaluator(where string, e Evaluator) error {
 	if e == nil {
 		return fmt.Errorf("middleware: %s: nil evaluator", where)

@@ -16,12 +16,14 @@ import (
 	"github.com/ragtriage/ragtriage/otelkeys"
 )
 
-// An Evaluator judges one sample. *guard.Guard is one; a cascade or any
-// wrapper around a guard can be another. Evaluate follows guard.Evaluate's
-// contract: it returns an error only when it gives no result (an invalid
-// sample: guard.ErrInvalidSample; a wrapper's own failure), and the Result
-// is then ignored. A judge that failed is part of a complete Result
-// (Result.Errors), whose failed decisions are uncertain.
+// An Evaluator judges one sample. *guard.Guard is one; a cascade or another
+// wrapper around a guard can be one too. Evaluate keeps guard.Evaluate's
+// contract. It returns an error only when it gives no result: an invalid
+// sample (guard.ErrInvalidSample) or a wrapper's own failure. The Result is
+// then ignored. A failed judge is part of a complete Result (Result.Errors),
+// and its decisions are uncertain. The middleware gates on Result.Action as
+// the evaluator set it. The zero Action is Review, so a result that never
+// set it is not let through.
 type Evaluator interface {
 	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
 }
@@ -51,9 +53,10 @@ func (f Field) String() string {
 }
 
 // A Redactor rewrites a user text before it leaves the process in
-// telemetry or a record: mask e-mail addresses, drop it (return ""), or keep
-// it. It is called from the goroutine that records, possibly concurrently,
-// and must be safe for concurrent use.
+// telemetry or a record. It may mask e-mail addresses, drop the text
+// (return ""), or keep it. The middleware calls it once per text and field
+// of a call and reuses the result. It is called from the goroutine that
+// records, possibly concurrently, and must be safe for concurrent use.
 type Redactor func(f Field, text string) string
 
 // NoRedaction keeps every text as it is. Pass it to WithContent to export
@@ -148,12 +151,13 @@ func WithErrorHandler(h func(error)) Option {
 	}
 }
 
-// WithContent opts in to user text (question, contexts, answer, reference,
-// prompts and completions) on spans and in records, each text passed
-// through r first. Without it no user text leaves the process: spans carry
-// IDs, counts, scores and verdicts only, records carry no Sample and no
-// evidence texts, and quoted excerpts in reasons and error messages are
-// withheld (see privacy.go). Pass NoRedaction to export the texts unchanged.
+// WithContent opts in to user text on spans and in records: the question,
+// contexts, answer, reference, prompts and completions. Each text passes
+// through r first, once per call and field. Without WithContent no user
+// text leaves the process. Spans carry IDs, counts, scores and verdicts
+// only. Records carry no Sample and no evidence texts. Quoted excerpts in
+// reasons and error messages are withheld (see privacy.go). Pass
+// NoRedaction to export the texts unchanged.
 func WithContent(r Redactor) Option {
 	return func(c *config) error {
 		if r == nil {
@@ -192,11 +196,11 @@ func WithShadow(s *Shadow) Option {
 }
 
 // WithSink writes a record of every evaluated answer to s. Without it,
-// nothing is written. Records are not written on the caller's goroutine:
-// each is put on the chain's record queue (WithSinkQueue records; no
-// waiting) and written by one writer goroutine that the chain starts when
-// there is something to write and that exits when the queue is empty. A
-// record that does not fit is dropped and counted (Chain.SinkStats, the
+// nothing is written. Records are not written on the caller's goroutine.
+// Each is put on the chain's record queue (WithSinkQueue records) without
+// waiting. One writer goroutine writes them: the chain starts it when there
+// is something to write, and it exits when the queue is empty. A record
+// that does not fit is dropped and counted (Chain.SinkStats, the
 // ragtriage.sink.dropped metric). Chain.Shutdown writes what is queued, so
 // call it before closing what s writes to.
 func WithSink(s Sink) Option {
@@ -254,9 +258,10 @@ func WithQuestionKey(key string) Option {
 }
 
 // WithResultKey adds the call's *Outcome to the chain's outputs under key,
-// when the guard ran inline. Off by default: an extra output key breaks
-// memories that expect a single output (a ConversationBuffer without an
-// OutputKey); WithOutcome reaches the same value through the context.
+// when the guard ran inline. It is off by default, because an extra output
+// key breaks memories that expect a single output (a ConversationBuffer
+// without an OutputKey). WithOutcome reaches the same value through the
+// context.
 func WithResultKey(key string) Option {
 	return func(c *config) error { c.resultKey = key; return nil }
 }

@@ -47,7 +47,7 @@ func TestExportResult(t *testing.T) {
 		Claims:      []guard.Claim{{Text: "Secret claim", Reason: `"Secret"`}},
 		Estimates:   []guard.Estimate{{Decision: guard.Groundedness}},
 	}
-	off := (&config{}).exportResult(&r)
+	off := (&config{}).exportResult(&r, nil)
 	if off.Reason != `uncertain: "[withheld]"` || off.Evidence[0].Detail != "" || off.Evidence[0].Quote.Text != "" ||
 		off.Evidence[0].Quote.End != 6 || off.Citations[0].Sentence.Text != "" || off.Abstentions[0].Reason != `quote "[withheld]" is not in context "[withheld]"` ||
 		off.Errors[0].Message != `bad reply "[withheld]"` || off.Fallback.Reason != `fallback failed: "[withheld]"` ||
@@ -58,7 +58,7 @@ func TestExportResult(t *testing.T) {
 		t.Errorf("exportResult modified its input: %+v", r)
 	}
 	fields := map[Field]int{}
-	on := (&config{redact: func(f Field, s string) string { fields[f]++; return "<" + f.String() + ">" }}).exportResult(&r)
+	on := (&config{redact: func(f Field, s string) string { fields[f]++; return "<" + f.String() + ">" }}).exportResult(&r, nil)
 	if on.Evidence[0].Quote.Text != "<answer>" || on.Evidence[0].Detail != "<answer>" || on.Claims[0].Text != "<answer>" ||
 		on.Fallback.Reason != "<completion>" || on.Abstentions[0].Reason != "<completion>" {
 		t.Errorf("with content capture: %+v", on)

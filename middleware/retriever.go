@@ -11,7 +11,7 @@ import (
 )
 
 // Retriever is a schema.Retriever that records a retrieval span for every
-// call and, inside a wrapped chain call, hands the query and the documents
+// call. Inside a wrapped chain call, it hands the query and the documents
 // to that call's capture. Safe for concurrent use if the retriever it wraps
 // is.
 type Retriever struct {
@@ -86,9 +86,7 @@ func (r *Retriever) GetRelevantDocuments(ctx context.Context, query string) ([]s
 		}
 		return docs, err
 	}
-	if capt != nil {
-		capt.addRetrieval(query, docs)
-	}
+	var texts []string
 	if rec {
 		ids := make([]string, len(docs))
 		structured := make([]attribute.Value, len(docs))
@@ -103,12 +101,16 @@ func (r *Retriever) GetRelevantDocuments(ctx context.Context, query string) ([]s
 			attribute.StringSlice(otelkeys.RetrievalDocumentIDs, ids),
 			attribute.Slice(otelkeys.GenAIRetrievalDocuments, structured...))
 		if cfg.redact != nil {
-			texts := make([]string, len(docs))
+			texts = make([]string, len(docs))
 			for i := range docs {
 				texts[i] = cfg.text(FieldContext, docs[i].PageContent)
 			}
 			span.SetAttributes(attribute.StringSlice(otelkeys.RetrievalDocumentTexts, texts))
 		}
+	}
+	if capt != nil {
+		// The call's evaluation reuses the redacted texts.
+		capt.addRetrieval(query, docs, texts)
 	}
 	return docs, nil
 }

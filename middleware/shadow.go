@@ -44,9 +44,9 @@ type ShadowConfig struct {
 }
 
 // DefaultShadowTimeout bounds a shadow evaluation unless
-// ShadowConfig.Timeout says otherwise: long enough for a fallback call to
-// an LLM, short enough that one stuck judge does not hold a worker for
-// long.
+// ShadowConfig.Timeout says otherwise. It is long enough for a fallback
+// call to an LLM, and short enough that one stuck judge does not hold a
+// worker for long.
 const DefaultShadowTimeout = 10 * time.Second
 
 // ErrShadowTimeout is the cause of a shadow evaluation's context when its
@@ -257,10 +257,10 @@ func (s *Shadow) process(ctx context.Context, ev *evaluation) {
 	ev.run(ctx) // counts it through settle
 }
 
-// settle counts how one evaluation ended, once its evaluator has returned,
-// and reports whether it counts at all: false when Shutdown gave up on it
-// (then it was, or is now, counted as lost, and is neither recorded nor
-// added to the evaluation metrics).
+// settle counts how one evaluation ended, once its evaluator has returned.
+// It reports whether the evaluation counts at all. It does not when
+// Shutdown gave up on it: then it was, or is now, counted as lost, and it is
+// neither recorded nor added to the evaluation metrics.
 func (s *Shadow) settle(ctx context.Context, v *verdict) bool {
 	s.settleMu.Lock()
 	if s.gaveUp {
@@ -352,15 +352,15 @@ func (e *ShutdownError) Error() string {
 // Unwrap returns the context's error.
 func (e *ShutdownError) Unwrap() error { return e.Err }
 
-// Shutdown stops accepting samples (later ones are dropped and counted),
+// Shutdown stops accepting samples; later ones are dropped and counted. It
 // evaluates what is queued, and returns when the queue is empty and the
-// workers have exited. If ctx ends first it cancels the evaluations in
-// flight, counts them and the rest of the queue as lost, and returns at
-// once with a *ShutdownError saying how many (a worker whose evaluator
-// ignores cancellation exits when the evaluator returns; what it returns
-// is not counted again). Later calls return the first call's result.
-// Records of the evaluations go to each chain's record queue: shut the
-// chains down after the Shadow (Chain.Shutdown) to write them.
+// workers have exited. If ctx ends first, Shutdown cancels the evaluations
+// in flight. It counts them and the rest of the queue as lost, and returns
+// at once with a *ShutdownError saying how many. A worker whose evaluator
+// ignores cancellation exits when the evaluator returns, and what it
+// returns is not counted again. Later calls return the first call's
+// result. The evaluations' records go to each chain's record queue, so shut
+// the chains down after the Shadow (Chain.Shutdown) to write them.
 func (s *Shadow) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		s.mu.Lock()

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync/atomic"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/tmc/langchaingo/chains"
 
@@ -16,14 +15,21 @@ import (
 )
 
 // blockingEvaluator waits for release (or ctx) before evaluating with g.
+// first is closed when the first evaluation begins. Make one with
+// newBlockingEvaluator.
 type blockingEvaluator struct {
 	g       *guard.Guard
 	release chan struct{}
-	started atomic.Int64
+	first   chan struct{}
+	once    sync.Once
+}
+
+func newBlockingEvaluator(g *guard.Guard) *blockingEvaluator {
+	return &blockingEvaluator{g: g, release: make(chan struct{}), first: make(chan struct{})}
 }
 
 func (b *blockingEvaluator) Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error) {
-	b.started.Add(1)
+	b.once.Do(func() { close(b.first) })
 	select {
 	case <-b.release:
 	case <-ctx.Done():
@@ -37,7 +43,7 @@ func (b *blockingEvaluator) Evaluate(ctx context.Context, s guard.Sample) (guard
 // drains what was queued.
 func TestShadowOverload(t *testing.T) {
 	k := newTelemetry(t)
-	ev := &blockingEvaluator{g: testGuard(t), release: make(chan struct{})}
+	ev := newBlockingEvaluator(testGuard(t))
 	sh, err := NewShadow(ev, ShadowConfig{Workers: 1, QueueSize: 2}, WithMeterProvider(k.mp))
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +53,7 @@ func TestShadowOverload(t *testing.T) {
 	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(), WithShadow(sh), WithSink(sink))...)
 
 	const calls = 50
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	within(t, "shadow calls with a full queue", func() {
 		for i := range calls {
 			ans, err := chains.Run(context.Background(), chain, qFail)
 			if err != nil || ans != aFail {
@@ -58,17 +62,10 @@ func TestShadowOverload(t *testing.T) {
 			if i == 0 {
 				// Let the worker take the first sample, so the queue holds
 				// exactly QueueSize more.
-				for ev.started.Load() == 0 {
-					time.Sleep(time.Millisecond)
-				}
+				<-ev.first
 			}
 		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("shadow calls blocked")
-	}
+	})
 	st := sh.Stats()
 	if st.Offered != calls || st.Queued != 3 || st.Dropped != calls-3 {
 		t.Errorf("stats = %+v; want offered %d, queued 3, dropped %d", st, calls, calls-3)
@@ -107,22 +104,23 @@ func TestShadowOverload(t *testing.T) {
 // and says how many samples were lost.
 func TestShadowShutdownDeadline(t *testing.T) {
 	k := newTelemetry(t)
-	ev := &blockingEvaluator{g: testGuard(t), release: make(chan struct{})} // never released
+	ev := newBlockingEvaluator(testGuard(t)) // never released
 	sh, err := NewShadow(ev, ShadowConfig{Workers: 1, QueueSize: 4}, WithMeterProvider(k.mp), WithErrorHandler(func(error) {}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(), WithShadow(sh), WithErrorHandler(func(error) {}))...)
-	for range 5 {
+	for i := range 5 {
 		if _, err := chains.Run(context.Background(), chain, qPass); err != nil {
 			t.Fatal(err)
 		}
-		for ev.started.Load() == 0 {
-			time.Sleep(time.Millisecond)
+		if i == 0 {
+			<-ev.first // the worker holds the first sample; the queue the rest
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
+	// A context whose deadline has passed: Shutdown gives up at once.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(context.DeadlineExceeded)
 	err = sh.Shutdown(ctx)
 	var se *ShutdownError
 	if !errors.As(err, &se) || se.Lost != 5 || !errors.Is(err, context.DeadlineExceeded) {

@@ -13,14 +13,14 @@ import (
 )
 
 // A Sink receives one record per evaluated answer, inline or in shadow mode.
-// record.Writer (JSON Lines, the format `ragtriage eval -records`
-// replays) is one. A chain never calls WriteRecord on the goroutine that
-// called the chain: records go through the chain's bounded record queue
-// (see WithSink) to one writer goroutine, so a slow or blocked sink delays
-// no call; records that do not fit are dropped and counted. WriteRecord
-// must not keep rec after returning. Its ctx is detached from the chain
-// call's cancellation. An error goes to the error handler and never
-// changes what the chain returns.
+// record.Writer is one: it writes JSON Lines, the format
+// `ragtriage eval -records` replays. A chain never calls WriteRecord on the
+// goroutine that called the chain. Records go through the chain's bounded
+// record queue (see WithSink) to one writer goroutine, so a slow or blocked
+// sink delays no call. Records that do not fit are dropped and counted.
+// WriteRecord must not keep rec after returning. Its ctx is detached from
+// the chain call's cancellation. An error goes to the error handler and
+// never changes what the chain returns.
 type Sink interface {
 	WriteRecord(ctx context.Context, rec *record.Record) error
 }
@@ -54,10 +54,10 @@ type queuedRecord struct {
 }
 
 // recordQueue hands a chain's records to its sink on a goroutine of its
-// own: a ring of at most size records, written in order by one writer
-// goroutine that runs while there is something to write and exits when the
-// queue is empty (so an idle chain holds no goroutine). The chain owns it;
-// Chain.Shutdown ends it. Safe for concurrent use.
+// own. It is a ring of at most size records, written in order by one writer
+// goroutine. The goroutine runs while there is something to write and exits
+// when the queue is empty, so an idle chain holds no goroutine. The chain
+// owns the queue; Chain.Shutdown ends it. Safe for concurrent use.
 type recordQueue struct {
 	cfg  *config // its sink is cfg.sink
 	size int
@@ -219,16 +219,16 @@ func (q *recordQueue) shutdown(ctx context.Context) error {
 	return q.shutdownErr
 }
 
-// Shutdown ends the chain's record queue (WithSink): records of later calls
-// are dropped and counted; the records already queued are written, and
+// Shutdown ends the chain's record queue (WithSink). Records of later calls
+// are dropped and counted. The records already queued are written, and
 // Shutdown returns when they are or when ctx ends, whichever comes first.
-// It returns a *ShutdownError (with the chain's SinkStats) when any record
-// was dropped — the queue was full at some point — or lost: still queued,
-// or being written, when ctx ended (its Err is then ctx's cause). The
-// chain goes on answering calls after Shutdown. In shadow mode, shut the
-// Shadow down first: its evaluations still under way produce records.
-// Without a sink Shutdown does nothing. Later calls return the first call's
-// result.
+// It returns a *ShutdownError, with the chain's SinkStats, when any record
+// was dropped or lost. A record is dropped when the queue was full, and
+// lost when it was still queued or being written as ctx ended (Err is then
+// ctx's cause). The chain goes on answering calls after Shutdown. In shadow
+// mode, shut the Shadow down first: its evaluations still under way produce
+// records. Without a sink Shutdown does nothing. Later calls return the
+// first call's result.
 func (c *Chain) Shutdown(ctx context.Context) error {
 	if c.cfg.records == nil {
 		return nil

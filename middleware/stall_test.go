@@ -192,7 +192,7 @@ func TestShadowTimeoutNoResult(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	k := newTelemetry(t)
 	log := &errorLog{}
-	ev := &blockingEvaluator{g: testGuard(t), release: make(chan struct{})} // never released
+	ev := newBlockingEvaluator(testGuard(t)) // never released
 	sh, err := NewShadow(ev, ShadowConfig{Workers: 2, QueueSize: 8, Timeout: 10 * time.Millisecond},
 		WithMeterProvider(k.mp), WithErrorHandler(log.handle))
 	if err != nil {
@@ -365,8 +365,9 @@ func TestSinkBlockedShadow(t *testing.T) {
 		t.Errorf("shadow stats %+v; want all %d evaluated", st, calls)
 	}
 	<-w.entered
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
+	// The sink stays blocked: Shutdown gives up at its context's end.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(context.DeadlineExceeded)
 	err = c.Shutdown(ctx)
 	var se *ShutdownError
 	if !errors.As(err, &se) || se.Sink == nil {

@@ -71,6 +71,30 @@ type evaluation struct {
 	original string
 	// parent is the chain span; the evaluation span is its child.
 	parent trace.SpanContext
+	// texts holds the sample's redacted texts; nil without content capture.
+	texts *sampleTexts
+}
+
+// asked returns the sample's question and answer texts as they may leave
+// the process, redacted on first use; nil without content capture.
+func (ev *evaluation) asked() *sampleTexts {
+	t := ev.texts
+	if t != nil && !t.hasAsked {
+		ev.cfg.redactAsked(t)
+	}
+	return t
+}
+
+// redacted returns all of the sample's texts as they may leave the
+// process, redacted on first use; nil without content capture. The
+// caller's goroutine may call it (or asked) before it hands a shadow
+// evaluation over, and the worker after that, never both at once.
+func (ev *evaluation) redacted() *sampleTexts {
+	t := ev.asked()
+	if t != nil && !t.full {
+		ev.cfg.redactRest(t)
+	}
+	return t
 }
 
 // verdict is what one evaluation produced.
@@ -91,9 +115,9 @@ type verdict struct {
 }
 
 // run evaluates the sample under an evaluation span, records metrics and
-// queues the record for the sink. ctx must carry the chain span (inline) or
-// be the worker's context with the evaluation's deadline (shadow: the
-// parent comes from ev.parent).
+// queues the record for the sink. ctx carries the chain span (inline). In
+// shadow mode it is the worker's context with the evaluation's deadline,
+// and the parent span comes from ev.parent.
 func (ev *evaluation) run(ctx context.Context) verdict {
 	c := ev.cfg
 	if ev.parent.IsValid() && !trace.SpanContextFromContext(ctx).IsValid() {
@@ -105,12 +129,46 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	ctx, span := c.tracer.Start(ctx, otelkeys.SpanEvaluation, kindInternal, trace.WithTimestamp(start))
 	res, err := ev.eval.Evaluate(ctx, ev.sample)
 	elapsed := c.now().Sub(start)
+	v := ev.verdictOf(ctx, res, err)
+	if !v.abandoned {
+		attrs := evaluationAttrs(ev.mode, &v)
+		c.inst.evaluations.Add(ctx, 1, attrs)
+		c.inst.duration.Record(ctx, elapsed.Seconds(), attrs)
+	}
 
+	// The record's copy of the result comes first: the span reuses its
+	// redacted reasons.
+	var exported *guard.Result
+	if c.records != nil && v.ok && !v.abandoned {
+		x := c.exportResult(&v.res, ev.redacted())
+		exported = &x
+	}
+	if span.IsRecording() {
+		ev.annotate(span, &v, exported)
+		if v.timedOut {
+			span.SetAttributes(attribute.Bool(otelkeys.ShadowTimedOut, true))
+			span.SetStatus(codes.Error, "shadow evaluation timed out")
+		}
+	}
+	sc := span.SpanContext()
+	span.End()
+
+	if exported != nil {
+		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, start, sc))
+	}
+	return v
+}
+
+// verdictOf turns what the evaluator returned into a verdict. It settles a
+// shadow evaluation with its Shadow and sends any failure to the error
+// handler.
+func (ev *evaluation) verdictOf(ctx context.Context, res guard.Result, err error) verdict {
+	c := ev.cfg
 	// An error means no result (Evaluator's contract); a judge that failed
 	// is part of the result, and goes to the error handler from there.
 	v := verdict{res: res, err: err, ok: err == nil}
 	if v.ok {
-		v.action = ActionOf(&res)
+		v.action = res.Action
 		err = res.Err()
 	} else {
 		v.action = guard.Review
@@ -130,31 +188,16 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	case err != nil:
 		c.handle(errorf("evaluating sample %s: %w", ev.id, err))
 	}
-
-	mattrs := metric.WithAttributes(
-		attribute.String(otelkeys.Mode, ev.mode),
-		attribute.String(otelkeys.Route, routeLabel(&v)),
-		attribute.String(otelkeys.Diagnosis, diagnosisLabel(&v)),
-		attribute.String(otelkeys.Action, v.action.String()))
-	if !v.abandoned {
-		c.inst.evaluations.Add(ctx, 1, mattrs)
-		c.inst.duration.Record(ctx, elapsed.Seconds(), mattrs)
-	}
-
-	if span.IsRecording() {
-		ev.annotate(span, &v)
-		if v.timedOut {
-			span.SetAttributes(attribute.Bool(otelkeys.ShadowTimedOut, true))
-			span.SetStatus(codes.Error, "shadow evaluation timed out")
-		}
-	}
-	sc := span.SpanContext()
-	span.End()
-
-	if c.records != nil && v.ok && !v.abandoned {
-		c.records.put(context.WithoutCancel(ctx), ev.record(&v, start, sc))
-	}
 	return v
+}
+
+// evaluationAttrs labels one evaluation in the metrics.
+func evaluationAttrs(mode string, v *verdict) metric.MeasurementOption {
+	return metric.WithAttributes(
+		attribute.String(otelkeys.Mode, mode),
+		attribute.String(otelkeys.Route, routeLabel(v)),
+		attribute.String(otelkeys.Diagnosis, diagnosisLabel(v)),
+		attribute.String(otelkeys.Action, v.action.String()))
 }
 
 func routeLabel(v *verdict) string {
@@ -181,10 +224,40 @@ func labelOf(v guard.Verdict) string {
 	return otelkeys.LabelUncertain
 }
 
-// annotate sets the evaluation span's attributes and one
-// gen_ai.evaluation.result event per decision.
-func (ev *evaluation) annotate(span trace.Span, v *verdict) {
-	c := ev.cfg
+// annotate sets the evaluation span's attributes and adds one
+// gen_ai.evaluation.result event per decision. x is the record's copy of
+// the result, or nil when there is no record.
+func (ev *evaluation) annotate(span trace.Span, v *verdict, x *guard.Result) {
+	attrs := ev.sampleAttrs(v)
+	if !v.ok {
+		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, ev.cfg.reasonText(v.err.Error())))
+		span.SetAttributes(attrs...)
+		span.SetStatus(codes.Error, "evaluation gave no result")
+		return
+	}
+	r := &v.res
+	rt := resultText{c: ev.cfg, r: r, x: x}
+	attrs = resultAttrs(attrs, r, rt)
+	if r.Fallback != nil {
+		attrs = fallbackAttrs(attrs, r, rt)
+	}
+	span.SetAttributes(attrs...)
+	decisionEvents(span, r, rt)
+	// A blocked answer is an outcome of a successful evaluation, not a
+	// failed operation. OpenTelemetry keeps the Error status for the
+	// latter, so the block is an event here (and the action an attribute),
+	// and the span's status stays unset. In shadow mode the event records
+	// what would have been blocked; nothing was.
+	if v.action == guard.Block {
+		span.AddEvent(otelkeys.EventAnswerBlocked, trace.WithAttributes(
+			attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
+			attribute.String(otelkeys.Mode, ev.mode)))
+	}
+}
+
+// sampleAttrs are the attributes that say what was judged: the sample's ID,
+// mode and action, its context IDs and, with content capture, its texts.
+func (ev *evaluation) sampleAttrs(v *verdict) []attribute.KeyValue {
 	s := &ev.sample
 	ids := make([]string, len(s.Contexts))
 	for i := range s.Contexts {
@@ -197,29 +270,54 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		attribute.String(otelkeys.Action, v.action.String()),
 		attribute.StringSlice(otelkeys.ContextIDs, ids),
 	}
-	if c.redact != nil {
-		attrs = append(attrs,
-			attribute.String(otelkeys.SampleQuestion, c.text(FieldQuestion, s.Question)),
-			attribute.String(otelkeys.SampleAnswer, c.text(FieldAnswer, s.Answer)))
-		if ev.original != "" {
-			attrs = append(attrs, attribute.String(otelkeys.SampleOriginalQuestion, c.text(FieldOriginalQuestion, ev.original)))
-		}
-		if s.Reference != nil {
-			attrs = append(attrs, attribute.String(otelkeys.SampleReference, c.text(FieldReference, *s.Reference)))
-		}
-		texts := make([]string, len(s.Contexts))
-		for i := range s.Contexts {
-			texts[i] = c.text(FieldContext, s.Contexts[i].Text)
-		}
-		attrs = append(attrs, attribute.StringSlice(otelkeys.SampleContextTexts, texts))
+	t := ev.redacted()
+	if t == nil {
+		return attrs
 	}
-	if !v.ok {
-		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, c.reasonText(v.err.Error())))
-		span.SetAttributes(attrs...)
-		span.SetStatus(codes.Error, "evaluation gave no result")
-		return
+	attrs = append(attrs,
+		attribute.String(otelkeys.SampleQuestion, t.question),
+		attribute.String(otelkeys.SampleAnswer, t.answer))
+	if ev.original != "" {
+		attrs = append(attrs, attribute.String(otelkeys.SampleOriginalQuestion, t.original))
 	}
-	r := &v.res
+	if s.Reference != nil {
+		attrs = append(attrs, attribute.String(otelkeys.SampleReference, t.reference))
+	}
+	return append(attrs, attribute.StringSlice(otelkeys.SampleContextTexts, t.contexts))
+}
+
+// resultText gives the span a result's free texts as they may leave the
+// process. With a record they come from the record's copy (x), so each is
+// redacted once. Without one they are redacted here.
+type resultText struct {
+	c    *config
+	r, x *guard.Result
+}
+
+func (t resultText) reason() string {
+	if t.x != nil {
+		return t.x.Reason
+	}
+	return t.c.reasonText(t.r.Reason)
+}
+
+func (t resultText) fallbackReason() string {
+	if t.x != nil {
+		return t.x.Fallback.Reason
+	}
+	return t.c.reasonText(t.r.Fallback.Reason)
+}
+
+func (t resultText) abstention(i int) string {
+	if t.x != nil {
+		return t.x.Abstentions[i].Reason
+	}
+	return t.c.reasonText(t.r.Abstentions[i].Reason)
+}
+
+// resultAttrs adds what the guard decided: the diagnosis and its reason, the
+// route, the decision set, the judges, their errors and their usage.
+func resultAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []attribute.KeyValue {
 	attrs = append(attrs,
 		attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
 		attribute.String(otelkeys.DiagnosisVersion, r.DiagnosisVersion),
@@ -232,7 +330,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 		attribute.Float64(otelkeys.LatencyMs, r.LatencyMs),
 	)
 	if r.Reason != "" {
-		attrs = append(attrs, attribute.String(otelkeys.Reason, c.reasonText(r.Reason)))
+		attrs = append(attrs, attribute.String(otelkeys.Reason, rt.reason()))
 	}
 	if len(r.Judges) > 0 {
 		js := make([]string, 0, len(r.Judges))
@@ -258,78 +356,54 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 			attribute.Int(otelkeys.UsageCalls, u.Calls),
 			attribute.Int(otelkeys.UsageRetries, u.Retries))
 	}
-	if f := r.Fallback; f != nil {
-		ds := make([]string, len(f.Decisions))
-		for i, d := range f.Decisions {
-			ds[i] = d.String()
-		}
-		attrs = append(attrs,
-			attribute.String(otelkeys.FallbackJudge, f.Judge),
-			attribute.StringSlice(otelkeys.FallbackDecisions, ds),
-			attribute.StringSlice(otelkeys.FallbackContexts, f.Contexts),
-			attribute.Int(otelkeys.FallbackSettled, f.Settled),
-			attribute.Int(otelkeys.FallbackUnsettled, f.Unsettled),
-			attribute.String(otelkeys.FallbackRule, f.Rule.String()),
-			attribute.Float64(otelkeys.FallbackLatencyMs, f.LatencyMs))
-		if f.Reason != "" {
-			attrs = append(attrs, attribute.String(otelkeys.FallbackReason, c.reasonText(f.Reason)))
-		}
-		if f.Cause != "" {
-			attrs = append(attrs, attribute.String(otelkeys.FallbackCause, string(f.Cause)))
-		}
-		if cs := causeList(f.Causes); len(cs) > 0 {
-			attrs = append(attrs, attribute.StringSlice(otelkeys.FallbackCauses, cs))
-		}
-		if u := fallbackUsage(r); u != (guard.Usage{}) {
-			attrs = append(attrs,
-				attribute.Int(otelkeys.FallbackInputTokens, u.InputTokens),
-				attribute.Int(otelkeys.FallbackOutputTokens, u.OutputTokens),
-				attribute.Int(otelkeys.FallbackCalls, u.Calls),
-				attribute.Int(otelkeys.FallbackRetries, u.Retries))
-		}
-	}
-	span.SetAttributes(attrs...)
+	return attrs
+}
 
-	// One event per decision. Chunk relevance first, in context order.
-	abst := func(d guard.Decision, ctxID string) (judge, reason string, cause guard.Cause) {
-		for i := range r.Abstentions {
-			a := &r.Abstentions[i]
-			if a.Decision == d && a.ContextID == ctxID {
-				return a.Judge, a.Reason, a.Cause
-			}
-		}
-		return "", "", ""
+// fallbackAttrs adds what the fallback did: which decisions it was asked,
+// how many it settled, why the rest stayed open, and what it spent.
+func fallbackAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []attribute.KeyValue {
+	f := r.Fallback
+	ds := make([]string, len(f.Decisions))
+	for i, d := range f.Decisions {
+		ds[i] = d.String()
 	}
-	event := func(d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) {
-		ea := make([]attribute.KeyValue, 0, 6)
-		ea = append(ea,
-			attribute.String(otelkeys.GenAIEvaluationName, d.String()),
-			attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
-		if ctxID != "" {
-			ea = append(ea, attribute.String(otelkeys.EventContextID, ctxID))
-		}
-		if p.Known {
-			ea = append(ea, attribute.Float64(otelkeys.GenAIEvaluationScoreValue, p.Value))
-		} else {
-			judge, reason, cause := abst(d, ctxID)
-			if reason != "" {
-				ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, c.reasonText(reason)))
-			}
-			if judge != "" {
-				ea = append(ea, attribute.String(otelkeys.EventJudge, judge))
-			}
-			if cause != "" {
-				ea = append(ea, attribute.String(otelkeys.EventCause, string(cause)))
-			}
-		}
-		span.AddEvent(otelkeys.EventEvaluationResult, trace.WithAttributes(ea...))
+	attrs = append(attrs,
+		attribute.String(otelkeys.FallbackJudge, f.Judge),
+		attribute.StringSlice(otelkeys.FallbackDecisions, ds),
+		attribute.StringSlice(otelkeys.FallbackContexts, f.Contexts),
+		attribute.Int(otelkeys.FallbackSettled, f.Settled),
+		attribute.Int(otelkeys.FallbackUnsettled, f.Unsettled),
+		attribute.String(otelkeys.FallbackRule, f.Rule.String()),
+		attribute.Float64(otelkeys.FallbackLatencyMs, f.LatencyMs))
+	if f.Reason != "" {
+		attrs = append(attrs, attribute.String(otelkeys.FallbackReason, rt.fallbackReason()))
 	}
+	if f.Cause != "" {
+		attrs = append(attrs, attribute.String(otelkeys.FallbackCause, string(f.Cause)))
+	}
+	if cs := causeList(f.Causes); len(cs) > 0 {
+		attrs = append(attrs, attribute.StringSlice(otelkeys.FallbackCauses, cs))
+	}
+	if u := fallbackUsage(r); u != (guard.Usage{}) {
+		attrs = append(attrs,
+			attribute.Int(otelkeys.FallbackInputTokens, u.InputTokens),
+			attribute.Int(otelkeys.FallbackOutputTokens, u.OutputTokens),
+			attribute.Int(otelkeys.FallbackCalls, u.Calls),
+			attribute.Int(otelkeys.FallbackRetries, u.Retries))
+	}
+	return attrs
+}
+
+// decisionEvents adds one gen_ai.evaluation.result event per decision:
+// chunk relevance first, in context order, then each other decision asked.
+func decisionEvents(span trace.Span, r *guard.Result, rt resultText) {
 	for i, e := range r.Retrieval.ChunkRelevance {
 		vd := guard.Uncertain
 		if i < len(r.Verdicts.Retrieval.ChunkRelevance) {
 			vd = r.Verdicts.Retrieval.ChunkRelevance[i].Value
 		}
-		event(guard.ChunkRelevance, e.Key, e.Value, vd)
+		span.AddEvent(otelkeys.EventEvaluationResult,
+			trace.WithAttributes(decisionEvent(r, rt, guard.ChunkRelevance, e.Key, e.Value, vd)...))
 	}
 	for _, d := range guard.Decisions[1:] {
 		p := r.Prob(d)
@@ -337,28 +411,51 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict) {
 			continue
 		}
 		vd, _ := r.Verdict(d)
-		event(d, "", p, vd)
-	}
-	// A blocked answer is an outcome of a successful evaluation, not a
-	// failed operation: OpenTelemetry keeps the Error status for the
-	// latter, so it is an event here (the action is also an attribute), and
-	// the span's status stays unset. In shadow mode the event records what
-	// would have been blocked; nothing was.
-	if v.action == guard.Block {
-		span.AddEvent(otelkeys.EventAnswerBlocked, trace.WithAttributes(
-			attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
-			attribute.String(otelkeys.Mode, ev.mode)))
+		span.AddEvent(otelkeys.EventEvaluationResult,
+			trace.WithAttributes(decisionEvent(r, rt, d, "", p, vd)...))
 	}
 }
 
-// record builds the record the sink writes.
-func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) *record.Record {
-	c := ev.cfg
+// decisionEvent is the attributes of one decision's event: its name and
+// label, and its score or, without one, why the judge abstained.
+func decisionEvent(r *guard.Result, rt resultText, d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) []attribute.KeyValue {
+	ea := make([]attribute.KeyValue, 0, 6)
+	ea = append(ea,
+		attribute.String(otelkeys.GenAIEvaluationName, d.String()),
+		attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
+	if ctxID != "" {
+		ea = append(ea, attribute.String(otelkeys.EventContextID, ctxID))
+	}
+	if p.Known {
+		return append(ea, attribute.Float64(otelkeys.GenAIEvaluationScoreValue, p.Value))
+	}
+	i := slices.IndexFunc(r.Abstentions, func(a guard.Abstention) bool {
+		return a.Decision == d && a.ContextID == ctxID
+	})
+	if i < 0 {
+		return ea
+	}
+	a := &r.Abstentions[i]
+	if a.Reason != "" {
+		ea = append(ea, attribute.String(otelkeys.GenAIEvaluationExplanation, rt.abstention(i)))
+	}
+	if a.Judge != "" {
+		ea = append(ea, attribute.String(otelkeys.EventJudge, a.Judge))
+	}
+	if a.Cause != "" {
+		ea = append(ea, attribute.String(otelkeys.EventCause, string(a.Cause)))
+	}
+	return ea
+}
+
+// record builds the record the sink writes. x is the result as it may
+// leave the process (exportResult).
+func (ev *evaluation) record(v *verdict, x *guard.Result, start time.Time, sc trace.SpanContext) *record.Record {
 	rec := &record.Record{
 		Version:  record.Version,
 		ID:       ev.id,
 		Time:     start,
-		Result:   c.exportResult(&v.res),
+		Result:   *x,
 		Legs:     record.Legs(&v.res, fallbackUsage(&v.res)),
 		Metadata: ev.sample.Metadata,
 		TimedOut: v.timedOut,
@@ -366,25 +463,25 @@ func (ev *evaluation) record(v *verdict, start time.Time, sc trace.SpanContext) 
 	if sc.IsValid() {
 		rec.TraceID, rec.SpanID = sc.TraceID().String(), sc.SpanID().String()
 	}
-	if c.redact != nil {
-		s := &ev.sample
-		rs := &record.Sample{
-			Question: c.text(FieldQuestion, s.Question),
-			Answer:   c.text(FieldAnswer, s.Answer),
-			Contexts: make([]record.Context, len(s.Contexts)),
-		}
-		if s.Reference != nil {
-			ref := c.text(FieldReference, *s.Reference)
-			rs.Reference = &ref
-		}
-		if ev.original != "" {
-			rs.OriginalQuestion = c.text(FieldOriginalQuestion, ev.original)
-		}
-		for i := range s.Contexts {
-			rs.Contexts[i] = record.Context{ID: s.Contexts[i].ID, Text: c.text(FieldContext, s.Contexts[i].Text)}
-		}
-		rec.Sample = rs
+	t := ev.redacted()
+	if t == nil {
+		return rec
 	}
+	s := &ev.sample
+	rs := &record.Sample{
+		Question:         t.question,
+		Answer:           t.answer,
+		OriginalQuestion: t.original,
+		Contexts:         make([]record.Context, len(s.Contexts)),
+	}
+	if s.Reference != nil {
+		ref := t.reference
+		rs.Reference = &ref
+	}
+	for i := range s.Contexts {
+		rs.Contexts[i] = record.Context{ID: s.Contexts[i].ID, Text: t.contexts[i]}
+	}
+	rec.Sample = rs
 	return rec
 }
 

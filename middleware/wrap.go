@@ -12,17 +12,16 @@ import (
 	"github.com/tmc/langchaingo/schema"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/otelkeys"
 )
 
-// Chain is a chains.Chain that behaves like the chain it wraps — the same
-// input and output keys, memory, outputs and errors — and captures,
-// traces and (optionally) evaluates every call. It is immutable after New
-// and safe for concurrent use if the wrapped chain is.
+// Chain is a chains.Chain that behaves like the chain it wraps. It has the
+// same input and output keys, memory, outputs and errors. It captures and
+// traces every call, and evaluates it when a guard or shadow is set. It is
+// immutable after New and safe for concurrent use if the wrapped chain is.
 type Chain struct {
 	inner   chains.Chain
 	orig    chains.Chain // the chain as given, before instrumentation
@@ -35,11 +34,11 @@ var (
 	_ callbacks.HandlerHaver = (*Chain)(nil)
 )
 
-// Wrap is New for chains built from constants, in the manner of
-// regexp.MustCompile: it returns chain wrapped, and panics when New would
-// return an error (a nil chain, a nil or typed-nil guard, an invalid
-// option). Where the options depend on anything a user or a file can get
-// wrong, call New and handle its error.
+// Wrap is New for chains built from constants, like regexp.MustCompile. It
+// returns chain wrapped, and panics when New would return an error: a nil
+// chain, a nil or typed-nil guard, an invalid option. Where the options
+// depend on anything a user or a file can get wrong, call New and handle
+// its error.
 func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 	c, err := New(chain, opts...)
 	if err != nil {
@@ -50,19 +49,19 @@ func Wrap(chain chains.Chain, opts ...Option) chains.Chain {
 
 // New wraps chain, or returns an error naming what is wrong with chain or
 // an option. For chains.RetrievalQA and chains.ConversationalRetrievalQA
-// (values or pointers) it instruments a copy: their retriever is wrapped
-// with WrapRetriever and the LLM of their StuffDocuments and condense-question
-// LLMChains with WrapLLM (the caller's chain is not modified). Any other chain
-// must use a retriever wrapped with WrapRetriever (and may use LLMs wrapped
-// with WrapLLM) for its call to be captured.
+// (values or pointers) it instruments a copy, and the caller's chain is not
+// modified. The copy's retriever is wrapped with WrapRetriever. The LLMs of
+// its StuffDocuments and condense-question LLMChains are wrapped with
+// WrapLLM. Any other chain must use a retriever wrapped with WrapRetriever
+// for its call to be captured; it may use LLMs wrapped with WrapLLM.
 //
-// With WithGuard the answer is evaluated inline and gated; with WithShadow it
-// is handed to a shadow evaluator; with neither, calls are captured and
+// With WithGuard the answer is evaluated inline and gated. With WithShadow
+// it is handed to a shadow evaluator. With neither, calls are captured and
 // traced only.
 //
 // Wrapping is idempotent in effect: only the outermost wrapped chain of a
-// call captures; a wrapped chain called inside another one's call passes the
-// call straight through. New returns chain itself when it is already a
+// call captures. A wrapped chain called inside another one's call passes
+// the call straight through. New returns chain itself when it is already a
 // *Chain and no options are given.
 func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 	if chain == nil {
@@ -166,7 +165,7 @@ func (c *Chain) GetOutputKeys() []string { return c.inner.GetOutputKeys() }
 func (c *Chain) GetCallbackHandler() callbacks.Handler { return c.handler } //nolint:ireturn
 
 // Call runs the wrapped chain's Call. Use chains.Call (or Run, Predict) on
-// the wrapped chain as on any chain: it loads and saves the memory and fires
+// the wrapped chain as on any chain. It loads and saves the memory and fires
 // the callbacks, exactly as for the chain it wraps.
 func (c *Chain) Call(ctx context.Context, inputs map[string]any, options ...chains.ChainCallOption) (map[string]any, error) {
 	if captureFrom(ctx) != nil {
@@ -178,94 +177,124 @@ func (c *Chain) Call(ctx context.Context, inputs map[string]any, options ...chai
 	ctx = context.WithValue(ctx, captureKey{}, capt)
 	ctx, span := cfg.tracer.Start(ctx, otelkeys.SpanChain, kindInternal)
 	defer span.End()
-	rec := span.IsRecording()
 	out, err := c.inner.Call(ctx, inputs, options...)
+	mode := cfg.mode()
 	outcome := OutcomeFrom(ctx)
-	mode := modeOff
-	switch {
-	case cfg.inline != nil:
-		mode = modeInline
-	case cfg.shadow != nil:
-		mode = modeShadow
-	}
 	if outcome != nil {
 		outcome.Mode = mode
 	}
-	if rec {
-		span.SetAttributes(
-			attribute.String(otelkeys.OpenInferenceSpanKind, otelkeys.KindChain),
-			attribute.String(otelkeys.ChainName, cfg.name),
-			attribute.String(otelkeys.Mode, mode))
-	}
+	c.chainAttrs(span, mode, err)
 	if err != nil {
-		if rec {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-		}
 		return out, err
 	}
-	if mode == modeOff && outcome == nil && !(rec && cfg.redact != nil) {
+	if mode == modeOff && outcome == nil && !(span.IsRecording() && cfg.redact != nil) {
 		return out, nil
 	}
 
+	ev, answerKey, serr := c.captured(ctx, span, capt, inputs, out, mode)
+	if outcome != nil {
+		outcome.ID, outcome.Sample, outcome.OriginalQuestion = ev.id, ev.sample, ev.original
+	}
+	switch {
+	case mode == modeOff:
+		return out, nil
+	case serr != nil:
+		return c.uncaptured(ctx, span, out, answerKey, ev.id, mode, serr, outcome)
+	case mode == modeShadow:
+		c.toShadow(span, ev, outcome)
+		return out, nil
+	}
+	ev.eval = cfg.inline
+	return c.gate(span, out, answerKey, ev.id, ev.run(ctx), outcome)
+}
+
+// mode is how the chain evaluates its answers.
+func (c *config) mode() string {
+	switch {
+	case c.inline != nil:
+		return modeInline
+	case c.shadow != nil:
+		return modeShadow
+	}
+	return modeOff
+}
+
+// chainAttrs describes the chain call on its span, and marks the span when
+// the wrapped chain failed.
+func (c *Chain) chainAttrs(span trace.Span, mode string, err error) {
+	if !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(
+		attribute.String(otelkeys.OpenInferenceSpanKind, otelkeys.KindChain),
+		attribute.String(otelkeys.ChainName, c.cfg.name),
+		attribute.String(otelkeys.Mode, mode))
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+}
+
+// captured builds the call's sample and puts its ID on the chain span, with
+// the question and answer under content capture. answerKey and err are as
+// for sample.
+func (c *Chain) captured(ctx context.Context, span trace.Span, capt *capture, inputs, out map[string]any, mode string) (ev *evaluation, answerKey string, err error) {
+	cfg := c.cfg
 	info := callInfoFrom(ctx)
 	id := info.ID
 	if id == "" {
 		id = newID()
 	}
-	sample, original, answerKey, serr := c.sample(capt, inputs, out, &info)
-	sample.ID = id
-	if rec {
-		span.SetAttributes(attribute.String(otelkeys.SampleID, id))
-		if cfg.redact != nil {
-			q := original
-			if q == "" {
-				q = sample.Question
-			}
-			span.SetAttributes(
-				attribute.String(otelkeys.InputValue, cfg.text(FieldQuestion, q)),
-				attribute.String(otelkeys.OutputValue, cfg.text(FieldAnswer, sample.Answer)))
+	ev = &evaluation{cfg: cfg, id: id, mode: mode, parent: span.SpanContext()}
+	var pre []string
+	ev.sample, ev.original, pre, answerKey, err = c.sample(capt, inputs, out, &info)
+	ev.sample.ID = id
+	if cfg.redact != nil {
+		ev.texts = &sampleTexts{raw: &ev.sample, rawOriginal: ev.original, pre: pre}
+	}
+	if !span.IsRecording() {
+		return ev, answerKey, err
+	}
+	span.SetAttributes(attribute.String(otelkeys.SampleID, id))
+	if cfg.redact == nil {
+		return ev, answerKey, err
+	}
+	t := ev.asked()
+	span.SetAttributes(attribute.String(otelkeys.InputValue, t.asked()), attribute.String(otelkeys.OutputValue, t.answer))
+	return ev, answerKey, err
+}
+
+// uncaptured handles a call whose sample could not be built (no retrieval,
+// no answer). It is counted like an evaluation that gave no result, so that
+// the evaluations metric accounts for every guarded call. Inline, the gate
+// then treats it as Review; a shadow call returns the chain's output.
+func (c *Chain) uncaptured(ctx context.Context, span trace.Span, out map[string]any, answerKey, id, mode string, serr error, outcome *Outcome) (map[string]any, error) {
+	cfg := c.cfg
+	cfg.handle(errorf("chain %s, sample %s: %w", cfg.name, id, serr))
+	v := verdict{action: guard.Review, err: serr}
+	cfg.inst.evaluations.Add(ctx, 1, evaluationAttrs(mode, &v))
+	if mode == modeShadow {
+		if outcome != nil {
+			outcome.Err = serr
 		}
+		return out, nil
+	}
+	return c.gate(span, out, answerKey, id, v, outcome)
+}
+
+// toShadow hands the sample to the shadow evaluator and says on the chain
+// span and the Outcome whether it was queued.
+func (c *Chain) toShadow(span trace.Span, ev *evaluation, outcome *Outcome) {
+	sh := c.cfg.shadow
+	ev.eval, ev.shadow = sh.eval, sh
+	// After submit, a worker owns ev.
+	queued := sh.submit(ev)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String(otelkeys.ShadowOutcome, queued))
 	}
 	if outcome != nil {
-		outcome.ID, outcome.Sample, outcome.OriginalQuestion = id, sample, original
+		outcome.Queued = queued == shadowQueued
 	}
-	if mode == modeOff {
-		return out, nil
-	}
-	if serr != nil {
-		cfg.handle(errorf("chain %s, sample %s: %w", cfg.name, id, serr))
-		// Counted like an evaluation that gave no result, so that the
-		// evaluations metric accounts for every guarded call.
-		nv := verdict{action: guard.Review, err: serr}
-		cfg.inst.evaluations.Add(ctx, 1, metric.WithAttributes(
-			attribute.String(otelkeys.Mode, mode),
-			attribute.String(otelkeys.Route, routeLabel(&nv)),
-			attribute.String(otelkeys.Diagnosis, diagnosisLabel(&nv)),
-			attribute.String(otelkeys.Action, nv.action.String())))
-		if mode == modeShadow {
-			if outcome != nil {
-				outcome.Err = serr
-			}
-			return out, nil
-		}
-		return c.gate(span, out, answerKey, id, verdict{action: guard.Review, err: serr}, outcome)
-	}
-	ev := &evaluation{cfg: cfg, id: id, mode: mode, sample: sample, original: original, parent: span.SpanContext()}
-	if mode == modeShadow {
-		ev.eval, ev.shadow = cfg.shadow.eval, cfg.shadow
-		queued := cfg.shadow.submit(ev)
-		if rec {
-			span.SetAttributes(attribute.String(otelkeys.ShadowOutcome, queued))
-		}
-		if outcome != nil {
-			outcome.Queued = queued == shadowQueued
-		}
-		return out, nil
-	}
-	ev.eval = cfg.inline
-	v := ev.run(ctx)
-	return c.gate(span, out, answerKey, id, v, outcome)
 }
 
 // gate applies the inline gate to the verdict.
@@ -325,9 +354,10 @@ func markGated(span trace.Span, outcome *Outcome) {
 }
 
 // sample builds the guard sample of a call from its capture, inputs and
-// outputs. answerKey is the output key the answer was read from ("" when it
+// outputs. redacted holds the context texts the retriever spans redacted,
+// or nil. answerKey is the output key the answer was read from ("" when it
 // came from the LLM capture). err says what is missing.
-func (c *Chain) sample(capt *capture, inputs, out map[string]any, info *CallInfo) (s guard.Sample, original, answerKey string, err error) {
+func (c *Chain) sample(capt *capture, inputs, out map[string]any, info *CallInfo) (s guard.Sample, original string, redacted []string, answerKey string, err error) {
 	cfg := c.cfg
 	capt.mu.Lock()
 	defer capt.mu.Unlock()
@@ -372,13 +402,14 @@ func (c *Chain) sample(capt *capture, inputs, out map[string]any, info *CallInfo
 	s.Reference = info.Reference
 	s.Metadata = maps.Clone(info.Metadata) // a shadow worker reads it after Call returns
 	s.Contexts = contextsOf(capt.docs, cfg.contextID)
+	redacted = capt.redacted()
 	switch {
 	case !capt.retrieved:
 		err = ErrNoRetrieval
 	case answerKey == "" && !capt.generated:
 		err = ErrNoAnswer
 	}
-	return s, original, answerKey, err
+	return s, original, redacted, answerKey, err
 }
 
 // contextsOf turns documents into contexts with unique IDs.

@@ -88,9 +88,6 @@ func TestCases(t *testing.T) {
 		if c.Name != "miss" && calls == 0 {
 			t.Errorf("%s: the fallback model was never called", c.Name)
 		}
-		if got := middleware.ActionOf(&res); got != res.Action {
-			t.Errorf("%s: middleware.ActionOf = %s; want the guard's action %s", c.Name, got, res.Action)
-		}
 	}
 	if len(seen) != 4 {
 		t.Errorf("cases %v; want pass, fail, escalate and miss", seen)
