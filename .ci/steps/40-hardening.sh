@@ -1,8 +1,8 @@
 # Hardening (docs/reliability.md): the fault, sink, shadow-shutdown, stall, load
 # (short form: 2,000 requests per run), soak (short form: 20,000
 # evaluations), privacy and prompt-injection tests of internal/hardening, with
-# -v so that their figures land in the CI log. This is internal/hardening's
-# one run in CI: .ci/run's go test leaves the package out. (The CLI's
+# -v so that their figures land in the CI log (.ci/run's go test ran them
+# once already, without -v). (The CLI's
 # bad-input tests, cmd/ragtriage's TestHardening*, run there.) Then bounded
 # fuzz runs of the readers that no other step fuzzes. Each fuzz target starts
 # from its committed corpus (testdata/fuzz/<name>). Sourced by .ci/run (bash,
