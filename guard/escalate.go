@@ -481,4 +481,3 @@ func has(ests []Estimate, d Decision, id string) bool {
 	}
 	return false
 }
-
