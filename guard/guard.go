@@ -349,8 +349,13 @@ func (g *Guard) call(ctx context.Context, j Judge, inline bool, req Request) ([]
 		out, err := safeJudge(ctx, j, req)
 		return checked(ctx, &req, out, err)
 	}
-	// A judge that ignores cancellation keeps its goroutine after ctx ends:
-	// those are counted, and bounded (abandon.go).
+	return g.callAsync(ctx, j, req)
+}
+
+// callAsync runs j on a goroutine of its own and waits for it until ctx
+// ends. A judge that ignores cancellation keeps its goroutine after ctx
+// ends: those are counted, and bounded (abandon.go).
+func (g *Guard) callAsync(ctx context.Context, j Judge, req Request) ([]Estimate, error) {
 	if err := g.abandon.admit(); err != nil {
 		return nil, err
 	}
@@ -362,7 +367,8 @@ func (g *Guard) call(ctx context.Context, j Judge, inline bool, req Request) ([]
 	}()
 	select {
 	case r := <-c.reply:
-		return checked(ctx, &req, r.out, r.err)
+		asked := req // a copy: the goroutine captures req by value
+		return checked(ctx, &asked, r.out, r.err)
 	case <-ctx.Done():
 		g.abandon.leave(c)
 		return nil, fmt.Errorf("judge did not return before cancellation: %w", ctx.Err())
