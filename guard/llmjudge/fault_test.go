@@ -151,7 +151,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 3 },
 	}))
 	for i := 0; i < 3; i++ {
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrFallbackFailed, "upstream exploded")
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, guard.ErrFallbackFailed, "upstream exploded")
 	}
 	if st := r.c.Stats(); st.BreakerState != "open" || st.BreakerTrips != 1 {
 		t.Fatalf("stats %+v; want the breaker open", st)
@@ -159,7 +159,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 	n := r.srv.Count()
 	for i := 3; i < 6; i++ {
 		start := time.Now()
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrBreakerOpen, "")
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, guard.ErrFallbackBreakerOpen, "")
 		if d := time.Since(start); d > 200*time.Millisecond {
 			t.Errorf("a refused row took %v", d)
 		}
@@ -222,7 +222,7 @@ func TestFaultDeadlines(t *testing.T) {
 				// way.
 				f := res.Fallback
 				if res.Diagnosis != guard.JudgeUncertain || f.Unsettled == 0 || res.Action != guard.Allow ||
-					!errors.Is(f.Err(), cascade.ErrDeadline) {
+					!errors.Is(f.Err(), guard.ErrFallbackDeadline) {
 					t.Errorf("row %d: diagnosis %s fallback %+v action %v", i, res.Diagnosis, *f, res.Action)
 				}
 			}
@@ -263,7 +263,7 @@ func TestFaultRetryAfter(t *testing.T) {
 	r.srv.SetModel(func(fakeopenai.Request) fakeopenai.Reply {
 		return fakeopenai.Reply{Status: http.StatusTooManyRequests, RetryAfter: "20", Message: "rate limit exceeded"}
 	})
-	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, cascade.ErrFallbackFailed, "429")
+	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, guard.ErrFallbackFailed, "429")
 }
 
 func TestFaultBadBodies(t *testing.T) {
@@ -274,7 +274,7 @@ func TestFaultBadBodies(t *testing.T) {
 		{Body: `{"choices": []}`},
 	} {
 		r := newRig(t, func(fakeopenai.Request) fakeopenai.Reply { return rep }, guard.FailClosed)
-		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, cascade.ErrFallbackFailed, "")
+		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, guard.ErrFallbackFailed, "")
 		if st := r.c.Stats(); st.CallErrors != 1 {
 			t.Errorf("body %q: stats %+v; want one counted failure", rep.Body, st)
 		}
