@@ -605,6 +605,11 @@ func TestDescribe(t *testing.T) {
 	}
 	var _ guard.Escalator = c
 	var _ guard.Describer = c
+	// It returns before its context's deadline: the guard calls it on the
+	// caller's goroutine.
+	if h, ok := any(c).(guard.ContextHonourer); !ok || !h.HonoursContext() {
+		t.Error("a Cascade does not say it honours its context")
+	}
 }
 
 // A p95 that says "too slow" must not lock out a fallback that became fast
