@@ -47,7 +47,9 @@ func (b *batchJudge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []
 	return out, nil
 }
 
-func (b *batchJudge) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: "claims", Version: "c1"} }
+func (b *batchJudge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "claims", Version: "c1"}
+}
 
 // perClaimJudge is the same judge without JudgeClaims.
 type perClaimJudge struct{ inner guard.Judge }
@@ -56,7 +58,9 @@ func (p perClaimJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 	return p.inner.Judge(ctx, req)
 }
 
-func (perClaimJudge) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: "claims", Version: "c1"} }
+func (perClaimJudge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "claims", Version: "c1"}
+}
 
 func claimsSample() (guard.Sample, guard.ClaimExtractor) {
 	s := newSample(false, "c1", "c2")
