@@ -57,22 +57,22 @@ type Limits struct {
 	// MaxConcurrent is the most fallback calls under way at once. Default 8.
 	MaxConcurrent int
 	// MaxWaiting is how many calls may wait for a free slot when
-	// MaxConcurrent are under way. A waiting call gives up (abstaining with
-	// reasonDeadline) once the slot could no longer be used in time: when
-	// the time left before its deadline falls below the fallback's p95
-	// latency. Calls beyond MaxWaiting abstain at once with
-	// ReasonConcurrency. Zero is the default, DefaultLimits.MaxWaiting: 0,
-	// nobody waits. NoLimit (any negative value) means no bound: every call
-	// waits for a slot (until its deadline makes the slot useless).
+	// MaxConcurrent are under way. A waiting call gives up once the slot
+	// could no longer be used in time: when the time left before its
+	// deadline falls below the fallback's p95 latency. It then abstains
+	// with guard.CauseDeadline. Calls beyond MaxWaiting abstain at once
+	// with guard.CauseConcurrency. Zero is the default: nobody waits.
+	// NoLimit (any negative value) means no bound: every call waits for a
+	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
 	// CallTimeout caps one fallback call, whatever the caller's deadline. A
 	// call stopped by this cap counts as a failure of the fallback; one
 	// stopped by the caller's own deadline does not. Default 30s.
 	CallTimeout time.Duration
-	// Reserve is kept back from the caller's deadline: the fallback call
-	// must end that long before it, and the caller stops waiting for it
-	// half that long before it, so that the guard can still assemble and
-	// return its result in time. Default 10ms.
+	// Reserve is kept back from the caller's deadline. The fallback call
+	// must end that long before it, and the caller stops waiting half that
+	// long before it. So the guard can still assemble and return its result
+	// in time. Default 10ms.
 	Reserve time.Duration
 	// LatencyWindow is how many recent fallback latencies the p95 is taken
 	// over. Default 128.
@@ -86,12 +86,11 @@ type Limits struct {
 	// Default 30s.
 	LatencyMaxAge time.Duration
 	// ProbeInterval is how long the p95 may go without a new observation
-	// before one call goes through although the p95 says it could not
-	// finish in time (then one per interval), so that a fallback that has
-	// recovered, or only looked slow while the machine was busy, is
-	// measured again instead of being skipped until the p95 goes stale. A
-	// probe that answers faster than the p95 starts a new window. A probe
-	// needs more than twice Reserve left. Default 500ms.
+	// before one call goes through anyway, although the p95 says it could
+	// not finish in time. Then one goes per interval. So a fallback that
+	// has recovered, or only looked slow while the machine was busy, is
+	// measured again. A probe that answers faster than the p95 starts a new
+	// window. A probe needs more than twice Reserve left. Default 500ms.
 	ProbeInterval time.Duration
 	// StoreTimeout caps each operation on a shared store (WithStore), and
 	// each ends half the Reserve before the caller's deadline at the
@@ -233,15 +232,15 @@ func WithCacheSize(n int) Option {
 	return func(c *config) error { c.cacheSize = n; return nil }
 }
 
-// WithStore shares the cache, the budget and counters through s (for a
-// fleet of replicas: package cascade/redisstore), in front of the cascade's
-// own in-process store. Lookups try the in-process cache first, then s; a
-// call needs both the in-process budget and s's budget to allow it (so N
-// replicas spend one budget, and each is still held to what it would spend
-// alone); settled estimates, spend and refunds go to both. An operation on
-// s that fails or takes longer than Limits.StoreTimeout is served by the
-// in-process store alone and counted (Stats.StoreFallbacks): the replica
-// goes on as if it were alone, and uses s again as soon as s answers.
+// WithStore shares the cache, the budget and counters through s, for a
+// fleet of replicas (package cascade/redisstore). Lookups try the
+// in-process cache first, then s. A call needs both the in-process budget
+// and s's budget to allow it. So N replicas spend one budget, and each is
+// still held to what it would spend alone. Settled estimates, spend and
+// refunds go to both. An operation on s that fails or takes longer than
+// Limits.StoreTimeout is served by the in-process store alone, and counted
+// (Stats.StoreFallbacks). The replica then goes on as if it were alone, and
+// uses s again as soon as s answers.
 func WithStore(s Store) Option {
 	return func(c *config) error {
 		if s == nil {
@@ -264,9 +263,10 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	}
 }
 
-// WithClock sets the clock that times fallback calls (for the p95) and
-// slides the in-process budget window. Context deadlines are always
-// compared with the real time; a shared store keeps its own clock.
+// WithClock sets the cascade's clock (time.Now by default). It times
+// fallback calls for the p95, slides the in-process budget window, and says
+// how much time is left before a context's deadline. A shared store keeps
+// its own clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {
@@ -277,10 +277,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// Cascade settles escalated decisions with a slower fallback judge, behind a
-// circuit breaker, a cache, a concurrency limit, a deadline check and a
-// budget. It implements guard.Escalator and guard.Describer. A Cascade is
-// safe for concurrent use; Close ends the calls it has under way.
+// Cascade settles escalated decisions with a slower fallback judge. The
+// judge sits behind a circuit breaker, a cache, a concurrency limit, a
+// deadline check and a budget. A Cascade implements guard.Escalator,
+// guard.Describer and guard.ContextHonourer. It is safe for concurrent use;
+// Close ends the calls it has under way.
 type Cascade struct {
 	fallback guard.Judge
 	info     guard.JudgeInfo
@@ -385,9 +386,10 @@ func (c *Cascade) Describe() guard.JudgeInfo {
 // Fallback returns the name and version of the fallback judge.
 func (c *Cascade) Fallback() guard.JudgeInfo { return c.info }
 
-// Close stops new escalations (they abstain with reasonClosed) and waits
-// until the fallback calls under way have ended, or ctx is done. Calls end
-// by themselves at their deadline, or as soon as nobody waits for them.
+// Close stops new escalations: they abstain with guard.CauseClosed. It
+// waits until the fallback calls under way have ended, or ctx is done.
+// Calls end by themselves at their deadline, or as soon as nobody waits for
+// them.
 func (c *Cascade) Close(ctx context.Context) error {
 	c.closed.Store(true)
 	c.flights.close()

@@ -40,8 +40,8 @@ type Store interface {
 	Put(ctx context.Context, entries []Entry) error
 	// Reserve counts one fallback call against budget b if b allows it
 	// within its window, atomically with the check, and returns where it
-	// counted it. A refusal is an error wrapping guard.ErrFallbackBudget, with the
-	// counts in its text. b is never the unlimited budget.
+	// counted it. A refusal is an error wrapping guard.ErrFallbackBudget,
+	// with the counts in its text. b is never the unlimited budget.
 	Reserve(ctx context.Context, b Budget) (Charge, error)
 	// Spend adds tokens to b's account in the current window slice.
 	Spend(ctx context.Context, b Budget, tokens int) error

@@ -8,19 +8,21 @@ import (
 	"time"
 )
 
-// An Escalator settles the decisions the guard's own judges left uncertain:
-// it is the fallback path of the cascade (package cascade implements it
-// around a slower judge with a circuit breaker, cache, deadline and budget).
+// An Escalator settles the decisions the guard's own judges left uncertain.
+// It is the fallback path. Package cascade implements it around a slower
+// judge, with a circuit breaker, cache, deadline and budget.
 //
-// The guard calls Escalate only when its own outcome routes to the fallback
-// (the diagnosis is JUDGE_UNCERTAIN), and only for the uncertain decisions.
-// Escalate returns estimates the same way a Judge does; an estimate it
-// cannot give is returned with Abstained set, a Reason ("circuit breaker
-// open", "budget spent", …) and a Cause (CauseBudget, …; empty reads as
-// CauseFallbackAbstained), or left out. A returned error makes every
-// escalated decision uncertain and is reported like a judge failure, with
-// the cause the error wraps (one of the ErrFallback… sentinels), else
-// CauseFallbackFailed.
+// The guard calls Escalate only when the diagnosis is JUDGE_UNCERTAIN, and
+// only for the uncertain decisions. Escalate returns estimates as a Judge
+// does, and the guard checks them as it checks a judge's (see Call). An
+// estimate it cannot give is left out, or returned with Abstained set, a
+// Reason for people and a Cause (empty reads as CauseFallbackAbstained). A
+// returned error makes every escalated decision uncertain. It is reported
+// like a judge failure, with the cause the error wraps (one of the
+// ErrFallback… sentinels), else CauseFallbackFailed.
+//
+// An Escalator that returns soon after its context ends may say so by
+// implementing ContextHonourer.
 type Escalator interface {
 	Escalate(ctx context.Context, esc Escalation) ([]Estimate, error)
 }
@@ -112,12 +114,11 @@ type FallbackInfo struct {
 	Usage Usage `json:"usage,omitzero"`
 }
 
-// Err returns nil when the fallback left nothing unsettled for a reason
-// that has a sentinel (it may still have answered some decisions between
-// its thresholds); otherwise the causes in Causes joined, each a
-// *CauseError (Cause's with Reason), so that errors.Is(f.Err(),
-// guard.ErrFallbackBudget) reports whether the budget left a decision
-// unsettled.
+// Err joins the causes in Causes that have a sentinel, each as a
+// *CauseError. So errors.Is(f.Err(), guard.ErrFallbackBudget) reports
+// whether the budget left a decision unsettled. Err returns nil when no
+// such cause left a decision unsettled. The fallback may still have
+// answered some decisions between its thresholds.
 func (f *FallbackInfo) Err() error {
 	var errs []error
 	if f.Cause.Err() != nil {
@@ -183,20 +184,19 @@ func (a *Action) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// WithEscalator sends the decisions the guard's judges leave uncertain to e,
-// and reads e's estimates with policy p. rule decides Result.Action when e
+// WithEscalator sends the decisions the guard's judges leave uncertain to e.
+// It reads e's estimates with policy p. rule decides Result.Action when e
 // cannot settle them.
 //
-// p must be valid and set thresholds for every decision: a decision left
+// p must be valid and set thresholds for every decision. A decision left
 // unset would be asked of the fallback, and paid for, and its answer never
-// read (the zero policy would settle nothing at all). UniformPolicy builds
-// one; a decision the fallback must not settle can be marked Undecided().
-// A nil escalator, or a nil pointer in an Escalator, is refused.
+// read. UniformPolicy builds such a policy. A decision the fallback must not
+// settle can be marked Undecided(). A nil escalator is refused, as is a nil
+// pointer in an Escalator.
 //
-// The guard does not own e: whoever created it closes it (a cascade's
-// Close), after the last Evaluate. ragtriage.New builds the embedded
-// judges, the cascade and this option in one call, and closes the cascade
-// with the guard.
+// The guard does not own e: whoever created it closes it, after the last
+// Evaluate. ragtriage.New builds the embedded judges, the cascade and this
+// option in one call, and closes the cascade with the guard.
 func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
 	return func(g *Guard) error {
 		if isNil(e) {

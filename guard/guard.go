@@ -9,8 +9,8 @@ import (
 )
 
 // Guard evaluates samples with its judges, applies its policy and diagnoses
-// the result. A Guard is immutable after New (but for its count of
-// abandoned judge calls, see Abandoned) and safe for concurrent use.
+// the result. A Guard is immutable after New, but for its count of
+// abandoned judge calls (see Abandoned). It is safe for concurrent use.
 type Guard struct {
 	bindings  []binding
 	policy    Policy
@@ -164,24 +164,27 @@ func New(opts ...Option) (*Guard, error) {
 func (g *Guard) Policy() Policy { return g.policy }
 
 // Evaluate judges one sample. It returns an error only when it returns no
-// result: an error wrapping ErrInvalidSample when the sample breaks the
-// guard's limits. Otherwise the error is nil and the Result complete, also
-// when a judge failed — returned an error, panicked, returned a NaN or
-// out-of-range probability, or did not stop when ctx was cancelled: its
-// decisions are then uncertain, the failure is listed in Result.Errors (each
-// with its Cause; Result.Err joins them), Result.Abstentions says why each
-// of its decisions has no probability, and a failed judge never yields a
-// pass. So `if err != nil { return err }` loses no result.
+// result: one wrapping ErrInvalidSample when the sample breaks the guard's
+// limits. Otherwise the Result is complete, also when a judge failed. A
+// judge fails when it returns an error, panics, returns a NaN or
+// out-of-range probability, or does not stop when ctx is cancelled. Its
+// decisions are then uncertain, and never yield a pass. Result.Errors lists
+// the failure with its Cause (Result.Err joins them). Result.Abstentions
+// says why each decision has no probability. So `if err != nil { return err
+// }` loses no result.
 //
 // With an escalator (WithEscalator), a sample the judges leave
-// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator; its
-// estimates replace the uncertain ones (read with the escalator's policy),
-// the diagnosis is made again, Route is Fallback and Result.Fallback records
-// what happened. Result.Action is Allow for PASS, Block for a confident
-// failure, and for JUDGE_UNCERTAIN: the degrade rule when an escalation left
-// decisions unsettled, Review otherwise. The degrade rule covers an
-// unavailable fallback only: when a primary judge failed or ctx was
-// done before the escalation, FailOpen gives Review, never Allow.
+// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator. Its
+// estimates replace the uncertain ones, read with the escalator's policy.
+// The sample is then diagnosed again, Route is Fallback, and
+// Result.Fallback records what happened.
+//
+// Result.Action is decided once, at the end. It is Allow for PASS and Block
+// for a confident failure. For JUDGE_UNCERTAIN it is the degrade rule's
+// when an escalation left decisions unsettled, and Review otherwise. The
+// degrade rule covers an unavailable fallback only. When a primary judge
+// failed, or ctx was done before the escalation, FailOpen gives Review,
+// never Allow.
 func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
@@ -314,8 +317,8 @@ func (g *Guard) primaryFailed(r *Result) bool {
 	return false
 }
 
-// action maps a result to what the host should do with the answer.
-// broken says that a primary judge failed or the request was cancelled: the
+// action maps a result to what the host should do with the answer. broken
+// says that a primary judge failed or the request was cancelled. The
 // degrade rule covers an unavailable fallback only, so FailOpen then gives
 // Review, never Allow.
 func action(r *Result, broken bool) Action {

@@ -30,20 +30,19 @@ func (r *Request) Wants(d Decision) bool {
 }
 
 // A Judge estimates decisions for a sample. It returns exactly one Estimate
-// per requested decision (one per context for ChunkRelevance) and none for a
-// decision that was not asked; an estimate it cannot give is returned with
-// Abstained set and a Reason (see Abstain), so that the result says why. A
-// returned error makes every requested decision uncertain. Implementations
-// must honour ctx and be safe for concurrent use. guardtest.TestJudge checks
-// this contract.
+// per requested decision, one per context for ChunkRelevance, and none for
+// a decision that was not asked. An estimate it cannot give is returned
+// with Abstained set and a Reason (see Abstain), so that the result says
+// why. A returned error makes every requested decision uncertain.
+// Implementations must honour ctx and be safe for concurrent use.
+// guardtest.TestJudge checks this contract.
 //
-// The guard itself is lenient where the contract is strict: an estimate
-// left out reads as an abstention ("no judge estimated it"), never as a
-// pass.
+// The guard is lenient where the contract is strict: an estimate left out
+// reads as an abstention ("no judge estimated it"), never as a pass.
 //
-// The returned slice belongs to the guard, which fills in empty Judge names
-// and keeps it in Result.Estimates: return a new slice on every call (never
-// one the judge keeps or reuses, such as a cached answer).
+// The returned slice belongs to the guard. It fills in empty Judge names
+// and keeps the slice in Result.Estimates. So return a new slice on every
+// call, never one the judge keeps or reuses, such as a cached answer.
 type Judge interface {
 	Judge(ctx context.Context, req Request) ([]Estimate, error)
 }
@@ -181,11 +180,11 @@ type JudgeError struct {
 	Decisions []Decision `json:"decisions"`
 	Err       error      `json:"-"`
 	Message   string     `json:"error"`
-	// Cause is CauseJudgeFailed for one of the guard's own judges (and the
-	// claim extractor); for the escalator, the cause its error wraps
-	// (package cascade's never fail, but another escalator's may), else
-	// CauseDeadline or CauseCancelled when the request ended first, else
-	// CauseFallbackFailed.
+	// Cause is CauseJudgeFailed for one of the guard's own judges and the
+	// claim extractor. For the escalator, it is the cause its error wraps,
+	// else CauseDeadline or CauseCancelled when the request ended first,
+	// else CauseFallbackFailed. (A cascade never fails; another escalator
+	// may.)
 	Cause Cause `json:"cause,omitempty"`
 }
 
