@@ -469,7 +469,8 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	s := esc.Sample
-	keys, misses, cnt := c.lookup(ctx, its, out, s)
+	keys := make([]Key, len(its)) // small: on the stack
+	misses, cnt := c.lookup(ctx, its, keys, out, s)
 	if len(misses) == 0 {
 		c.report(cnt)
 		return out, nil
@@ -491,11 +492,10 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 func (c *Cascade) HonoursContext() bool { return true }
 
 // lookup answers what the caches hold into out: the in-process cache, then
-// the shared store. It returns the items' keys, the slots still missing and
-// the escalation's counts so far.
-func (c *Cascade) lookup(ctx context.Context, its []item, out []guard.Estimate, s *guard.Sample) ([]Key, []int, Counts) {
+// the shared store. It fills in the items' keys, and returns the slots still
+// missing and the escalation's counts so far.
+func (c *Cascade) lookup(ctx context.Context, its []item, keys []Key, out []guard.Estimate, s *guard.Sample) ([]int, Counts) {
 	kr := newKeyer(c.info, s)
-	keys := make([]Key, len(its))
 	var misses []int
 	for i, it := range its {
 		keys[i] = kr.key(it.d, it.ctx, it.ci)
@@ -521,7 +521,7 @@ func (c *Cascade) lookup(ctx context.Context, its []item, out []guard.Estimate, 
 		c.st.sharedHits.Add(uint64(sharedHits))
 		c.m.sharedHits.Add(ctx, int64(sharedHits))
 	}
-	return keys, misses, cnt
+	return misses, cnt
 }
 
 // split divides the misses into at most two calls. The set-level decisions
@@ -568,16 +568,21 @@ func split(its []item, keys []Key, misses []int, s *guard.Sample) (whole, chunks
 // runBoth runs the calls of whole and chunks, concurrently when there are
 // two.
 func (c *Cascade) runBoth(ctx context.Context, whole, chunks *group) (resWhole, resChunks outcome) {
+	switch {
+	case len(chunks.decisions) == 0:
+		return c.run(ctx, whole), outcome{}
+	case len(whole.decisions) == 0:
+		return outcome{}, c.run(ctx, chunks)
+	}
+	return c.runTwo(ctx, whole, chunks)
+}
+
+// runTwo runs the calls of whole and chunks concurrently.
+func (c *Cascade) runTwo(ctx context.Context, whole, chunks *group) (resWhole, resChunks outcome) {
 	var wg sync.WaitGroup
-	if len(chunks.decisions) > 0 && len(whole.decisions) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); resChunks = c.run(ctx, chunks) }()
-	} else if len(chunks.decisions) > 0 {
-		resChunks = c.run(ctx, chunks)
-	}
-	if len(whole.decisions) > 0 {
-		resWhole = c.run(ctx, whole)
-	}
+	wg.Add(1)
+	go func() { defer wg.Done(); resChunks = c.run(ctx, chunks) }()
+	resWhole = c.run(ctx, whole)
 	wg.Wait()
 	return resWhole, resChunks
 }

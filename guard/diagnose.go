@@ -140,7 +140,7 @@ func (dg *diagnosis) take(c float64) { dg.minConf = min(dg.minConf, c) }
 // found is a confident finding; the reason names what is also uncertain.
 func (dg *diagnosis) found(d Diagnosis, conf float64, why string) (Outcome, bool) {
 	if dg.n > 0 {
-		why += " (also uncertain: " + names(dg.uncertain()) + ")"
+		why = names(why+" (also uncertain: ", dg.uncertain(), ")")
 	}
 	return Outcome{Diagnosis: d, Confidence: conf, Route: Auto, Reason: why}, true
 }
@@ -246,22 +246,30 @@ func (dg *diagnosis) conclude() Outcome {
 	for _, d := range dg.uncertain() {
 		if !r.PassRule.Waives(d) {
 			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
-				Reason: "uncertain: " + names(dg.uncertain())}
+				Reason: names("uncertain: ", dg.uncertain(), "")}
 		}
 	}
 	return Outcome{Diagnosis: PassDiagnosis, Confidence: dg.minConf, Route: Auto,
-		Reason: "every decision the pass rule " + r.PassRule.String() + " requires passed (uncertain, waived: " + names(dg.uncertain()) + ")"}
+		Reason: names("every decision the pass rule "+r.PassRule.String()+" requires passed (uncertain, waived: ", dg.uncertain(), ")")}
 }
 
-// names joins the decisions' names with commas.
-func names(ds []Decision) string {
+// names returns prefix, the decisions' names joined with commas, and
+// suffix, in one allocation.
+func names(prefix string, ds []Decision, suffix string) string {
+	n := len(prefix) + len(suffix) + 2*max(len(ds)-1, 0)
+	for _, d := range ds {
+		n += len(d.String())
+	}
 	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
 	for i, d := range ds {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(d.String())
 	}
+	b.WriteString(suffix)
 	return b.String()
 }
 
