@@ -383,10 +383,23 @@ func checked(ctx context.Context, req *Request, out []Estimate, err error) ([]Es
 	if err != nil {
 		return out, err
 	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("judge returned after cancellation: %w", ctx.Err())
+	if err := ended(ctx); err != nil {
+		return nil, fmt.Errorf("judge returned after cancellation: %w", err)
 	}
 	return out, checkEstimates(out, req)
+}
+
+// ended returns ctx's error, or context.DeadlineExceeded once its deadline
+// has passed. A context's timer may fire a little after its deadline on a
+// busy machine: an answer given in between is still too late.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // missing is the abstention of a decision no estimate was kept for: its
