@@ -265,8 +265,10 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 
 // WithClock sets the cascade's clock (time.Now by default). It times
 // fallback calls for the p95, slides the in-process budget window, and says
-// how much time is left before a context's deadline. A shared store keeps
-// its own clock.
+// how much time is left before a context's deadline. The deadlines of the
+// fallback call and of shared-store operations are set by it, so a test
+// clock must not run behind the real one. A shared store keeps its own
+// clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {
