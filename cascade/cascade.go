@@ -461,7 +461,9 @@ func contextIndex(s *guard.Sample, id string) int {
 // fallback. An estimate the fallback could not give is abstained, with a
 // Cause and a Reason for people. That happens when the breaker is open, the
 // deadline too near, the budget spent, no slot free, or the fallback failed.
-// Escalate trusts esc (see items) and returns no error.
+// Escalate trusts esc to be as a guard makes it: valid decisions, contexts
+// of the sample, and correctness only with a reference. It returns no
+// error.
 func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
 	its := items(&esc)
 	c.st.escalations.Add(1)

@@ -210,7 +210,7 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	// A request cancelled before the fallback was asked, or a primary judge
 	// that failed, is not an unavailable fallback: the degrade rule does not
 	// turn it into Allow. (Only FailOpen reads it.)
-	broken := g.esc != nil && g.esc.rule == FailOpen && (ctx.Err() != nil || g.primaryFailed(&res))
+	broken := g.esc != nil && g.esc.rule == FailOpen && (ended(ctx) != nil || g.primaryFailed(&res))
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, &t, claimed)
 	}
