@@ -168,8 +168,8 @@ func TestClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Fallback == nil || !strings.Contains(res.Fallback.Reason, cascade.ReasonClosed) || res.Action != guard.Block {
-		t.Errorf("after Close: fallback %+v action %s; want unsettled (%q) and blocked", res.Fallback, res.Action, cascade.ReasonClosed)
+	if res.Fallback == nil || res.Fallback.Cause != guard.CauseClosed || res.Action != guard.Block {
+		t.Errorf("after Close: fallback %+v action %s; want unsettled (%q) and blocked", res.Fallback, res.Action, guard.CauseClosed)
 	}
 	if n := fb.calls.Load(); n != 1 {
 		t.Errorf("fallback called %d times; want 1 (none after Close)", n)

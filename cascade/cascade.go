@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,19 +18,17 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// Reasons an escalated estimate comes back abstained. The Estimate.Reason
-// starts with one of them, followed by ": " and details; the text is for
-// people. Code matches the estimate's Cause, or errors.Is(est.Err(),
-// ErrBudget) and the other sentinels of errors.go.
+// The texts an abstention's Reason starts with, before ": " and details.
+// They are for people: code matches the estimate's Cause.
 const (
-	ReasonBreakerOpen = "circuit breaker open"
-	ReasonDeadline    = "deadline too near"
-	ReasonBudget      = "budget spent"
-	ReasonConcurrency = "concurrency limit reached"
-	ReasonFailed      = "fallback failed"
-	ReasonCancelled   = "request ended before the fallback answered"
-	ReasonClosed      = "cascade closed"
-	ReasonNoEstimate  = "fallback gave no estimate"
+	reasonBreakerOpen = "circuit breaker open"
+	reasonDeadline    = "deadline too near"
+	reasonBudget      = "budget spent"
+	reasonConcurrency = "concurrency limit reached"
+	reasonFailed      = "fallback failed"
+	reasonCancelled   = "request ended before the fallback answered"
+	reasonClosed      = "cascade closed"
+	reasonNoEstimate  = "fallback gave no estimate"
 )
 
 // ErrCallerGone is wrapped by the error a fallback call ends with when the
@@ -58,22 +57,22 @@ type Limits struct {
 	// MaxConcurrent is the most fallback calls under way at once. Default 8.
 	MaxConcurrent int
 	// MaxWaiting is how many calls may wait for a free slot when
-	// MaxConcurrent are under way. A waiting call gives up (abstaining with
-	// ReasonDeadline) once the slot could no longer be used in time: when
-	// the time left before its deadline falls below the fallback's p95
-	// latency. Calls beyond MaxWaiting abstain at once with
-	// ReasonConcurrency. Zero is the default, DefaultLimits.MaxWaiting: 0,
-	// nobody waits. NoLimit (any negative value) means no bound: every call
-	// waits for a slot (until its deadline makes the slot useless).
+	// MaxConcurrent are under way. A waiting call gives up once the slot
+	// could no longer be used in time: when the time left before its
+	// deadline falls below the fallback's p95 latency. It then abstains
+	// with guard.CauseDeadline. Calls beyond MaxWaiting abstain at once
+	// with guard.CauseConcurrency. Zero is the default: nobody waits.
+	// NoLimit (any negative value) means no bound: every call waits for a
+	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
 	// CallTimeout caps one fallback call, whatever the caller's deadline. A
 	// call stopped by this cap counts as a failure of the fallback; one
 	// stopped by the caller's own deadline does not. Default 30s.
 	CallTimeout time.Duration
-	// Reserve is kept back from the caller's deadline: the fallback call
-	// must end that long before it, and the caller stops waiting for it
-	// half that long before it, so that the guard can still assemble and
-	// return its result in time. Default 10ms.
+	// Reserve is kept back from the caller's deadline. The fallback call
+	// must end that long before it, and the caller stops waiting half that
+	// long before it. So the guard can still assemble and return its result
+	// in time. Default 10ms.
 	Reserve time.Duration
 	// LatencyWindow is how many recent fallback latencies the p95 is taken
 	// over. Default 128.
@@ -87,12 +86,11 @@ type Limits struct {
 	// Default 30s.
 	LatencyMaxAge time.Duration
 	// ProbeInterval is how long the p95 may go without a new observation
-	// before one call goes through although the p95 says it could not
-	// finish in time (then one per interval), so that a fallback that has
-	// recovered, or only looked slow while the machine was busy, is
-	// measured again instead of being skipped until the p95 goes stale. A
-	// probe that answers faster than the p95 starts a new window. A probe
-	// needs more than twice Reserve left. Default 500ms.
+	// before one call goes through anyway, although the p95 says it could
+	// not finish in time. Then one goes per interval. So a fallback that
+	// has recovered, or only looked slow while the machine was busy, is
+	// measured again. A probe that answers faster than the p95 starts a new
+	// window. A probe needs more than twice Reserve left. Default 500ms.
 	ProbeInterval time.Duration
 	// StoreTimeout caps each operation on a shared store (WithStore), and
 	// each ends half the Reserve before the caller's deadline at the
@@ -234,15 +232,15 @@ func WithCacheSize(n int) Option {
 	return func(c *config) error { c.cacheSize = n; return nil }
 }
 
-// WithStore shares the cache, the budget and counters through s (for a
-// fleet of replicas: package cascade/redisstore), in front of the cascade's
-// own in-process store. Lookups try the in-process cache first, then s; a
-// call needs both the in-process budget and s's budget to allow it (so N
-// replicas spend one budget, and each is still held to what it would spend
-// alone); settled estimates, spend and refunds go to both. An operation on
-// s that fails or takes longer than Limits.StoreTimeout is served by the
-// in-process store alone and counted (Stats.StoreFallbacks): the replica
-// goes on as if it were alone, and uses s again as soon as s answers.
+// WithStore shares the cache, the budget and counters through s, for a
+// fleet of replicas (package cascade/redisstore). Lookups try the
+// in-process cache first, then s. A call needs both the in-process budget
+// and s's budget to allow it. So N replicas spend one budget, and each is
+// still held to what it would spend alone. Settled estimates, spend and
+// refunds go to both. An operation on s that fails or takes longer than
+// Limits.StoreTimeout is served by the in-process store alone, and counted
+// (Stats.StoreFallbacks). The replica then goes on as if it were alone, and
+// uses s again as soon as s answers.
 func WithStore(s Store) Option {
 	return func(c *config) error {
 		if s == nil {
@@ -265,9 +263,12 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	}
 }
 
-// WithClock sets the clock that times fallback calls (for the p95) and
-// slides the in-process budget window. Context deadlines are always
-// compared with the real time; a shared store keeps its own clock.
+// WithClock sets the cascade's clock (time.Now by default). It times
+// fallback calls for the p95, slides the in-process budget window, and says
+// how much time is left before a context's deadline. The deadlines of the
+// fallback call and of shared-store operations are set by it, so a test
+// clock must not run behind the real one. A shared store keeps its own
+// clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {
@@ -278,10 +279,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// Cascade settles escalated decisions with a slower fallback judge, behind a
-// circuit breaker, a cache, a concurrency limit, a deadline check and a
-// budget. It implements guard.Escalator and guard.Describer. A Cascade is
-// safe for concurrent use; Close ends the calls it has under way.
+// Cascade settles escalated decisions with a slower fallback judge. The
+// judge sits behind a circuit breaker, a cache, a concurrency limit, a
+// deadline check and a budget. A Cascade implements guard.Escalator,
+// guard.Describer and guard.ContextHonourer. It is safe for concurrent use;
+// Close ends the calls it has under way.
 type Cascade struct {
 	fallback guard.Judge
 	info     guard.JudgeInfo
@@ -337,6 +339,7 @@ func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
 	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
 	c.sem = make(chan struct{}, lim.MaxConcurrent)
 	c.flights.joined = func() { c.st.collapsed.Add(1) }
+	c.flights.now = cfg.now
 	if cfg.breaker != nil {
 		c.breaker = cfg.breaker
 		c.last.Store(int32(c.breaker.State()))
@@ -385,9 +388,10 @@ func (c *Cascade) Describe() guard.JudgeInfo {
 // Fallback returns the name and version of the fallback judge.
 func (c *Cascade) Fallback() guard.JudgeInfo { return c.info }
 
-// Close stops new escalations (they abstain with ReasonClosed) and waits
-// until the fallback calls under way have ended, or ctx is done. Calls end
-// by themselves at their deadline, or as soon as nobody waits for them.
+// Close stops new escalations: they abstain with guard.CauseClosed. It
+// waits until the fallback calls under way have ended, or ctx is done.
+// Calls end by themselves at their deadline, or as soon as nobody waits for
+// them.
 func (c *Cascade) Close(ctx context.Context) error {
 	c.closed.Store(true)
 	c.flights.close()
@@ -411,55 +415,36 @@ type item struct {
 }
 
 // items lists the estimates esc asks for, in request order, chunk relevance
-// once per listed context (every context when ContextIDs is empty).
-func items(esc *guard.Escalation) ([]item, error) {
+// once per listed context (every context when ContextIDs is empty). It
+// trusts esc to be as a guard makes it: valid decisions, contexts of the
+// sample, correctness only with a reference.
+func items(esc *guard.Escalation) []item {
 	s := esc.Sample
 	out := make([]item, 0, len(esc.Decisions)+len(esc.ContextIDs))
 	seen := uint16(0)
 	for _, d := range esc.Decisions {
-		if !d.Valid() {
-			return nil, fmt.Errorf("cascade: Escalate: invalid decision %d", uint8(d))
-		}
 		if seen&(1<<d) != 0 {
 			continue
 		}
 		seen |= 1 << d
-		switch d {
-		case guard.ChunkRelevance:
-			if len(esc.ContextIDs) == 0 {
-				for i := range s.Contexts {
-					out = append(out, item{d, s.Contexts[i].ID, i})
-				}
-				continue
-			}
-			for _, id := range esc.ContextIDs {
-				ci := contextIndex(s, id)
-				if ci < 0 {
-					return nil, fmt.Errorf("cascade: Escalate: context %q is not in the sample", id)
-				}
-				dup := false
-				for _, it := range out {
-					if it.d == d && it.ctx == id {
-						dup = true
-					}
-				}
-				if !dup {
-					out = append(out, item{d, id, ci})
-				}
-			}
-		case guard.Correctness:
-			if s.Reference == nil {
-				return nil, errors.New("cascade: Escalate: correctness asked for a sample without a reference")
-			}
+		if d != guard.ChunkRelevance {
 			out = append(out, item{d, "", -1})
-		default:
-			out = append(out, item{d, "", -1})
+			continue
+		}
+		if len(esc.ContextIDs) == 0 {
+			for i := range s.Contexts {
+				out = append(out, item{d, s.Contexts[i].ID, i})
+			}
+			continue
+		}
+		for _, id := range esc.ContextIDs {
+			if !slices.ContainsFunc(out, func(it item) bool { return it.d == d && it.ctx == id }) {
+				out = append(out, item{d, id, contextIndex(s, id)})
+			}
 		}
 	}
-	return out, nil
+	return out
 }
-
-func hasContext(s *guard.Sample, id string) bool { return contextIndex(s, id) >= 0 }
 
 // contextIndex returns the index of the first context with the ID, or -1.
 func contextIndex(s *guard.Sample, id string) int {
@@ -471,21 +456,16 @@ func contextIndex(s *guard.Sample, id string) int {
 	return -1
 }
 
-// Escalate implements guard.Escalator: it returns one estimate per escalated
+// Escalate implements guard.Escalator. It returns one estimate per escalated
 // decision (per listed context for chunk relevance), from the cache or the
-// fallback. An estimate the fallback could not give — breaker open, deadline
-// too near, budget spent, concurrency limit, fallback error — is abstained
-// with a Cause (errors.Is(est.Err(), ErrBudget), …) and a Reason starting
-// with one of the Reason constants. Escalate returns an error only for a
-// malformed escalation (nil sample, invalid decision, unknown context).
+// fallback. An estimate the fallback could not give is abstained, with a
+// Cause and a Reason for people. That happens when the breaker is open, the
+// deadline too near, the budget spent, no slot free, or the fallback failed.
+// Escalate trusts esc to be as a guard makes it: valid decisions, contexts
+// of the sample, and correctness only with a reference. It returns no
+// error.
 func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
-	if esc.Sample == nil {
-		return nil, errors.New("cascade: Escalate: nil sample")
-	}
-	its, err := items(&esc)
-	if err != nil {
-		return nil, err
-	}
+	its := items(&esc)
 	c.st.escalations.Add(1)
 	c.st.requested.Add(uint64(len(its)))
 	out := make([]guard.Estimate, len(its))
@@ -493,8 +473,33 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	s := esc.Sample
+	keys := make([]Key, len(its)) // small: on the stack
+	misses, cnt := c.lookup(ctx, its, keys, out, s)
+	if len(misses) == 0 {
+		c.report(cnt)
+		return out, nil
+	}
+	if c.local.cache != nil || c.shared != nil {
+		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
+	}
+	whole, chunks := split(its, keys, misses, s)
+	resWhole, resChunks := c.runBoth(ctx, &whole, &chunks)
+	c.place(ctx, out, &whole, resWhole, &cnt)
+	c.place(ctx, out, &chunks, resChunks, &cnt)
+	c.report(cnt)
+	return out, nil
+}
+
+// HonoursContext implements guard.ContextHonourer. Escalate returns half the
+// reserve before its context's deadline, or soon after it is cancelled, so
+// the guard calls it on the caller's goroutine.
+func (c *Cascade) HonoursContext() bool { return true }
+
+// lookup answers what the caches hold into out: the in-process cache, then
+// the shared store. It fills in the items' keys, and returns the slots still
+// missing and the escalation's counts so far.
+func (c *Cascade) lookup(ctx context.Context, its []item, keys []Key, out []guard.Estimate, s *guard.Sample) ([]int, Counts) {
 	kr := newKeyer(c.info, s)
-	keys := make([]Key, len(its))
 	var misses []int
 	for i, it := range its {
 		keys[i] = kr.key(it.d, it.ctx, it.ci)
@@ -520,19 +525,14 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		c.st.sharedHits.Add(uint64(sharedHits))
 		c.m.sharedHits.Add(ctx, int64(sharedHits))
 	}
-	if len(misses) == 0 {
-		c.report(cnt)
-		return out, nil
-	}
-	if c.local.cache != nil || c.shared != nil {
-		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
-	}
+	return misses, cnt
+}
 
-	// Split the misses into at most two calls: the set-level decisions on
-	// the whole sample, and chunk relevance on a sample holding only the
-	// chunks asked about (a chunk's relevance depends on the question and
-	// that chunk alone). When every chunk is asked, one call does both.
-	var whole, chunks group
+// split divides the misses into at most two calls. The set-level decisions
+// go on the whole sample. Chunk relevance goes on a sample holding only the
+// chunks asked about: a chunk's relevance depends on the question and that
+// chunk alone. When every chunk is asked, one call does both.
+func split(its []item, keys []Key, misses []int, s *guard.Sample) (whole, chunks group) {
 	for _, i := range misses {
 		if its[i].d == guard.ChunkRelevance {
 			chunks.ctxIDs = append(chunks.ctxIDs, its[i].ctx)
@@ -553,11 +553,8 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		sub := *s
 		sub.Contexts = make([]guard.Context, 0, len(chunks.ctxIDs))
 		for _, id := range chunks.ctxIDs {
-			for k := range s.Contexts {
-				if s.Contexts[k].ID == id {
-					sub.Contexts = append(sub.Contexts, s.Contexts[k])
-					break
-				}
+			if k := contextIndex(s, id); k >= 0 {
+				sub.Contexts = append(sub.Contexts, s.Contexts[k])
 			}
 		}
 		chunks.req = guard.Request{Sample: &sub, Decisions: chunks.decisions}
@@ -569,24 +566,29 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 			g.keys = append(g.keys, keys[slot])
 		}
 	}
+	return whole, chunks
+}
 
+// runBoth runs the calls of whole and chunks, concurrently when there are
+// two.
+func (c *Cascade) runBoth(ctx context.Context, whole, chunks *group) (resWhole, resChunks outcome) {
+	switch {
+	case len(chunks.decisions) == 0:
+		return c.run(ctx, whole), outcome{}
+	case len(whole.decisions) == 0:
+		return outcome{}, c.run(ctx, chunks)
+	}
+	return c.runTwo(ctx, whole, chunks)
+}
+
+// runTwo runs the calls of whole and chunks concurrently.
+func (c *Cascade) runTwo(ctx context.Context, whole, chunks *group) (resWhole, resChunks outcome) {
 	var wg sync.WaitGroup
-	var resChunks outcome
-	if len(chunks.decisions) > 0 && len(whole.decisions) > 0 {
-		wg.Add(1)
-		go func() { defer wg.Done(); resChunks = c.run(ctx, &chunks) }()
-	} else if len(chunks.decisions) > 0 {
-		resChunks = c.run(ctx, &chunks)
-	}
-	var resWhole outcome
-	if len(whole.decisions) > 0 {
-		resWhole = c.run(ctx, &whole)
-	}
+	wg.Add(1)
+	go func() { defer wg.Done(); resChunks = c.run(ctx, chunks) }()
+	resWhole = c.run(ctx, whole)
 	wg.Wait()
-	c.place(ctx, out, &whole, resWhole, &cnt)
-	c.place(ctx, out, &chunks, resChunks, &cnt)
-	c.report(cnt)
-	return out, nil
+	return resWhole, resChunks
 }
 
 // report hands an escalation's counts to the shared store, if any.
@@ -599,13 +601,11 @@ func (c *Cascade) report(cnt Counts) {
 // storeCtx bounds one shared-store operation: Limits.StoreTimeout, and half
 // the reserve before the caller's deadline.
 func (c *Cascade) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	end := time.Now().Add(c.limits.StoreTimeout)
+	d := c.limits.StoreTimeout
 	if dl, ok := ctx.Deadline(); ok {
-		if d := dl.Add(-c.limits.Reserve / 2); d.Before(end) {
-			end = d
-		}
+		d = min(d, dl.Sub(c.now())-c.limits.Reserve/2)
 	}
-	return context.WithDeadline(ctx, end)
+	return context.WithTimeout(ctx, d)
 }
 
 // storeFailed counts a shared-store operation that failed or ran out of
@@ -677,9 +677,9 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, g *group, res
 			out[slot] = guard.Abstain(it.d, it.ctx, res.reason)
 			out[slot].Cause = res.cause
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
-			c.count(ctx, res.refusal)
+			c.count(ctx, res.counted())
 			cnt.Abstained++
-			if res.refusal == refBudget {
+			if res.cause == guard.CauseBudget {
 				cnt.RefusedBudget++
 			}
 			continue
@@ -687,17 +687,17 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, g *group, res
 		e := findEstimate(res.ests, it)
 		switch {
 		case e == nil:
-			out[slot] = guard.Abstain(it.d, it.ctx, ReasonNoEstimate)
+			out[slot] = guard.Abstain(it.d, it.ctx, reasonNoEstimate)
 			out[slot].Cause = guard.CauseFallbackAbstained
 			out[slot].Judge, out[slot].JudgeVersion = c.info.Name, c.info.Version
-			c.count(ctx, refAbstained)
+			c.count(ctx, guard.CauseFallbackAbstained)
 			cnt.Abstained++
 		case e.Abstained:
 			out[slot] = *e
 			if out[slot].Cause == "" {
 				out[slot].Cause = guard.CauseFallbackAbstained
 			}
-			c.count(ctx, refAbstained)
+			c.count(ctx, guard.CauseFallbackAbstained)
 			cnt.Abstained++
 		default:
 			out[slot] = *e
@@ -731,30 +731,30 @@ func findEstimate(ests []guard.Estimate, it item) *guard.Estimate {
 // deadline or the cascade's state rule it out.
 func (c *Cascade) run(ctx context.Context, g *group) outcome {
 	if c.closed.Load() {
-		return refuse(refClosed, ReasonClosed)
+		return refuse(guard.CauseClosed, reasonClosed)
 	}
 	if c.breaker.State() == gobreaker.StateOpen {
-		return refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
+		return refuse(guard.CauseBreakerOpen, reasonBreakerOpen+": "+c.breaker.Name())
 	}
 	p95 := c.lat.P95()
 	probe := false
 	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl); left < p95+c.limits.Reserve {
+		if left := dl.Sub(c.now()); left < p95+c.limits.Reserve {
 			// Too little time by the p95; once per ProbeInterval a caller
 			// with more than the reserve left tries anyway, so that the
 			// p95 cannot lock out a fallback that has become fast again.
 			if left <= 2*c.limits.Reserve || !c.takeProbe() {
-				return refuse(refDeadline, fmt.Sprintf("%s: %v left, fallback p95 %v + reserve %v", ReasonDeadline, left.Round(time.Microsecond), p95, c.limits.Reserve))
+				return refuse(guard.CauseDeadline, fmt.Sprintf("%s: %v left, fallback p95 %v + reserve %v", reasonDeadline, left.Round(time.Microsecond), p95, c.limits.Reserve))
 			}
 			probe = true
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return refuseEnded(ctx, ReasonCancelled+": "+err.Error())
+		return refuseEnded(ctx, reasonCancelled+": "+err.Error())
 	}
 	// The call runs until the latest deadline among the callers waiting
 	// for it (less the reserve), and never longer than CallTimeout.
-	hard := time.Now().Add(c.limits.CallTimeout)
+	hard := c.now().Add(c.limits.CallTimeout)
 	want := hard
 	if dl, ok := ctx.Deadline(); ok {
 		if d := dl.Add(-c.limits.Reserve); d.Before(want) {
@@ -778,9 +778,9 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		// loaded machine that deadline may have passed too by now, which is
 		// still the deadline, not a cancellation.
 		if err := ctx.Err(); err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return refuse(refDeadline, ReasonDeadline+": the fallback did not answer before the request's deadline")
+			return refuse(guard.CauseDeadline, reasonDeadline+": the fallback did not answer before the request's deadline")
 		}
-		return refuseEnded(ctx, ReasonCancelled+": "+ctx.Err().Error())
+		return refuseEnded(ctx, reasonCancelled+": "+ctx.Err().Error())
 	}
 	res.fresh = !shared
 	return res
@@ -809,36 +809,16 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 		return r
 	}
 	defer func() { <-c.sem }()
-	charged, why := c.budget.Reserve()
-	if why != "" {
-		return refuse(refBudget, ReasonBudget+": "+why)
-	}
-	var sc sharedCharge
-	if c.shared != nil && c.bcfg.limited() {
-		sctx, cancel := c.storeCtx(ctx)
-		ch, err := c.shared.Reserve(sctx, c.bcfg)
-		cancel()
-		switch {
-		case err == nil:
-			sc = sharedCharge{ch, true}
-		case errors.Is(err, ErrBudgetSpent):
-			c.budget.Refund(charged)
-			return refuse(refBudget, ReasonBudget+": fleet: "+strings.TrimPrefix(err.Error(), ErrBudgetSpent.Error()+": "))
-		default:
-			// The shared budget could not be asked: the in-process budget,
-			// charged above, decides alone.
-			c.storeFailed(ctx, opReserve)
-		}
+	charged, sc, r := c.reserve(ctx)
+	if r.reason != "" {
+		return r
 	}
 	start := c.now()
 	ran := false
 	ests, err := c.breaker.Execute(func() ([]guard.Estimate, error) {
 		ran = true
 		c.st.calls.Add(1)
-		ests, err := safeJudge(ctx, c.fallback, g.req)
-		if err == nil {
-			err = validate(ests, &g.req)
-		}
+		ests, err := guard.Call(ctx, c.fallback, g.req)
 		if err != nil && ctx.Err() != nil && (ctx.bound() || errors.Is(ctx.Err(), context.Canceled)) {
 			err = fmt.Errorf("%w: %w", ErrCallerGone, err)
 		}
@@ -847,68 +827,111 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	elapsed := c.now().Sub(start)
 	c.observeState()
 	if !ran {
-		c.budget.Refund(charged)
-		r := refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name())
-		if errors.Is(err, gobreaker.ErrTooManyRequests) {
-			r = refuse(refBreaker, ReasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
-		}
-		if sc.ok {
-			r.after = func() { c.afterCall(g, nil, sc, false, 0) }
-		}
-		return r
+		return c.notRun(g, charged, sc, err)
 	}
 	bg := context.WithoutCancel(ctx)
 	c.m.duration.Record(bg, elapsed.Seconds())
 	switch {
 	case err == nil:
-		if probe && elapsed < p95 {
-			// The window describes a fallback slower than the one that
-			// answered now: measure afresh.
-			c.lat.Reset()
-		}
-		c.lat.Observe(elapsed)
-		c.m.calls.Add(bg, 1, c.m.ok)
-		tokens := 0
-		for i := range ests {
-			e := &ests[i]
-			tokens += e.Usage.InputTokens + e.Usage.OutputTokens
-			c.st.inTokens.Add(uint64(max(e.Usage.InputTokens, 0)))
-			c.st.outTokens.Add(uint64(max(e.Usage.OutputTokens, 0)))
-			if e.Judge == "" {
-				e.Judge, e.JudgeVersion = c.info.Name, c.info.Version
-			}
-			if e.Latency == 0 {
-				e.Latency = elapsed
-			}
-		}
-		c.budget.Spend(tokens)
-		if tokens > 0 {
-			c.m.tokens.Add(bg, int64(tokens))
-		}
-		r := outcome{ests: ests, called: true, tokens: tokens}
-		if c.shared != nil {
-			r.after = func() { c.afterCall(g, ests, sc, true, tokens) }
-		}
-		return r
+		return c.answered(bg, g, ests, sc, probe, p95, elapsed)
 	case IsExcluded(err):
-		c.st.excluded.Add(1)
-		c.m.calls.Add(bg, 1, c.m.excluded)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
-			// A lower bound on the fallback's latency: keep it, so that
-			// calls with as little time left are skipped. (A probe's is
-			// below the p95 it tested and would only refresh the window.)
-			c.lat.Observe(elapsed)
-			return made(refuse(refDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", ReasonDeadline, elapsed.Round(time.Millisecond))))
-		}
-		return made(refuseEnded(ctx, ReasonCancelled+": "+err.Error()))
+		return c.excluded(ctx, err, probe, elapsed)
 	default:
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
 			c.lat.Observe(elapsed)
 		}
 		c.st.callErrors.Add(1)
 		c.m.calls.Add(bg, 1, c.m.failed)
-		return made(refuse(refFailed, ReasonFailed+": "+trim(err.Error(), 300)))
+		return made(refuse(guard.CauseFallbackFailed, reasonFailed+": "+trim(err.Error(), 300)))
 	}
+}
+
+// reserve charges the budgets for one call: the in-process one, then the
+// shared one. A shared store that cannot be asked leaves the in-process
+// budget to decide alone.
+func (c *Cascade) reserve(ctx context.Context) (charge, sharedCharge, outcome) {
+	charged, why := c.budget.Reserve()
+	if why != "" {
+		return charged, sharedCharge{}, refuse(guard.CauseBudget, reasonBudget+": "+why)
+	}
+	if c.shared == nil || !c.bcfg.limited() {
+		return charged, sharedCharge{}, outcome{}
+	}
+	sctx, cancel := c.storeCtx(ctx)
+	ch, err := c.shared.Reserve(sctx, c.bcfg)
+	cancel()
+	switch {
+	case err == nil:
+		return charged, sharedCharge{ch, true}, outcome{}
+	case errors.Is(err, guard.ErrFallbackBudget):
+		c.budget.Refund(charged)
+		return charged, sharedCharge{}, refuse(guard.CauseBudget, reasonBudget+": fleet: "+strings.TrimPrefix(err.Error(), guard.ErrFallbackBudget.Error()+": "))
+	}
+	c.storeFailed(ctx, opReserve)
+	return charged, sharedCharge{}, outcome{}
+}
+
+// notRun is the outcome of a call the breaker did not let through. The
+// budget charged for it is refunded.
+func (c *Cascade) notRun(g *group, charged charge, sc sharedCharge, err error) outcome {
+	c.budget.Refund(charged)
+	r := refuse(guard.CauseBreakerOpen, reasonBreakerOpen+": "+c.breaker.Name())
+	if errors.Is(err, gobreaker.ErrTooManyRequests) {
+		r = refuse(guard.CauseBreakerOpen, reasonBreakerOpen+": "+c.breaker.Name()+" is half-open and its probe calls are under way")
+	}
+	if sc.ok {
+		r.after = func() { c.afterCall(g, nil, sc, false, 0) }
+	}
+	return r
+}
+
+// answered records a call the fallback answered: its latency (a probe that
+// beat the p95 starts a new window), its tokens and its judge's name.
+func (c *Cascade) answered(bg context.Context, g *group, ests []guard.Estimate, sc sharedCharge, probe bool, p95, elapsed time.Duration) outcome {
+	if probe && elapsed < p95 {
+		// The window describes a fallback slower than the one that
+		// answered now: measure afresh.
+		c.lat.Reset()
+	}
+	c.lat.Observe(elapsed)
+	c.m.calls.Add(bg, 1, c.m.ok)
+	tokens := 0
+	for i := range ests {
+		e := &ests[i]
+		tokens += e.Usage.InputTokens + e.Usage.OutputTokens
+		c.st.inTokens.Add(uint64(max(e.Usage.InputTokens, 0)))
+		c.st.outTokens.Add(uint64(max(e.Usage.OutputTokens, 0)))
+		if e.Judge == "" {
+			e.Judge, e.JudgeVersion = c.info.Name, c.info.Version
+		}
+		if e.Latency == 0 {
+			e.Latency = elapsed
+		}
+	}
+	c.budget.Spend(tokens)
+	if tokens > 0 {
+		c.m.tokens.Add(bg, int64(tokens))
+	}
+	r := outcome{ests: ests, called: true, tokens: tokens}
+	if c.shared != nil {
+		r.after = func() { c.afterCall(g, ests, sc, true, tokens) }
+	}
+	return r
+}
+
+// excluded is the outcome of a call the caller's context ended. It is not
+// counted against the breaker.
+func (c *Cascade) excluded(ctx *flightCtx, err error, probe bool, elapsed time.Duration) outcome {
+	c.st.excluded.Add(1)
+	c.m.calls.Add(context.WithoutCancel(ctx), 1, c.m.excluded)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
+		// A lower bound on the fallback's latency: keep it, so that calls
+		// with as little time left are skipped. (A probe's is below the
+		// p95 it tested and would only refresh the window.)
+		c.lat.Observe(elapsed)
+		return made(refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", reasonDeadline, elapsed.Round(time.Millisecond))))
+	}
+	return made(refuseEnded(ctx, reasonCancelled+": "+err.Error()))
 }
 
 // observeState counts a trip of a caller-supplied breaker when a call sees
@@ -933,14 +956,14 @@ func (c *Cascade) acquire(ctx context.Context) outcome {
 	}
 	if n := c.waiting.Add(1); n > int64(c.limits.MaxWaiting) {
 		c.waiting.Add(-1)
-		return refuse(refConcurrency, fmt.Sprintf("%s: %d calls under way and %d waiting", ReasonConcurrency, c.limits.MaxConcurrent, c.limits.MaxWaiting))
+		return refuse(guard.CauseConcurrency, fmt.Sprintf("%s: %d calls under way and %d waiting", reasonConcurrency, c.limits.MaxConcurrent, c.limits.MaxWaiting))
 	}
 	defer c.waiting.Add(-1)
 	var expire <-chan time.Time
 	if dl, ok := ctx.Deadline(); ok {
-		wait := time.Until(dl) - c.lat.P95()
+		wait := dl.Sub(c.now()) - c.lat.P95()
 		if wait <= 0 {
-			return refuse(refDeadline, ReasonDeadline+": no fallback slot was free and no time is left to wait for one")
+			return refuse(guard.CauseDeadline, reasonDeadline+": no fallback slot was free and no time is left to wait for one")
 		}
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -950,22 +973,23 @@ func (c *Cascade) acquire(ctx context.Context) outcome {
 	case c.sem <- struct{}{}:
 		return outcome{}
 	case <-expire:
-		return refuse(refDeadline, ReasonDeadline+": no fallback slot freed in time")
+		return refuse(guard.CauseDeadline, reasonDeadline+": no fallback slot freed in time")
 	case <-ctx.Done():
-		return refuseEnded(ctx, ReasonCancelled+" (waiting for a fallback slot): "+ctx.Err().Error())
+		return refuseEnded(ctx, reasonCancelled+" (waiting for a fallback slot): "+ctx.Err().Error())
 	}
 }
 
-func refuse(r refusal, reason string) outcome {
-	return outcome{reason: reason, refusal: r, cause: r.cause()}
+// refuse abstains for cause c, with the reason text for people.
+func refuse(c guard.Cause, reason string) outcome {
+	return outcome{reason: reason, cause: c}
 }
 
-// refuseEnded refuses because the caller's context ended: counted as
-// cancelled (Stats.Cancelled), with the cause that says how it ended —
-// CauseDeadline when its deadline passed, CauseCancelled when it was
-// cancelled.
+// refuseEnded refuses because the caller's context ended. It is counted as
+// cancelled (Stats.Cancelled). Its cause says how the context ended:
+// CauseDeadline when its deadline passed, CauseCancelled otherwise.
 func refuseEnded(ctx context.Context, reason string) outcome {
-	o := refuse(refCancelled, reason)
+	o := refuse(guard.CauseCancelled, reason)
+	o.ended = true
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		o.cause = guard.CauseDeadline
 	}
@@ -981,37 +1005,6 @@ func trim(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func safeJudge(ctx context.Context, j guard.Judge, req guard.Request) (out []guard.Estimate, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = nil, &guard.PanicError{Value: v}
-		}
-	}()
-	return j.Judge(ctx, req)
-}
-
-// validate rejects a fallback answer with an estimate that was not asked or
-// is malformed: a broken fallback counts against the breaker.
-func validate(ests []guard.Estimate, req *guard.Request) error {
-	for i := range ests {
-		e := &ests[i]
-		if !req.Wants(e.Decision) {
-			return fmt.Errorf("estimate %d is for %v, which was not asked", i, e.Decision)
-		}
-		if e.Decision == guard.ChunkRelevance {
-			if !hasContext(req.Sample, e.ContextID) {
-				return fmt.Errorf("chunk_relevance estimate for unknown context %q", e.ContextID)
-			}
-		} else if e.ContextID != "" {
-			return fmt.Errorf("%v estimate names context %q", e.Decision, e.ContextID)
-		}
-		if !e.Abstained && (math.IsNaN(e.P) || e.P < 0 || e.P > 1) {
-			return fmt.Errorf("%v estimate: probability %v outside [0, 1]", e.Decision, e.P)
-		}
-	}
-	return nil
 }
 
 // fromCache returns an estimate made for another sample with the same key,

@@ -10,13 +10,14 @@ import (
 )
 
 // outcome is what one fallback call produced for its group: the estimates,
-// or the reason none could be had (then refusal names the counter and
-// cause the abstentions' guard.Cause).
+// or the reason none could be had and its cause.
 type outcome struct {
-	ests    []guard.Estimate
-	reason  string
-	refusal refusal
-	cause   guard.Cause
+	ests   []guard.Estimate
+	reason string
+	cause  guard.Cause
+	// ended says the caller's context ended first: the abstentions count
+	// as cancelled whatever their cause (see counted).
+	ended bool
 	// fresh is false for callers that joined a call another caller
 	// started: they did not spend its tokens.
 	fresh bool
@@ -26,6 +27,15 @@ type outcome struct {
 	// after, when set, runs on the call's goroutine once every caller has
 	// the outcome (shared-store work that need not hold them up).
 	after func()
+}
+
+// counted is the cause the abstentions are counted under in Stats: a call
+// the caller's context ended counts as cancelled.
+func (o *outcome) counted() guard.Cause {
+	if o.ended {
+		return guard.CauseCancelled
+	}
+	return o.cause
 }
 
 // flight is one fallback call under way, shared by every caller that asked
@@ -48,6 +58,7 @@ type flightCtx struct {
 
 	done chan struct{}
 	hard time.Time
+	now  func() time.Time // the cascade's clock
 
 	mu       sync.Mutex
 	deadline time.Time
@@ -55,10 +66,10 @@ type flightCtx struct {
 	timer    *time.Timer
 }
 
-func newFlightCtx(parent context.Context, deadline, hard time.Time) *flightCtx {
-	c := &flightCtx{Context: context.WithoutCancel(parent), done: make(chan struct{}), hard: hard, deadline: deadline}
+func newFlightCtx(parent context.Context, deadline, hard time.Time, now func() time.Time) *flightCtx {
+	c := &flightCtx{Context: context.WithoutCancel(parent), done: make(chan struct{}), hard: hard, now: now, deadline: deadline}
 	c.mu.Lock()
-	c.timer = time.AfterFunc(time.Until(deadline), c.expire)
+	c.timer = time.AfterFunc(deadline.Sub(now()), c.expire)
 	c.mu.Unlock()
 	return c
 }
@@ -96,14 +107,14 @@ func (c *flightCtx) extend(d time.Time) {
 		return
 	}
 	c.deadline = d
-	c.timer.Reset(time.Until(d))
+	c.timer.Reset(d.Sub(c.now()))
 }
 
 // expire ends the context at its deadline; a timer that fired just before an
 // extension re-arms instead.
 func (c *flightCtx) expire() {
 	c.mu.Lock()
-	if left := time.Until(c.deadline); left > 0 && c.err == nil {
+	if left := c.deadline.Sub(c.now()); left > 0 && c.err == nil {
 		c.timer.Reset(left)
 		c.mu.Unlock()
 		return
@@ -137,6 +148,8 @@ type flights struct {
 	// joined, when set, is called (under the lock) each time a caller
 	// joins a call under way.
 	joined func()
+	// now is the clock the calls' deadlines are measured with.
+	now func() time.Time
 }
 
 // close stops new calls from starting; calls under way go on.
@@ -160,7 +173,7 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 	f, shared := g.m[key]
 	if !shared && g.closed {
 		g.mu.Unlock()
-		return refuse(refClosed, ReasonClosed), false, true
+		return refuse(guard.CauseClosed, reasonClosed), false, true
 	}
 	if shared {
 		f.waiters++
@@ -169,7 +182,7 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 			g.joined()
 		}
 	} else {
-		fctx := newFlightCtx(ctx, want, hard)
+		fctx := newFlightCtx(ctx, want, hard, g.now)
 		f = &flight{done: make(chan struct{}), waiters: 1, ctx: fctx}
 		g.m[key] = f
 		g.wg.Add(1)

@@ -15,13 +15,24 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// clock is a manual clock for the budget and latency windows.
+// clock is a manual clock for the budget and latency windows and the
+// deadlines.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+// newClock returns a clock a year ahead of the real one, on the hour. A
+// context whose deadline is set by it (within) does not end in real time
+// during a test: only the cascade, reading the clock, sees it near.
+func newClock() *clock { return &clock{t: time.Now().AddDate(1, 0, 0).Truncate(time.Hour)} }
+
+// within returns a context whose deadline is d after clk's time.
+func within(t *testing.T, clk *clock, d time.Duration) context.Context {
+	ctx, cancel := context.WithDeadline(context.Background(), clk.Now().Add(d))
+	t.Cleanup(cancel)
+	return ctx
+}
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()

@@ -41,7 +41,7 @@ const (
 type metrics struct {
 	hit, miss            metric.MeasurementOption
 	ok, failed, excluded metric.MeasurementOption
-	refusal              [numRefusals]metric.MeasurementOption
+	refusal              [len(causes)]metric.MeasurementOption // by causeIndex
 	storeOp              [numStoreOps]metric.MeasurementOption
 	sharedHits           metric.Int64Counter
 	storeFallbacks       metric.Int64Counter
@@ -66,8 +66,8 @@ func newMetrics(mp metric.MeterProvider, c *Cascade) (*metrics, error) {
 	x.breakerAttr = opt(name)
 	x.hit, x.miss = opt(AttrResult.String("hit")), opt(AttrResult.String("miss"))
 	x.ok, x.failed, x.excluded = opt(AttrOutcome.String(OutcomeOK)), opt(AttrOutcome.String(OutcomeError)), opt(AttrOutcome.String(OutcomeExcluded))
-	for r := refusal(1); r < numRefusals; r++ {
-		x.refusal[r] = opt(AttrReason.String(r.label()))
+	for i, cause := range causes {
+		x.refusal[i] = opt(AttrReason.String(string(cause)))
 	}
 	for o := storeOp(0); o < numStoreOps; o++ {
 		x.storeOp[o] = opt(AttrOp.String(storeOpLabels[o]))

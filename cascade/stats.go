@@ -4,42 +4,48 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/ragtriage/ragtriage/guard"
 )
 
-// refusal names why an escalated estimate came back abstained.
-type refusal uint8
+// causes are the causes of the cascade's abstentions, the index of their
+// counters.
+var causes = [...]guard.Cause{
+	guard.CauseBreakerOpen, guard.CauseDeadline, guard.CauseBudget, guard.CauseConcurrency,
+	guard.CauseClosed, guard.CauseCancelled, guard.CauseFallbackFailed, guard.CauseFallbackAbstained,
+}
 
-const (
-	refNone        refusal = iota
-	refBreaker             // breaker open (or half-open with its probes under way)
-	refDeadline            // too little time left, before or during the call
-	refBudget              // budget spent
-	refConcurrency         // no slot and no room to wait
-	refClosed              // Close was called
-	refCancelled           // the caller's context ended
-	refFailed              // the fallback returned an error
-	refAbstained           // the fallback itself abstained or left the estimate out
-	numRefusals
-)
-
-var refusalLabels = [numRefusals]string{"", "breaker_open", "deadline", "budget", "concurrency", "closed", "cancelled", "failed", "fallback_abstained"}
-
-func (r refusal) label() string { return refusalLabels[r] }
+// causeIndex returns the index of c in causes (c is one of them).
+func causeIndex(c guard.Cause) int {
+	for i, x := range causes {
+		if x == c {
+			return i
+		}
+	}
+	panic("cascade: no counter for cause " + string(c))
+}
 
 type counters struct {
 	escalations, requested, hits, misses, settled  atomic.Uint64
-	abstained                                      [numRefusals]atomic.Uint64
+	abstained                                      [len(causes)]atomic.Uint64 // by causeIndex
 	calls, callErrors, excluded, collapsed, probes atomic.Uint64
 	trips, inTokens, outTokens                     atomic.Uint64
 	sharedHits, storeFallbacks                     atomic.Uint64
 }
 
-// count records one estimate abstained for reason r.
-func (c *Cascade) count(ctx context.Context, r refusal) {
-	c.st.abstained[r].Add(1)
-	if r != refFailed && r != refAbstained {
-		c.m.refusals.Add(context.WithoutCancel(ctx), 1, c.m.refusal[r])
+// count records one estimate abstained for cause c. Refusals (the fallback
+// was not asked) are also counted in the refusals metric.
+func (c *Cascade) count(ctx context.Context, cause guard.Cause) {
+	i := causeIndex(cause)
+	c.st.abstained[i].Add(1)
+	if cause != guard.CauseFallbackFailed && cause != guard.CauseFallbackAbstained {
+		c.m.refusals.Add(context.WithoutCancel(ctx), 1, c.m.refusal[i])
 	}
+}
+
+// abstained returns the count of estimates abstained for cause c.
+func (c *Cascade) abstained(cause guard.Cause) uint64 {
+	return c.st.abstained[causeIndex(cause)].Load()
 }
 
 // Stats are the cascade's counters since New. Estimate counts add up:
@@ -108,14 +114,14 @@ func (c *Cascade) Stats() Stats {
 		CacheHits:          c.st.hits.Load(),
 		CacheMisses:        c.st.misses.Load(),
 		Settled:            c.st.settled.Load(),
-		RefusedBreaker:     c.st.abstained[refBreaker].Load(),
-		RefusedDeadline:    c.st.abstained[refDeadline].Load(),
-		RefusedBudget:      c.st.abstained[refBudget].Load(),
-		RefusedConcurrency: c.st.abstained[refConcurrency].Load(),
-		RefusedClosed:      c.st.abstained[refClosed].Load(),
-		Cancelled:          c.st.abstained[refCancelled].Load(),
-		Failed:             c.st.abstained[refFailed].Load(),
-		FallbackAbstained:  c.st.abstained[refAbstained].Load(),
+		RefusedBreaker:     c.abstained(guard.CauseBreakerOpen),
+		RefusedDeadline:    c.abstained(guard.CauseDeadline),
+		RefusedBudget:      c.abstained(guard.CauseBudget),
+		RefusedConcurrency: c.abstained(guard.CauseConcurrency),
+		RefusedClosed:      c.abstained(guard.CauseClosed),
+		Cancelled:          c.abstained(guard.CauseCancelled),
+		Failed:             c.abstained(guard.CauseFallbackFailed),
+		FallbackAbstained:  c.abstained(guard.CauseFallbackAbstained),
 		Calls:              c.st.calls.Load(),
 		CallErrors:         c.st.callErrors.Load(),
 		CallsExcluded:      c.st.excluded.Load(),

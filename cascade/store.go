@@ -2,7 +2,6 @@ package cascade
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -41,8 +40,8 @@ type Store interface {
 	Put(ctx context.Context, entries []Entry) error
 	// Reserve counts one fallback call against budget b if b allows it
 	// within its window, atomically with the check, and returns where it
-	// counted it. A refusal is an error wrapping ErrBudgetSpent, with the
-	// counts in its text. b is never the unlimited budget.
+	// counted it. A refusal is an error wrapping guard.ErrFallbackBudget,
+	// with the counts in its text. b is never the unlimited budget.
 	Reserve(ctx context.Context, b Budget) (Charge, error)
 	// Spend adds tokens to b's account in the current window slice.
 	Spend(ctx context.Context, b Budget, tokens int) error
@@ -65,10 +64,6 @@ type Entry struct {
 type Charge struct {
 	Bucket int64
 }
-
-// ErrBudgetSpent is wrapped by the error Store.Reserve returns when the
-// budget refuses a call.
-var ErrBudgetSpent = errors.New("cascade: budget spent")
 
 // Counts are counter increments a cascade reports to a shared store after
 // each escalation (and once for each store fallback), so that a
@@ -186,7 +181,7 @@ func (m *MemoryStore) Put(_ context.Context, entries []Entry) error {
 func (m *MemoryStore) Reserve(_ context.Context, b Budget) (Charge, error) {
 	ch, why := m.account(b).Reserve()
 	if why != "" {
-		return Charge{}, fmt.Errorf("%w: %s", ErrBudgetSpent, why)
+		return Charge{}, fmt.Errorf("%w: %s", guard.ErrFallbackBudget, why)
 	}
 	return Charge{Bucket: ch.bucket}, nil
 }

@@ -334,7 +334,7 @@ func TestReadOTLPCauses(t *testing.T) {
 		t.Fatal("no record for escalate-bare")
 	}
 	r := &rec.Result
-	if f := r.Fallback; f == nil || f.Cause != guard.CauseBudget || !maps.Equal(f.Causes, map[guard.Cause]int{guard.CauseBudget: 2}) || !errors.Is(f.Err(), cascade.ErrBudget) {
+	if f := r.Fallback; f == nil || f.Cause != guard.CauseBudget || !maps.Equal(f.Causes, map[guard.Cause]int{guard.CauseBudget: 2}) || !errors.Is(f.Err(), guard.ErrFallbackBudget) {
 		t.Errorf("fallback = %+v; want cause budget twice", f)
 	}
 	if len(r.Errors) != 1 || r.Errors[0].Cause != guard.CauseJudgeFailed || !errors.Is(r.Err(), guard.ErrJudge) {

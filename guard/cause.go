@@ -6,15 +6,15 @@ import (
 )
 
 // A Cause says, with a stable name, why a decision has no probability or why
-// an escalated decision stayed unsettled. Results carry one beside every
-// reason text (Abstention.Cause, JudgeError.Cause, FallbackInfo.Cause and
-// FallbackInfo.Causes, Claim.Cause), so that code counts and matches causes
-// instead of parsing reasons, and each cause has a sentinel error (Err) so
-// that errors.Is works on the errors a Result gives: the Err methods of
-// Abstention, FallbackInfo and Estimate, and Result.Err.
+// an escalated decision stayed unsettled. It is the one thing code matches:
+// reason texts are for people. Results carry a cause beside every reason
+// (Abstention, JudgeError, FallbackInfo, Claim). Each cause has one
+// sentinel error (Err). errors.Is works with it on the errors a Result
+// gives: Result.Err and the Err methods of Abstention, FallbackInfo and
+// Estimate.
 //
-// The names are part of the JSON form and of telemetry; they never change
-// meaning. The zero Cause is "no cause" (an estimate that was given).
+// The names are part of the JSON form and of telemetry, and never change
+// meaning. The zero Cause is "no cause": an estimate that was given.
 type Cause string
 
 // The causes. The first two are about the guard's own judges; the others
@@ -62,12 +62,11 @@ var Causes = []Cause{
 	CauseFallbackFailed, CauseFallbackAbstained, CauseFallbackUncertain,
 }
 
-// The sentinel errors of the causes: Cause.Err returns them and every error
-// a Result gives for a cause wraps one, so that, for example,
+// The sentinel errors of the causes, one per cause. Cause.Err returns them,
+// and every error a Result gives for a cause wraps one. For example,
 // errors.Is(res.Fallback.Err(), guard.ErrFallbackBudget) reports whether the
-// fallback's budget left a decision unsettled. ErrJudge is CauseJudgeFailed's.
-// Package cascade exports the fallback ones under shorter names
-// (cascade.ErrBudget is guard.ErrFallbackBudget: the same value).
+// fallback's budget left a decision unsettled. ErrJudge is
+// CauseJudgeFailed's. Package cascade uses these same values.
 var (
 	ErrAbstained           = errors.New("judge abstained")
 	ErrFallbackBreakerOpen = errors.New("fallback circuit breaker open")
@@ -139,9 +138,9 @@ func CauseOf(err error) Cause {
 	return ""
 }
 
-// CauseError is the error form of a cause with its reason text: Error
-// returns the reason (the cause's sentinel text when the reason is empty)
-// and Unwrap the sentinel, so that errors.Is(err, guard.ErrFallbackBudget)
+// CauseError is the error form of a cause with its reason text. Error
+// returns the reason, or the sentinel's text when the reason is empty.
+// Unwrap returns the sentinel, so errors.Is(err, guard.ErrFallbackBudget)
 // works on it.
 type CauseError struct {
 	Cause  Cause

@@ -61,84 +61,200 @@ const MaxClaims = 64
 // claimsMode replaces the groundedness estimate in t by the weakest
 // claim's. It reports whether it did.
 //
-// Claims it escalates are recorded in info (nil when none was), which
-// Evaluate merges into Result.Fallback so that the degrade rule applies to
-// a claim the fallback could not settle.
+// Claims it escalates are recorded in info (nil when none was). Evaluate
+// merges info into Result.Fallback, so that the degrade rule applies to a
+// claim the fallback could not settle.
 func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result) (claimed bool, info *FallbackInfo) {
+	b := g.groundednessJudge()
+	if b == nil {
+		return false, nil
+	}
+	claims, err := g.extractClaims(ctx, s)
+	if err != nil {
+		res.Errors = append(res.Errors, *newJudgeError(describe(g.claims), []Decision{Groundedness}, CauseJudgeFailed, err))
+		return false, nil
+	}
+	runs := make([]claimRun, len(claims))
+	for i := range runs {
+		runs[i].cs = *s
+		runs[i].cs.Answer = claims[i]
+	}
+	if cj, ok := b.judge.(ClaimJudge); ok {
+		g.judgeClaims(ctx, b, cj, s, claims, runs)
+	} else {
+		g.judgeEachClaim(ctx, b, runs)
+	}
+	info = g.escalateClaims(ctx, runs)
+	agg, fixed := g.readClaims(res, claims, runs, info)
+	t.replaceGroundedness(agg, fixed)
+	return true, info
+}
+
+// groundednessJudge returns the binding that answers Groundedness, or nil.
+func (g *Guard) groundednessJudge() *binding {
 	var b *binding
 	for i := range g.bindings {
 		if contains(g.bindings[i].decisions, Groundedness) {
 			b = &g.bindings[i]
 		}
 	}
-	if b == nil {
-		return false, nil
-	}
-	name := describe(g.claims)
-	fail := func(err error) (bool, *FallbackInfo) {
-		res.Errors = append(res.Errors, *newJudgeError(name, []Decision{Groundedness}, CauseJudgeFailed, err))
-		return false, nil
-	}
+	return b
+}
+
+// extractClaims splits the answer into claims: at least one, at most
+// MaxClaims.
+func (g *Guard) extractClaims(ctx context.Context, s *Sample) ([]string, error) {
 	var claims []string
-	_, err := g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
+	_, err := g.call(ctx, JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
 		var err error
 		claims, err = g.claims.ExtractClaims(ctx, s)
 		return nil, err
-	})}, Request{Sample: s})
+	}), false, Request{Sample: s})
 	switch {
 	case err != nil:
-		return fail(fmt.Errorf("claim extraction: %w", err))
+		return nil, fmt.Errorf("claim extraction: %w", err)
 	case len(claims) == 0:
-		return fail(errors.New("claim extraction found no claim"))
+		return nil, errors.New("claim extraction found no claim")
 	case len(claims) > MaxClaims:
-		return fail(fmt.Errorf("claim extraction returned %d claims, more than %d", len(claims), MaxClaims))
+		return nil, fmt.Errorf("claim extraction returned %d claims, more than %d", len(claims), MaxClaims)
 	}
+	return claims, nil
+}
 
-	// Each claim is judged on its own, and an uncertain one escalated on
-	// its own, in bounded batches: at most the guard's concurrency
-	// (WithConcurrency) at a time when the judge is not inline, and the
-	// escalations likewise. The claims are then read in order.
-	runs := make([]claimRun, len(claims))
-	g.each(len(claims), !b.inline, func(i int) {
-		r := &runs[i]
-		r.cs = *s
-		r.cs.Answer = claims[i]
-		e, err := g.claimEstimate(ctx, b, &r.cs)
-		if err != nil {
-			r.errs = append(r.errs, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, fmt.Errorf("claim %d: %w", i+1, err)))
-			e = Abstain(Groundedness, "", "the judge failed on this claim")
-			e.Cause = CauseJudgeFailed
-		}
-		r.e, r.v = e, Uncertain
-		if !e.Abstained {
-			r.v = g.policy.Verdict(Groundedness, e.P)
-		}
+// claimRun is one claim's judging and escalation in claims mode.
+type claimRun struct {
+	cs        Sample // the sample with the claim as its answer
+	e         Estimate
+	v         Verdict
+	errs      []JudgeError // in the order they happened
+	escalated bool
+	out       []Estimate  // the escalator's answer
+	failed    *JudgeError // the escalator's failure
+}
+
+// judged records the primary estimate of a claim, or the judge's failure.
+func (g *Guard) judged(r *claimRun, b *binding, e Estimate, err error) {
+	if err != nil {
+		r.errs = append(r.errs, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, err))
+		e = Abstain(Groundedness, "", "the judge failed on this claim")
+		e.Cause = CauseJudgeFailed
+	}
+	r.e, r.v = e, Uncertain
+	if !e.Abstained {
+		r.v = g.policy.Verdict(Groundedness, e.P)
+	}
+}
+
+// named fills in the judge's name on an estimate it gave without one.
+func named(e Estimate, b *binding) Estimate {
+	if e.Judge == "" {
+		e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
+	}
+	return e
+}
+
+// judgeClaims asks a ClaimJudge about every claim in one call, so that it
+// analyses the contexts once. Its answer is checked like any judge's, and
+// must hold one estimate per claim.
+func (g *Guard) judgeClaims(ctx context.Context, b *binding, cj ClaimJudge, s *Sample, claims []string, runs []claimRun) {
+	j := JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
+		return cj.JudgeClaims(ctx, s, claims)
 	})
-	if g.esc != nil {
-		var up []int
-		for i := range runs {
-			if runs[i].v == Uncertain {
-				up = append(up, i)
+	out, err := g.call(ctx, j, b.inline, Request{Sample: s, Decisions: []Decision{Groundedness}})
+	if err == nil && len(out) != len(claims) {
+		err = fmt.Errorf("%d estimates for %d claims", len(out), len(claims))
+	}
+	if err != nil {
+		err = fmt.Errorf("claims: %w", err)
+		g.judged(&runs[0], b, Estimate{}, err)
+		for i := 1; i < len(runs); i++ {
+			g.judged(&runs[i], b, Estimate{}, err)
+			runs[i].errs = nil // one call, one failure
+		}
+		return
+	}
+	for i := range runs {
+		g.judged(&runs[i], b, named(out[i], b), nil)
+	}
+}
+
+// judgeEachClaim asks the judge about each claim on its own, at most the
+// guard's concurrency at a time when the judge is not inline.
+func (g *Guard) judgeEachClaim(ctx context.Context, b *binding, runs []claimRun) {
+	ds := []Decision{Groundedness}
+	g.each(len(runs), !b.inline, func(i int) {
+		r := &runs[i]
+		out, err := g.call(ctx, b.judge, b.inline, Request{Sample: &r.cs, Decisions: ds})
+		if err != nil {
+			g.judged(r, b, Estimate{}, fmt.Errorf("claim %d: %w", i+1, err))
+			return
+		}
+		e := Abstain(Groundedness, "", "no judge estimated it")
+		for _, x := range out {
+			if x.Decision == Groundedness {
+				e = named(x, b)
+				break
 			}
 		}
-		if len(up) > 0 {
-			info = &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
-			t0 := g.now()
-			g.each(len(up), true, func(k int) {
-				r := &runs[up[k]]
-				var je *JudgeError
-				r.fe, r.ok, r.why, r.cause, je = g.escalateClaim(ctx, &r.cs)
-				if je != nil {
-					r.errs = append(r.errs, *je)
-				}
-				r.escalated = true
-			})
-			info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+		g.judged(r, b, e, nil)
+	})
+}
+
+// escalateClaims sends each uncertain claim to the escalator on its own,
+// at most the guard's concurrency at a time. It returns the escalations'
+// record, nil when none was made.
+func (g *Guard) escalateClaims(ctx context.Context, runs []claimRun) *FallbackInfo {
+	if g.esc == nil {
+		return nil
+	}
+	var up []int
+	for i := range runs {
+		if runs[i].v == Uncertain {
+			up = append(up, i)
 		}
 	}
+	if len(up) == 0 {
+		return nil
+	}
+	info := &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
+	t0 := g.now()
+	g.each(len(up), true, func(k int) {
+		r := &runs[up[k]]
+		r.out, r.failed = g.ask(ctx, Escalation{Request: Request{Sample: &r.cs, Decisions: []Decision{Groundedness}}}, "claim")
+		if r.failed != nil {
+			r.out = nil
+			r.errs = append(r.errs, *r.failed)
+		}
+		r.escalated = true
+	})
+	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+	return info
+}
 
+// fallbackAnswer returns the escalator's estimate of a claim (ok false when
+// it gave none), with the usage of the estimates up to it. Without an
+// estimate, the usage is that of the whole answer.
+func (g *Guard) fallbackAnswer(out []Estimate) (_ Estimate, ok bool) {
+	var u Usage
+	for _, e := range out {
+		u = u.Add(e.Usage)
+		if e.Decision != Groundedness || e.Abstained {
+			continue
+		}
+		if e.Judge == "" {
+			e.Judge = g.esc.name
+		}
+		e.Usage = u
+		return e, true
+	}
+	return Estimate{Usage: u}, false
+}
+
+// readClaims fills res.Claims and returns the claims' aggregate
+// groundedness estimate with its verdict: the weakest claim's.
+func (g *Guard) readClaims(res *Result, claims []string, runs []claimRun, info *FallbackInfo) (Estimate, Verdict) {
 	res.Claims = make([]Claim, len(claims))
-	agg := Estimate{Decision: Groundedness, Judge: name}
+	agg := Estimate{Decision: Groundedness, Judge: describe(g.claims)}
 	fixed := Pass
 	weakest, known := 2.0, 0
 	for i := range runs {
@@ -146,30 +262,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 		res.Errors = append(res.Errors, r.errs...)
 		c := &res.Claims[i]
 		c.Text = claims[i]
-		e, v := r.e, r.v
-		spent := e.Usage
-		if r.escalated {
-			info.Usage = info.Usage.Add(r.fe.Usage)
-			spent = spent.Add(r.fe.Usage)
-			c.Escalated = true
-			why, cause := r.why, r.cause
-			if r.ok {
-				e = r.fe
-				v = g.esc.policy.Verdict(Groundedness, e.P)
-			}
-			if v == Uncertain {
-				if r.ok {
-					why, cause = reasonFallbackUnsure, CauseFallbackUncertain
-				}
-				info.Unsettled++
-				info.addCause(cause, why)
-				if c.Reason == "" {
-					c.Reason, c.Cause = why, cause
-				}
-			} else {
-				info.Settled++
-			}
-		}
+		e, v, spent := g.readClaim(c, r, info)
 		c.Judge, c.Verdict, c.Evidence = e.Judge, v, e.Evidence
 		if e.Abstained {
 			c.Groundedness, c.Reason, c.Cause = Prob{Asked: true}, e.Reason, e.Cause
@@ -179,9 +272,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 		} else {
 			c.Groundedness = KnownProb(e.P)
 			known++
-			if e.P < weakest {
-				weakest = e.P
-			}
+			weakest = min(weakest, e.P)
 		}
 		agg.Usage = agg.Usage.Add(spent)
 		// The weakest verdict wins: fail < uncertain < pass.
@@ -193,105 +284,63 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 			fixed = Uncertain
 		}
 	}
-	if known == 0 {
-		agg.Abstained, agg.Reason = true, "no claim's support could be estimated"
-		// The claims' common cause (every claim's judge failed, or every
-		// claim's escalation hit the deadline, …) is the decision's; mixed
-		// causes leave it a plain abstention.
-		for i := range res.Claims {
-			c := res.Claims[i].Cause
-			if i == 0 {
-				agg.Cause = c
-			} else if c != agg.Cause {
-				agg.Cause = CauseAbstained
-				break
-			}
-		}
-	} else {
+	if known > 0 {
 		agg.P = weakest
+		return agg, fixed
 	}
-	// The whole-answer groundedness estimate gives way to the claims'
-	// aggregate, whose verdict is fixed by the claims.
+	agg.Abstained, agg.Reason = true, "no claim's support could be estimated"
+	agg.Cause = commonCause(res.Claims)
+	return agg, fixed
+}
+
+// readClaim returns the estimate that decides a claim, its verdict and what
+// it cost. An escalated claim is counted in info and takes the fallback's
+// estimate when there is one.
+func (g *Guard) readClaim(c *Claim, r *claimRun, info *FallbackInfo) (Estimate, Verdict, Usage) {
+	e, v := r.e, r.v
+	if !r.escalated {
+		return e, v, e.Usage
+	}
+	c.Escalated = true
+	fe, ok := g.fallbackAnswer(r.out)
+	spent := e.Usage.Add(fe.Usage)
+	info.Usage = info.Usage.Add(fe.Usage)
+	if ok {
+		e, v = fe, g.esc.policy.Verdict(Groundedness, fe.P)
+	}
+	if cause, why := info.count(v, r.failed, r.out, Groundedness, ""); cause != "" {
+		c.Reason, c.Cause = why, cause
+	}
+	return e, v, spent
+}
+
+// commonCause is the claims' common cause: every claim's judge failed,
+// every claim's escalation hit the deadline, and so on. Mixed causes leave
+// a plain abstention.
+func commonCause(claims []Claim) Cause {
+	var c Cause
+	for i := range claims {
+		if i == 0 {
+			c = claims[i].Cause
+		} else if claims[i].Cause != c {
+			return CauseAbstained
+		}
+	}
+	return c
+}
+
+// replaceGroundedness puts the claims' aggregate agg, read as the verdict
+// fixed, in place of the whole-answer groundedness estimate. The aggregate
+// keeps the whole answer's citations; the claims carry the rest.
+func (t *table) replaceGroundedness(agg Estimate, fixed Verdict) {
 	out := table{ests: make([]Estimate, 0, len(t.ests)+1), fixed: fixed}
 	for i, e := range t.ests {
 		if e.Decision != Groundedness {
 			out.add(e, t.reader(i))
 		} else {
-			// Keep the whole-answer citations; the claims carry the rest.
 			agg.Citations = e.Citations
 		}
 	}
 	out.add(agg, readFixed)
 	*t = out
-	return true, info
-}
-
-// claimRun is one claim's judging and escalation in claims mode.
-type claimRun struct {
-	cs        Sample // the sample with the claim as its answer
-	e         Estimate
-	v         Verdict
-	errs      []JudgeError // in the order they happened
-	escalated bool
-	fe        Estimate // the escalator's estimate, when ok
-	ok        bool
-	why       string
-	cause     Cause
-}
-
-// claimEstimate asks the groundedness judge about one claim.
-func (g *Guard) claimEstimate(ctx context.Context, b *binding, cs *Sample) (Estimate, error) {
-	ds := []Decision{Groundedness}
-	out, err := g.call(ctx, b, Request{Sample: cs, Decisions: ds})
-	if err == nil {
-		err = checkEstimates(out, ds, cs)
-	}
-	if err != nil {
-		return Estimate{}, err
-	}
-	for _, e := range out {
-		if e.Decision == Groundedness {
-			if e.Judge == "" {
-				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
-			}
-			return e, nil
-		}
-	}
-	return Abstain(Groundedness, "", "no judge estimated it"), nil
-}
-
-// escalateClaim sends one uncertain claim to the escalator; ok is false when
-// it gave no estimate (why and cause say why; a failure is also returned, to
-// be reported).
-func (g *Guard) escalateClaim(ctx context.Context, cs *Sample) (_ Estimate, ok bool, why string, cause Cause, failed *JudgeError) {
-	ds := []Decision{Groundedness}
-	out, err := g.callEscalator(ctx, Escalation{Request: Request{Sample: cs, Decisions: ds}})
-	if err == nil {
-		err = checkEstimates(out, ds, cs)
-	}
-	if err != nil {
-		je := newJudgeError(g.esc.name, ds, escalatorCause(err), fmt.Errorf("claim: %w", err))
-		return Estimate{}, false, je.Message, je.Cause, je
-	}
-	var u Usage
-	why, cause = reasonNoEstimate, CauseFallbackAbstained
-	for _, e := range out {
-		u = u.Add(e.Usage)
-		if e.Decision != Groundedness {
-			continue
-		}
-		if e.Abstained {
-			why, cause = e.Reason, e.Cause
-			if cause == "" {
-				cause = CauseFallbackAbstained
-			}
-			continue
-		}
-		if e.Judge == "" {
-			e.Judge = g.esc.name
-		}
-		e.Usage = u
-		return e, true, "", "", nil
-	}
-	return Estimate{Usage: u}, false, why, cause, nil
 }

@@ -109,35 +109,66 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 // names the decisions the rule waived. "Uncertain" for chunk relevance means
 // no chunk passes and not all fail.
 func Diagnose(r *Result) Outcome {
-	v := &r.Verdicts
-	var buf [numDecisions]string // no allocation for the usual few names
-	uncertain := buf[:0]
-	unsure := func(name string) { uncertain = append(uncertain, name) }
-	minConf := 1.0
-	take := func(c float64) {
-		if c < minConf {
-			minConf = c
-		}
+	dg := diagnosis{r: r, minConf: 1}
+	if o, ok := dg.conflict(); ok {
+		return o
 	}
+	if o, ok := dg.chunks(); ok {
+		return o
+	}
+	if o, ok := dg.answer(); ok {
+		return o
+	}
+	return dg.conclude()
+}
 
-	// Conflict.
-	switch v.Retrieval.ContextConflict {
+// diagnosis is the state of one Diagnose: the uncertain decisions so far,
+// in precedence order, and the least confidence among those that passed.
+type diagnosis struct {
+	r       *Result
+	pending [numDecisions]Decision // the first n are uncertain
+	n       int
+	minConf float64
+}
+
+func (dg *diagnosis) unsure(d Decision) { dg.pending[dg.n] = d; dg.n++ }
+
+func (dg *diagnosis) uncertain() []Decision { return dg.pending[:dg.n] }
+
+func (dg *diagnosis) take(c float64) { dg.minConf = min(dg.minConf, c) }
+
+// found is a confident finding; the reason names what is also uncertain.
+func (dg *diagnosis) found(d Diagnosis, conf float64, why string) (Outcome, bool) {
+	if dg.n > 0 {
+		why = names(why+" (also uncertain: ", dg.uncertain(), ")")
+	}
+	return Outcome{Diagnosis: d, Confidence: conf, Route: Auto, Reason: why}, true
+}
+
+// conflict finds CONFLICTING_EVIDENCE.
+func (dg *diagnosis) conflict() (Outcome, bool) {
+	r := dg.r
+	switch r.Verdicts.Retrieval.ContextConflict {
 	case Fail:
-		return found(ConflictingEvidence, r.Retrieval.ContextConflict.Value, "the contexts disagree on a fact the answer depends on", nil)
+		return dg.found(ConflictingEvidence, r.Retrieval.ContextConflict.Value, "the contexts disagree on a fact the answer depends on")
 	case Pass:
-		take(1 - r.Retrieval.ContextConflict.Value)
+		dg.take(1 - r.Retrieval.ContextConflict.Value)
 	default:
-		unsure("context_conflict")
+		dg.unsure(ContextConflict)
 	}
+	return Outcome{}, false
+}
 
-	// Chunk relevance.
+// chunks finds RETRIEVAL_MISS: no contexts, or every chunk fails.
+func (dg *diagnosis) chunks() (Outcome, bool) {
+	r := dg.r
 	chunks := r.Retrieval.ChunkRelevance
 	if len(chunks) == 0 {
-		return found(RetrievalMiss, 1, "nothing was retrieved", uncertain)
+		return dg.found(RetrievalMiss, 1, "nothing was retrieved")
 	}
 	allFail, best := true, -1.0
 	missConf := 1.0
-	for i, e := range v.Retrieval.ChunkRelevance {
+	for i, e := range r.Verdicts.Retrieval.ChunkRelevance {
 		p := chunks[i].Value
 		if e.Value != Fail {
 			allFail = false
@@ -150,28 +181,35 @@ func Diagnose(r *Result) Outcome {
 	}
 	switch {
 	case allFail:
-		return found(RetrievalMiss, missConf, "no retrieved context is relevant to the question", uncertain)
+		return dg.found(RetrievalMiss, missConf, "no retrieved context is relevant to the question")
 	case best >= 0:
-		take(best)
+		dg.take(best)
 	default:
-		unsure("chunk_relevance")
+		dg.unsure(ChunkRelevance)
 	}
+	return Outcome{}, false
+}
 
-	// The per-answer decisions, in precedence order; each is read through
-	// the Result's decision table. Correctness is skipped without a
-	// reference (Verdict reports it absent).
-	checks := [...]struct {
-		dec Decision
-		d   Diagnosis
-		why string
-	}{
-		{ContextSufficiency, RetrievalInsufficient, "the contexts do not hold enough to answer the question"},
-		{AnswerRelevance, AnswerIrrelevant, "the answer does not address the question"},
-		{Groundedness, GeneratorUngrounded, "the answer makes claims the contexts do not support"},
-		{Contradiction, GeneratorUngrounded, "the answer contradicts the contexts"},
-		{Correctness, AnswerIncorrect, "the answer disagrees with the reference answer"},
-	}
-	for _, c := range checks {
+// answerChecks are the per-answer decisions, in precedence order, with the
+// diagnosis a confident failure gives.
+var answerChecks = [...]struct {
+	dec Decision
+	d   Diagnosis
+	why string
+}{
+	{ContextSufficiency, RetrievalInsufficient, "the contexts do not hold enough to answer the question"},
+	{AnswerRelevance, AnswerIrrelevant, "the answer does not address the question"},
+	{Groundedness, GeneratorUngrounded, "the answer makes claims the contexts do not support"},
+	{Contradiction, GeneratorUngrounded, "the answer contradicts the contexts"},
+	{Correctness, AnswerIncorrect, "the answer disagrees with the reference answer"},
+}
+
+// answer reads the per-answer decisions through the Result's decision
+// table. Correctness is skipped without a reference (Verdict reports it
+// absent).
+func (dg *diagnosis) answer() (Outcome, bool) {
+	r := dg.r
+	for _, c := range answerChecks {
 		p := r.Prob(c.dec)
 		verdict, ok := r.Verdict(c.dec)
 		if !ok {
@@ -188,31 +226,51 @@ func Diagnose(r *Result) Outcome {
 		}
 		switch verdict {
 		case Fail:
-			return found(c.d, 1-healthy, c.why, uncertain)
+			return dg.found(c.d, 1-healthy, c.why)
 		case Pass:
-			take(healthy)
+			dg.take(healthy)
 		default:
-			unsure(c.dec.String())
+			dg.unsure(c.dec)
 		}
 	}
-	if len(uncertain) > 0 {
-		for _, name := range uncertain {
-			if d, err := ParseDecision(name); err != nil || !r.PassRule.Waives(d) {
-				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
-					Reason: "uncertain: " + strings.Join(uncertain, ", ")}
-			}
-		}
-		return Outcome{Diagnosis: PassDiagnosis, Confidence: minConf, Route: Auto,
-			Reason: "every decision the pass rule " + r.PassRule.String() + " requires passed (uncertain, waived: " + strings.Join(uncertain, ", ") + ")"}
-	}
-	return Outcome{Diagnosis: PassDiagnosis, Confidence: minConf, Route: Auto, Reason: "every decision passed"}
+	return Outcome{}, false
 }
 
-func found(d Diagnosis, conf float64, why string, uncertain []string) Outcome {
-	if len(uncertain) > 0 {
-		why += " (also uncertain: " + strings.Join(uncertain, ", ") + ")"
+// conclude gives JUDGE_UNCERTAIN when the pass rule does not waive an
+// uncertain decision, and PASS otherwise.
+func (dg *diagnosis) conclude() Outcome {
+	r := dg.r
+	if dg.n == 0 {
+		return Outcome{Diagnosis: PassDiagnosis, Confidence: dg.minConf, Route: Auto, Reason: "every decision passed"}
 	}
-	return Outcome{Diagnosis: d, Confidence: conf, Route: Auto, Reason: why}
+	for _, d := range dg.uncertain() {
+		if !r.PassRule.Waives(d) {
+			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
+				Reason: names("uncertain: ", dg.uncertain(), "")}
+		}
+	}
+	return Outcome{Diagnosis: PassDiagnosis, Confidence: dg.minConf, Route: Auto,
+		Reason: names("every decision the pass rule "+r.PassRule.String()+" requires passed (uncertain, waived: ", dg.uncertain(), ")")}
+}
+
+// names returns prefix, the decisions' names joined with commas, and
+// suffix, in one allocation.
+func names(prefix string, ds []Decision, suffix string) string {
+	n := len(prefix) + len(suffix) + 2*max(len(ds)-1, 0)
+	for _, d := range ds {
+		n += len(d.String())
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.String())
+	}
+	b.WriteString(suffix)
+	return b.String()
 }
 
 // leastCertain is the smallest max(P, 1-P) over the uncertain decisions of r

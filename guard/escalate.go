@@ -4,21 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 )
 
-// An Escalator settles the decisions the guard's own judges left uncertain:
-// it is the fallback path of the cascade (package cascade implements it
-// around a slower judge with a circuit breaker, cache, deadline and budget).
+// An Escalator settles the decisions the guard's own judges left uncertain.
+// It is the fallback path. Package cascade implements it around a slower
+// judge, with a circuit breaker, cache, deadline and budget.
 //
-// The guard calls Escalate only when its own outcome routes to the fallback
-// (the diagnosis is JUDGE_UNCERTAIN), and only for the uncertain decisions.
-// Escalate returns estimates the same way a Judge does; an estimate it
-// cannot give is returned with Abstained set, a Reason ("circuit breaker
-// open", "budget spent", …) and a Cause (CauseBudget, …; empty reads as
-// CauseFallbackAbstained), or left out. A returned error makes every
-// escalated decision uncertain and is reported like a judge failure, with
-// the cause the error wraps (one of the ErrFallback… sentinels), else
-// CauseFallbackFailed.
+// The guard calls Escalate only when the diagnosis is JUDGE_UNCERTAIN, and
+// only for the uncertain decisions. Escalate returns estimates as a Judge
+// does, and the guard checks them as it checks a judge's (see Call). An
+// estimate it cannot give is left out, or returned with Abstained set, a
+// Reason for people and a Cause (empty reads as CauseFallbackAbstained). A
+// returned error makes every escalated decision uncertain. It is reported
+// like a judge failure, with the cause the error wraps (one of the
+// ErrFallback… sentinels), else CauseFallbackFailed.
+//
+// An Escalator that returns soon after its context ends may say so by
+// implementing ContextHonourer.
 type Escalator interface {
 	Escalate(ctx context.Context, esc Escalation) ([]Estimate, error)
 }
@@ -110,12 +114,11 @@ type FallbackInfo struct {
 	Usage Usage `json:"usage,omitzero"`
 }
 
-// Err returns nil when the fallback left nothing unsettled for a reason
-// that has a sentinel (it may still have answered some decisions between
-// its thresholds); otherwise the causes in Causes joined, each a
-// *CauseError (Cause's with Reason), so that errors.Is(f.Err(),
-// guard.ErrFallbackBudget) reports whether the budget left a decision
-// unsettled.
+// Err joins the causes in Causes that have a sentinel, each as a
+// *CauseError. So errors.Is(f.Err(), guard.ErrFallbackBudget) reports
+// whether the budget left a decision unsettled. Err returns nil when no
+// such cause left a decision unsettled. The fallback may still have
+// answered some decisions between its thresholds.
 func (f *FallbackInfo) Err() error {
 	var errs []error
 	if f.Cause.Err() != nil {
@@ -181,20 +184,19 @@ func (a *Action) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// WithEscalator sends the decisions the guard's judges leave uncertain to e,
-// and reads e's estimates with policy p. rule decides Result.Action when e
+// WithEscalator sends the decisions the guard's judges leave uncertain to e.
+// It reads e's estimates with policy p. rule decides Result.Action when e
 // cannot settle them.
 //
-// p must be valid and set thresholds for every decision: a decision left
+// p must be valid and set thresholds for every decision. A decision left
 // unset would be asked of the fallback, and paid for, and its answer never
-// read (the zero policy would settle nothing at all). UniformPolicy builds
-// one; a decision the fallback must not settle can be marked Undecided().
-// A nil escalator, or a nil pointer in an Escalator, is refused.
+// read. UniformPolicy builds such a policy. A decision the fallback must not
+// settle can be marked Undecided(). A nil escalator is refused, as is a nil
+// pointer in an Escalator.
 //
-// The guard does not own e: whoever created it closes it (a cascade's
-// Close), after the last Evaluate. ragtriage.New builds the embedded
-// judges, the cascade and this option in one call, and closes the cascade
-// with the guard.
+// The guard does not own e: whoever created it closes it, after the last
+// Evaluate. ragtriage.New builds the embedded judges, the cascade and this
+// option in one call, and closes the cascade with the guard.
 func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
 	return func(g *Guard) error {
 		if isNil(e) {
@@ -207,15 +209,19 @@ func WithEscalator(e Escalator, p Policy, rule Degrade) Option {
 			return fmt.Errorf("guard: WithEscalator: invalid degrade rule %d", uint8(rule))
 		}
 		g.esc = &escalation{e: e, policy: p, rule: rule, name: describe(e)}
+		if h, ok := e.(ContextHonourer); ok {
+			g.esc.honours = h.HonoursContext()
+		}
 		return nil
 	}
 }
 
 type escalation struct {
-	e      Escalator
-	policy Policy
-	rule   Degrade
-	name   string
+	e       Escalator
+	policy  Policy
+	rule    Degrade
+	name    string
+	honours bool // e is a ContextHonourer: it runs on the caller's goroutine
 }
 
 func describe(v any) string {
@@ -225,4 +231,253 @@ func describe(v any) string {
 		}
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// escalate sends the decisions res leaves uncertain to the escalator. It
+// merges the answer into t (read with the escalator's policy), decides res
+// again and records the escalation in res.Fallback.
+func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, claimed bool) {
+	ds, ids := escalable(res, claimed)
+	if len(ds) == 0 {
+		return
+	}
+	info := &FallbackInfo{Judge: g.esc.name, Decisions: ds, Contexts: ids, Rule: g.esc.rule}
+	t0 := g.now()
+	out, failed := g.ask(ctx, Escalation{
+		Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
+		ContextIDs: slices.Clone(ids),
+	}, "")
+	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+	g.noteEscalator(res)
+	for i := range out {
+		info.Usage = info.Usage.Add(out[i].Usage)
+	}
+	kept := t.ests
+	if failed != nil {
+		res.Errors = append(res.Errors, *failed)
+		info.Reason, info.Cause = failed.Message, failed.Cause
+	} else {
+		*t = g.merge(t, out, ds, ids, info)
+	}
+	g.decide(res, s, t)
+	info.countEscalated(res, ds, ids, failed, out)
+	// Everything spent counts, including fallback estimates that were not
+	// used (an abstention next to the primary's estimate).
+	var u Usage
+	for i := range kept {
+		u = u.Add(kept[i].Usage)
+	}
+	t.spent, t.spentSet = u.Add(info.Usage), true
+	res.Fallback = info
+	res.Route = Fallback
+}
+
+// escalable lists what an escalation of res asks: the uncertain decisions,
+// and the uncertain chunks while no chunk passes (only then does chunk
+// relevance matter to the diagnosis). Groundedness is left out when claims
+// mode escalated its claims on their own.
+func escalable(res *Result, claimed bool) (ds []Decision, ids []string) {
+	anyPass := false
+	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+		anyPass = anyPass || e.Value == Pass
+	}
+	if !anyPass {
+		for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+			if e.Value == Uncertain {
+				ids = append(ids, e.Key)
+			}
+		}
+		if len(ids) > 0 {
+			ds = append(ds, ChunkRelevance)
+		}
+	}
+	for _, d := range Decisions[1:] {
+		if d == Groundedness && claimed {
+			continue
+		}
+		if v, ok := res.Verdict(d); ok && v == Uncertain {
+			ds = append(ds, d)
+		}
+	}
+	return ds, ids
+}
+
+// ask sends one escalation. It returns the escalator's checked answer, or
+// the failure to report (its message prefixed with what, when not empty).
+// ask touches nothing shared: claims mode calls it concurrently.
+func (g *Guard) ask(ctx context.Context, esc Escalation, what string) ([]Estimate, *JudgeError) {
+	j := JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
+		return g.esc.e.Escalate(ctx, esc)
+	})
+	out, err := g.call(ctx, j, g.esc.honours, esc.Request)
+	if err == nil {
+		return out, nil
+	}
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	return out, newJudgeError(g.esc.name, esc.Decisions, escalatorCause(err), err)
+}
+
+// merge returns t with the escalator's answer out in place of the escalated
+// estimates it answered. A chunk that was not escalated keeps the primary's
+// estimate. An abstention keeps the primary's probability, so the verdict
+// stays uncertain; info takes the first abstention's reason.
+func (g *Guard) merge(t *table, out []Estimate, ds []Decision, ids []string, info *FallbackInfo) table {
+	ests := t.ests
+	merged := table{ests: make([]Estimate, 0, len(ests)+len(out)), via: make([]reader, 0, len(ests)+len(out)), fixed: t.fixed}
+	for i := range ests {
+		e := &ests[i]
+		if !escalated(e, ds, ids) || !answered(out, e.Decision, e.ContextID) {
+			merged.add(*e, t.reader(i))
+		}
+	}
+	for i := range out {
+		e := out[i]
+		if e.Decision == ChunkRelevance && !slices.Contains(ids, e.ContextID) {
+			continue
+		}
+		if e.Abstained {
+			if e.Cause == "" {
+				e.Cause = CauseFallbackAbstained
+			}
+			if info.Reason == "" {
+				info.Reason, info.Cause = e.Reason, e.Cause
+			}
+			if has(ests, e.Decision, e.ContextID) {
+				continue
+			}
+		}
+		if e.Judge == "" {
+			e.Judge = g.esc.name
+		}
+		merged.add(e, readFallback)
+	}
+	return merged
+}
+
+// countEscalated counts what the escalation settled in the decided res, and
+// why the rest stayed unsettled.
+func (f *FallbackInfo) countEscalated(res *Result, ds []Decision, ids []string, failed *JudgeError, out []Estimate) {
+	for _, d := range ds {
+		if d == ChunkRelevance {
+			for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+				if slices.Contains(ids, e.Key) {
+					f.count(e.Value, failed, out, d, e.Key)
+				}
+			}
+			continue
+		}
+		v, _ := res.Verdict(d)
+		f.count(v, failed, out, d, "")
+	}
+}
+
+// mergeClaimFallback adds claims mode's escalations to res.Fallback.
+func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
+	g.noteEscalator(res)
+	res.Route = Fallback
+	f := res.Fallback
+	if f == nil {
+		res.Fallback = c
+		return
+	}
+	f.Decisions = append(f.Decisions, Groundedness)
+	f.Settled += c.Settled
+	f.Unsettled += c.Unsettled
+	if f.Reason == "" {
+		f.Reason, f.Cause = c.Reason, c.Cause
+	}
+	for k, n := range c.Causes {
+		if f.Causes == nil {
+			f.Causes = make(map[Cause]int, len(c.Causes))
+		}
+		f.Causes[k] += n
+	}
+	f.LatencyMs += c.LatencyMs
+	f.Usage = f.Usage.Add(c.Usage)
+}
+
+// noteEscalator lists the escalator among the result's judges.
+func (g *Guard) noteEscalator(res *Result) {
+	if res.Judges == nil {
+		res.Judges = make(map[string]string, 1)
+	}
+	if _, ok := res.Judges[g.esc.name]; !ok {
+		res.Judges[g.esc.name] = ""
+		if d, ok := g.esc.e.(Describer); ok {
+			res.Judges[g.esc.name] = d.Describe().Version
+		}
+	}
+}
+
+// Reasons of the unsettled decisions whose cause carries no reason text.
+const (
+	reasonNoEstimate     = "the fallback gave no estimate"
+	reasonFallbackUnsure = "the fallback's estimate is between its thresholds"
+)
+
+// count counts an escalated decision (d, id) whose verdict is now v:
+// settled, or unsettled with its cause (see unsettled). It returns the
+// cause and reason of an unsettled decision.
+func (f *FallbackInfo) count(v Verdict, failed *JudgeError, out []Estimate, d Decision, id string) (Cause, string) {
+	if v != Uncertain {
+		f.Settled++
+		return "", ""
+	}
+	f.Unsettled++
+	c, why := unsettled(failed, out, d, id)
+	f.addCause(c, why)
+	return c, why
+}
+
+// unsettled says why the escalated decision (d, id) stayed uncertain: the
+// escalator's failure, its abstention, its silence, or an estimate between
+// its thresholds.
+func unsettled(failed *JudgeError, out []Estimate, d Decision, id string) (Cause, string) {
+	if failed != nil {
+		return failed.Cause, failed.Message
+	}
+	for i := range out {
+		e := &out[i]
+		if e.Decision != d || e.ContextID != id {
+			continue
+		}
+		if !e.Abstained {
+			return CauseFallbackUncertain, reasonFallbackUnsure
+		}
+		if e.Cause == "" {
+			return CauseFallbackAbstained, e.Reason
+		}
+		return e.Cause, e.Reason
+	}
+	return CauseFallbackAbstained, reasonNoEstimate
+}
+
+// escalated reports whether e is among the escalated decisions.
+func escalated(e *Estimate, ds []Decision, ids []string) bool {
+	if !slices.Contains(ds, e.Decision) {
+		return false
+	}
+	return e.Decision != ChunkRelevance || slices.Contains(ids, e.ContextID)
+}
+
+// answered reports whether out holds a non-abstaining estimate of (d, id).
+func answered(out []Estimate, d Decision, id string) bool {
+	for i := range out {
+		if out[i].Decision == d && out[i].ContextID == id && !out[i].Abstained {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether ests holds an estimate of (d, id).
+func has(ests []Estimate, d Decision, id string) bool {
+	for i := range ests {
+		if ests[i].Decision == d && ests[i].ContextID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // Guard evaluates samples with its judges, applies its policy and diagnoses
-// the result. A Guard is immutable after New (but for its count of
-// abandoned judge calls, see Abandoned) and safe for concurrent use.
+// the result. A Guard is immutable after New, but for its count of
+// abandoned judge calls (see Abandoned). It is safe for concurrent use.
 type Guard struct {
 	bindings  []binding
 	policy    Policy
@@ -164,24 +164,27 @@ func New(opts ...Option) (*Guard, error) {
 func (g *Guard) Policy() Policy { return g.policy }
 
 // Evaluate judges one sample. It returns an error only when it returns no
-// result: an error wrapping ErrInvalidSample when the sample breaks the
-// guard's limits. Otherwise the error is nil and the Result complete, also
-// when a judge failed — returned an error, panicked, returned a NaN or
-// out-of-range probability, or did not stop when ctx was cancelled: its
-// decisions are then uncertain, the failure is listed in Result.Errors (each
-// with its Cause; Result.Err joins them), Result.Abstentions says why each
-// of its decisions has no probability, and a failed judge never yields a
-// pass. So `if err != nil { return err }` loses no result.
+// result: one wrapping ErrInvalidSample when the sample breaks the guard's
+// limits. Otherwise the Result is complete, also when a judge failed. A
+// judge fails when it returns an error, panics, returns a NaN or
+// out-of-range probability, or does not stop when ctx is cancelled. Its
+// decisions are then uncertain, and never yield a pass. Result.Errors lists
+// the failure with its Cause (Result.Err joins them). Result.Abstentions
+// says why each decision has no probability. So `if err != nil { return err
+// }` loses no result.
 //
 // With an escalator (WithEscalator), a sample the judges leave
-// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator; its
-// estimates replace the uncertain ones (read with the escalator's policy),
-// the diagnosis is made again, Route is Fallback and Result.Fallback records
-// what happened. Result.Action is Allow for PASS, Block for a confident
-// failure, and for JUDGE_UNCERTAIN: the degrade rule when an escalation left
-// decisions unsettled, Review otherwise. The degrade rule covers an
-// unavailable fallback only: when a primary judge failed or ctx was
-// done before the escalation, FailOpen gives Review, never Allow.
+// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator. Its
+// estimates replace the uncertain ones, read with the escalator's policy.
+// The sample is then diagnosed again, Route is Fallback, and
+// Result.Fallback records what happened.
+//
+// Result.Action is decided once, at the end. It is Allow for PASS and Block
+// for a confident failure. For JUDGE_UNCERTAIN it is the degrade rule's
+// when an escalation left decisions unsettled, and Review otherwise. The
+// degrade rule covers an unavailable fallback only. When a primary judge
+// failed, or ctx was done before the escalation, FailOpen gives Review,
+// never Allow.
 func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
@@ -207,7 +210,7 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	// A request cancelled before the fallback was asked, or a primary judge
 	// that failed, is not an unavailable fallback: the degrade rule does not
 	// turn it into Allow. (Only FailOpen reads it.)
-	broken := g.esc != nil && g.esc.rule == FailOpen && (ctx.Err() != nil || g.primaryFailed(&res))
+	broken := g.esc != nil && g.esc.rule == FailOpen && (ended(ctx) != nil || g.primaryFailed(&res))
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, &t, claimed)
 	}
@@ -254,10 +257,7 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 			}
 			out, err = slow[i].out, slow[i].err
 		} else {
-			out, err = g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
-		}
-		if err == nil {
-			err = checkEstimates(out, ds, s)
+			out, err = g.call(ctx, b.judge, b.inline, Request{Sample: s, Decisions: slices.Clone(ds)})
 		}
 		if err != nil {
 			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, ds, CauseJudgeFailed, err))
@@ -301,220 +301,9 @@ func (g *Guard) startSlow(ctx context.Context, s *Sample) (replies []judgeReply,
 			ds = b.noRef
 		}
 		r := &replies[idx[k]]
-		r.out, r.err = g.call(ctx, b, Request{Sample: s, Decisions: slices.Clone(ds)})
+		r.out, r.err = g.call(ctx, b.judge, b.inline, Request{Sample: s, Decisions: slices.Clone(ds)})
 	})
 	return replies, wait
-}
-
-// escalate sends the uncertain decisions of res to the escalator, merges its
-// estimates into t (read with the escalator's policy) and decides res again.
-func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, claimed bool) {
-	var ds []Decision
-	var ids []string
-	// Chunk relevance matters to the diagnosis only while no chunk passes.
-	anyPass := false
-	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
-		anyPass = anyPass || e.Value == Pass
-	}
-	if !anyPass {
-		for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
-			if e.Value == Uncertain {
-				ids = append(ids, e.Key)
-			}
-		}
-		if len(ids) > 0 {
-			ds = append(ds, ChunkRelevance)
-		}
-	}
-	for _, d := range Decisions[1:] {
-		if d == Groundedness && claimed {
-			continue // its claims were escalated on their own
-		}
-		if v, ok := res.Verdict(d); ok && v == Uncertain {
-			ds = append(ds, d)
-		}
-	}
-	if len(ds) == 0 {
-		return
-	}
-	info := &FallbackInfo{Judge: g.esc.name, Decisions: ds, Contexts: ids, Rule: g.esc.rule}
-	t0 := g.now()
-	out, err := g.callEscalator(ctx, Escalation{
-		Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
-		ContextIDs: slices.Clone(ids),
-	})
-	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
-	if err == nil {
-		err = checkEstimates(out, ds, s)
-	}
-	g.noteEscalator(res)
-	for i := range out {
-		info.Usage = info.Usage.Add(out[i].Usage)
-	}
-	ests := t.ests
-	var failed *JudgeError
-	if err != nil {
-		failed = newJudgeError(g.esc.name, ds, escalatorCause(err), err)
-		res.Errors = append(res.Errors, *failed)
-		info.Reason, info.Cause = failed.Message, failed.Cause
-	} else {
-		merged := table{ests: make([]Estimate, 0, len(ests)+len(out)), via: make([]reader, 0, len(ests)+len(out)), fixed: t.fixed}
-		for i := range ests {
-			e := &ests[i]
-			if !escalated(e, ds, ids) || !answered(out, e.Decision, e.ContextID) {
-				merged.add(*e, t.reader(i))
-			}
-		}
-		for i := range out {
-			e := out[i]
-			if e.Decision == ChunkRelevance && !slices.Contains(ids, e.ContextID) {
-				continue // a chunk that was not escalated keeps the primary's estimate
-			}
-			if e.Abstained {
-				if e.Cause == "" {
-					e.Cause = CauseFallbackAbstained
-				}
-				if info.Reason == "" {
-					info.Reason, info.Cause = e.Reason, e.Cause
-				}
-				if has(ests, e.Decision, e.ContextID) {
-					continue // keep the primary's probability; the verdict stays uncertain
-				}
-			}
-			if e.Judge == "" {
-				e.Judge = g.esc.name
-			}
-			merged.add(e, readFallback)
-		}
-		*t = merged
-	}
-	g.decide(res, s, t)
-	// Count what the fallback settled, and why it did not.
-	for _, d := range ds {
-		if d == ChunkRelevance {
-			for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
-				if slices.Contains(ids, e.Key) {
-					info.count(e.Value, failed, out, d, e.Key)
-				}
-			}
-			continue
-		}
-		v, _ := res.Verdict(d)
-		info.count(v, failed, out, d, "")
-	}
-	// Everything spent counts, including fallback estimates that were not
-	// used (an abstention next to the primary's estimate).
-	var u Usage
-	for i := range ests {
-		u = u.Add(ests[i].Usage)
-	}
-	t.spent, t.spentSet = u.Add(info.Usage), true
-	res.Fallback = info
-	res.Route = Fallback
-}
-
-// mergeClaimFallback adds the claims mode's escalations to res.Fallback.
-func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
-	g.noteEscalator(res)
-	res.Route = Fallback
-	f := res.Fallback
-	if f == nil {
-		res.Fallback = c
-		return
-	}
-	f.Decisions = append(f.Decisions, Groundedness)
-	f.Settled += c.Settled
-	f.Unsettled += c.Unsettled
-	if f.Reason == "" {
-		f.Reason, f.Cause = c.Reason, c.Cause
-	}
-	for k, n := range c.Causes {
-		if f.Causes == nil {
-			f.Causes = make(map[Cause]int, len(c.Causes))
-		}
-		f.Causes[k] += n
-	}
-	f.LatencyMs += c.LatencyMs
-	f.Usage = f.Usage.Add(c.Usage)
-}
-
-// noteEscalator lists the escalator among the result's judges.
-func (g *Guard) noteEscalator(res *Result) {
-	if res.Judges == nil {
-		res.Judges = make(map[string]string, 1)
-	}
-	if _, ok := res.Judges[g.esc.name]; !ok {
-		res.Judges[g.esc.name] = ""
-		if d, ok := g.esc.e.(Describer); ok {
-			res.Judges[g.esc.name] = d.Describe().Version
-		}
-	}
-}
-
-// Reasons of the unsettled decisions whose cause carries no reason text.
-const (
-	reasonNoEstimate     = "the fallback gave no estimate"
-	reasonFallbackUnsure = "the fallback's estimate is between its thresholds"
-)
-
-// count counts an escalated decision (d, id) whose verdict is now v: settled,
-// or unsettled with its cause — the escalator's failure, its abstention, its
-// silence, or an estimate between its thresholds.
-func (f *FallbackInfo) count(v Verdict, failed *JudgeError, out []Estimate, d Decision, id string) {
-	if v != Uncertain {
-		f.Settled++
-		return
-	}
-	f.Unsettled++
-	if failed != nil {
-		f.addCause(failed.Cause, failed.Message)
-		return
-	}
-	for i := range out {
-		e := &out[i]
-		if e.Decision != d || e.ContextID != id {
-			continue
-		}
-		if e.Abstained {
-			c := e.Cause
-			if c == "" {
-				c = CauseFallbackAbstained
-			}
-			f.addCause(c, e.Reason)
-		} else {
-			f.addCause(CauseFallbackUncertain, reasonFallbackUnsure)
-		}
-		return
-	}
-	f.addCause(CauseFallbackAbstained, reasonNoEstimate)
-}
-
-// escalated reports whether e is among the escalated decisions.
-func escalated(e *Estimate, ds []Decision, ids []string) bool {
-	if !slices.Contains(ds, e.Decision) {
-		return false
-	}
-	return e.Decision != ChunkRelevance || slices.Contains(ids, e.ContextID)
-}
-
-// answered reports whether out holds a non-abstaining estimate of (d, id).
-func answered(out []Estimate, d Decision, id string) bool {
-	for i := range out {
-		if out[i].Decision == d && out[i].ContextID == id && !out[i].Abstained {
-			return true
-		}
-	}
-	return false
-}
-
-// has reports whether ests holds an estimate of (d, id).
-func has(ests []Estimate, d Decision, id string) bool {
-	for i := range ests {
-		if ests[i].Decision == d && ests[i].ContextID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // primaryFailed reports whether one of the guard's own judges (or its claim
@@ -528,8 +317,8 @@ func (g *Guard) primaryFailed(r *Result) bool {
 	return false
 }
 
-// action maps a result to what the host should do with the answer.
-// broken says that a primary judge failed or the request was cancelled: the
+// action maps a result to what the host should do with the answer. broken
+// says that a primary judge failed or the request was cancelled. The
 // degrade rule covers an unavailable fallback only, so FailOpen then gives
 // Review, never Allow.
 func action(r *Result, broken bool) Action {
@@ -551,107 +340,66 @@ func action(r *Result, broken bool) Action {
 	return Block
 }
 
-// callEscalator runs the escalator on its own goroutine, like a judge that
-// is not inline.
-func (g *Guard) callEscalator(ctx context.Context, esc Escalation) ([]Estimate, error) {
-	return g.call(ctx, &binding{judge: JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
-		return g.esc.e.Escalate(ctx, esc)
-	})}, esc.Request)
-}
-
-// call runs one judge, turning a panic, a cancelled context or an ignored
-// cancellation into an error.
-func (g *Guard) call(ctx context.Context, b *binding, req Request) ([]Estimate, error) {
+// call runs one judge, as Call does, and turns a cancelled context or an
+// ignored cancellation into an error. An inline judge runs on the caller's
+// goroutine. Another runs on a goroutine of its own when ctx can end, so
+// that Evaluate can return when ctx ends even if the judge does not.
+func (g *Guard) call(ctx context.Context, j Judge, inline bool, req Request) ([]Estimate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if b.inline || ctx.Done() == nil {
-		out, err := safeJudge(ctx, b.judge, req)
-		if err == nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("judge returned after cancellation: %w", ctx.Err())
-		}
-		return out, err
+	if inline || ctx.Done() == nil {
+		out, err := safeJudge(ctx, j, req)
+		return checked(ctx, &req, out, err)
 	}
-	// A judge that ignores cancellation keeps its goroutine after ctx ends:
-	// those are counted, and bounded (abandon.go).
+	return g.callAsync(ctx, j, req)
+}
+
+// callAsync runs j on a goroutine of its own and waits for it until ctx
+// ends. A judge that ignores cancellation keeps its goroutine after ctx
+// ends: those are counted, and bounded (abandon.go).
+func (g *Guard) callAsync(ctx context.Context, j Judge, req Request) ([]Estimate, error) {
 	if err := g.abandon.admit(); err != nil {
 		return nil, err
 	}
 	c := &judgeCall{reply: make(chan judgeReply, 1)}
 	go func() {
-		out, err := safeJudge(ctx, b.judge, req)
+		out, err := safeJudge(ctx, j, req)
 		c.reply <- judgeReply{out, err}
 		g.abandon.finish(c)
 	}()
 	select {
 	case r := <-c.reply:
-		if r.err == nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("judge returned after cancellation: %w", ctx.Err())
-		}
-		return r.out, r.err
+		asked := req // a copy: the goroutine captures req by value
+		return checked(ctx, &asked, r.out, r.err)
 	case <-ctx.Done():
 		g.abandon.leave(c)
 		return nil, fmt.Errorf("judge did not return before cancellation: %w", ctx.Err())
 	}
 }
 
-func safeJudge(ctx context.Context, j Judge, req Request) (out []Estimate, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = nil, &PanicError{Value: v}
-		}
-	}()
-	return j.Judge(ctx, req)
+// checked refuses an answer given after ctx ended, then checks it.
+func checked(ctx context.Context, req *Request, out []Estimate, err error) ([]Estimate, error) {
+	if err != nil {
+		return out, err
+	}
+	if err := ended(ctx); err != nil {
+		return nil, fmt.Errorf("judge returned after cancellation: %w", err)
+	}
+	return out, checkEstimates(out, req)
 }
 
-// checkEstimates rejects a judge's whole answer when any estimate is
-// malformed: a judge that returns garbage for one decision is not trusted for
-// the others.
-func checkEstimates(out []Estimate, asked []Decision, s *Sample) error {
-	var ids map[string]struct{}
-	if len(s.Contexts) > 32 {
-		ids = make(map[string]struct{}, len(s.Contexts))
-		for i := range s.Contexts {
-			ids[s.Contexts[i].ID] = struct{}{}
-		}
+// ended returns ctx's error, or context.DeadlineExceeded once its deadline
+// has passed. A context's timer may fire a little after its deadline on a
+// busy machine: an answer given in between is still too late.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	for i := range out {
-		e := &out[i]
-		if !contains(asked, e.Decision) {
-			return fmt.Errorf("estimate %d is for %v, which was not asked", i, e.Decision)
-		}
-		if e.Decision == ChunkRelevance {
-			known := false
-			if ids != nil {
-				_, known = ids[e.ContextID]
-			} else {
-				known = hasContext(s, e.ContextID)
-			}
-			if !known {
-				return fmt.Errorf("chunk_relevance estimate for unknown context %q", e.ContextID)
-			}
-		} else if e.ContextID != "" {
-			return fmt.Errorf("%v estimate names context %q", e.Decision, e.ContextID)
-		}
-		if why := e.check(); why != "" {
-			return fmt.Errorf("%v estimate: %s", e.Decision, why)
-		}
-		for k := range e.Evidence {
-			if !e.Evidence[k].Decision.Valid() {
-				return fmt.Errorf("%v estimate: evidence %d names no valid decision", e.Decision, k)
-			}
-		}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
 	}
 	return nil
-}
-
-func hasContext(s *Sample, id string) bool {
-	for i := range s.Contexts {
-		if s.Contexts[i].ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // missing is the abstention of a decision no estimate was kept for: its

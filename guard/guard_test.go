@@ -124,11 +124,9 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithJudge(bad, scope.ds...), guard.WithPolicy(testPolicy))
 				ctx, cancel := tt.ctx()
 				defer cancel()
-				start := time.Now()
+				// The slow judges are released only when the test ends: an
+				// Evaluate that waited for them would not return.
 				r, everr := g.Evaluate(ctx, newSample(true, "c1", "c2"))
-				if elapsed := time.Since(start); elapsed > time.Second {
-					t.Errorf("Evaluate took %v; want it to return promptly", elapsed)
-				}
 				if everr != nil {
 					t.Fatalf("Evaluate error = %v; want nil (a failed judge is part of the result)", everr)
 				}

@@ -336,69 +336,60 @@ func (r *Result) Verdict(d Decision) (Verdict, bool) {
 	return Uncertain, false
 }
 
-// oldKeys reads the keys results used before they were the decision names
-// (sufficiency, conflict, relevance) into the fields of the new ones, when
-// the new key is absent.
-func oldKeys(b []byte, pairs ...any) error {
-	any := false
-	for i := 1; i < len(pairs); i += 3 {
-		any = any || bytes.Contains(b, []byte(`"`+pairs[i].(string)+`"`))
-	}
-	if !any {
-		return nil // the usual case: no old key, no second decoding
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	for i := 0; i+2 < len(pairs); i += 3 {
-		newKey, oldKey := pairs[i].(string), pairs[i+1].(string)
-		if _, ok := raw[newKey]; ok {
-			continue
+// refuseOldKeys refuses a result written before the keys were the decision
+// names: "sufficiency" and "conflict" in retrieval, "relevance" in
+// generation. The error names the old keys and their new names. pairs holds
+// old and new keys, in turn.
+func refuseOldKeys(b []byte, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !bytes.Contains(b, []byte(`"`+pairs[i]+`"`)) {
+			continue // the usual case: no old key, no second decoding
 		}
-		if v, ok := raw[oldKey]; ok {
-			if err := json.Unmarshal(v, pairs[i+2]); err != nil {
-				return fmt.Errorf("%s: %w", oldKey, err)
-			}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return err
+		}
+		if _, ok := raw[pairs[i]]; ok {
+			return fmt.Errorf("guard: result in the old format: key %q is now %q (old keys sufficiency, conflict, relevance; new keys contextSufficiency, contextConflict, answerRelevance)", pairs[i], pairs[i+1])
 		}
 	}
 	return nil
 }
 
-// UnmarshalJSON reads the scores, under the current keys or the old ones.
+// UnmarshalJSON reads the scores; a result with old keys is refused.
 func (s *RetrievalScores) UnmarshalJSON(b []byte) error {
 	type plain RetrievalScores
-	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+	if err := refuseOldKeys(b, "sufficiency", "contextSufficiency", "conflict", "contextConflict"); err != nil {
 		return err
 	}
-	return oldKeys(b, "contextSufficiency", "sufficiency", &s.ContextSufficiency, "contextConflict", "conflict", &s.ContextConflict)
+	return json.Unmarshal(b, (*plain)(s))
 }
 
-// UnmarshalJSON reads the scores, under the current keys or the old ones.
+// UnmarshalJSON reads the scores; a result with an old key is refused.
 func (s *GenerationScores) UnmarshalJSON(b []byte) error {
 	type plain GenerationScores
-	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+	if err := refuseOldKeys(b, "relevance", "answerRelevance"); err != nil {
 		return err
 	}
-	return oldKeys(b, "answerRelevance", "relevance", &s.AnswerRelevance)
+	return json.Unmarshal(b, (*plain)(s))
 }
 
-// UnmarshalJSON reads the verdicts, under the current keys or the old ones.
+// UnmarshalJSON reads the verdicts; a result with old keys is refused.
 func (v *RetrievalVerdicts) UnmarshalJSON(b []byte) error {
 	type plain RetrievalVerdicts
-	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
+	if err := refuseOldKeys(b, "sufficiency", "contextSufficiency", "conflict", "contextConflict"); err != nil {
 		return err
 	}
-	return oldKeys(b, "contextSufficiency", "sufficiency", &v.ContextSufficiency, "contextConflict", "conflict", &v.ContextConflict)
+	return json.Unmarshal(b, (*plain)(v))
 }
 
-// UnmarshalJSON reads the verdicts, under the current keys or the old ones.
+// UnmarshalJSON reads the verdicts; a result with an old key is refused.
 func (v *GenerationVerdicts) UnmarshalJSON(b []byte) error {
 	type plain GenerationVerdicts
-	if err := json.Unmarshal(b, (*plain)(v)); err != nil {
+	if err := refuseOldKeys(b, "relevance", "answerRelevance"); err != nil {
 		return err
 	}
-	return oldKeys(b, "answerRelevance", "relevance", &v.AnswerRelevance)
+	return json.Unmarshal(b, (*plain)(v))
 }
 
 // Set sets the probability and verdict of a decision other than

@@ -231,7 +231,7 @@ func TestResultAccessors(t *testing.T) {
 
 // The result's keys are the decision names in camelCase (Decision.JSONKey),
 // and results written with the old keys (sufficiency, conflict, relevance)
-// still read.
+// are refused.
 func TestResultJSONKeysAreDecisionNames(t *testing.T) {
 	ref := guard.Fail
 	r := guard.Result{}
@@ -249,34 +249,28 @@ func TestResultJSONKeysAreDecisionNames(t *testing.T) {
 			t.Errorf("%v: JSON key %q is not its name in camelCase", d, d.JSONKey())
 		}
 	}
-	old := `{"retrieval":{"chunkRelevance":{},"sufficiency":0.7,"conflict":null},"generation":{"groundedness":0.9,"relevance":0.8,"contradiction":0.1},` +
-		`"verdicts":{"retrieval":{"chunkRelevance":{},"sufficiency":"pass","conflict":"uncertain"},"generation":{"groundedness":"pass","relevance":"fail","contradiction":"pass"}}}`
-	var back guard.Result
-	if err := json.Unmarshal([]byte(old), &back); err != nil {
-		t.Fatal(err)
+	// A result with an old key is refused, with an error naming the format.
+	for _, tt := range []struct {
+		in   string
+		into any
+		old  string
+	}{
+		{`{"chunkRelevance":{},"sufficiency":0.7}`, new(guard.RetrievalScores), "sufficiency"},
+		{`{"conflict":null,"contextSufficiency":0.9}`, new(guard.RetrievalScores), "conflict"},
+		{`{"groundedness":0.9,"relevance":0.8}`, new(guard.GenerationScores), "relevance"},
+		{`{"sufficiency":"pass"}`, new(guard.RetrievalVerdicts), "sufficiency"},
+		{`{"relevance":"fail"}`, new(guard.GenerationVerdicts), "relevance"},
+		{`{"retrieval":{"chunkRelevance":{},"sufficiency":0.7,"conflict":null},"generation":{"groundedness":0.9}}`, new(guard.Result), "sufficiency"},
+	} {
+		err := json.Unmarshal([]byte(tt.in), tt.into)
+		if err == nil || !strings.Contains(err.Error(), "old format") || !strings.Contains(err.Error(), `"`+tt.old+`"`) {
+			t.Errorf("Unmarshal(%s) error %v; want the old format and key %q named", tt.in, err, tt.old)
+		}
 	}
-	if p := back.Prob(guard.ContextSufficiency); p != guard.KnownProb(0.7) {
-		t.Errorf("old sufficiency = %+v", p)
-	}
-	if p := back.Prob(guard.ContextConflict); p != (guard.Prob{Asked: true}) {
-		t.Errorf("old conflict = %+v; want asked, unknown", p)
-	}
-	if p := back.Prob(guard.AnswerRelevance); p != guard.KnownProb(0.8) {
-		t.Errorf("old relevance = %+v", p)
-	}
-	if v, _ := back.Verdict(guard.AnswerRelevance); v != guard.Fail {
-		t.Errorf("old relevance verdict = %v", v)
-	}
-	if v, _ := back.Verdict(guard.ContextSufficiency); v != guard.Pass {
-		t.Errorf("old sufficiency verdict = %v", v)
-	}
-	// The new key wins over an old one.
-	var both guard.RetrievalScores
-	if err := json.Unmarshal([]byte(`{"sufficiency":0.1,"contextSufficiency":0.9}`), &both); err != nil || both.ContextSufficiency != guard.KnownProb(0.9) {
-		t.Errorf("both keys: %+v, %v", both, err)
-	}
-	if err := json.Unmarshal([]byte(`{"conflict":"maybe"}`), new(guard.RetrievalVerdicts)); err == nil {
-		t.Error("a bad verdict under an old key was accepted")
+	// The new keys read.
+	var r2 guard.GenerationScores
+	if err := json.Unmarshal([]byte(`{"answerRelevance":0.8}`), &r2); err != nil || r2.AnswerRelevance != guard.KnownProb(0.8) {
+		t.Errorf("new keys: %+v, %v", r2, err)
 	}
 	_, err = guard.ParseDecision("sufficiency")
 	if err == nil || !strings.Contains(err.Error(), "valid: chunk_relevance, context_sufficiency, context_conflict, answer_relevance, groundedness, contradiction, correctness") {

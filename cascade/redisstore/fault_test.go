@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,7 +56,7 @@ func TestFaultRedisKilledMidRun(t *testing.T) {
 						switch {
 						case !e.Abstained && e.P == 0.9:
 							settled.Add(1)
-						case e.Abstained && strings.HasPrefix(e.Reason, cascade.ReasonBudget):
+						case e.Abstained && e.Cause == guard.CauseBudget:
 							abstained.Add(1)
 						default:
 							t.Errorf("estimate %+v: neither the fallback's answer nor a budget refusal", e)

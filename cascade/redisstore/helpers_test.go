@@ -71,7 +71,10 @@ type clock struct {
 	t  time.Time
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+// newClock returns a clock a year ahead of the real one, on the hour. A
+// cascade measures deadlines with its clock and hands them to the store's
+// operations, so a test clock must not run behind the real one.
+func newClock() *clock { return &clock{t: time.Now().AddDate(1, 0, 0).Truncate(time.Hour)} }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()

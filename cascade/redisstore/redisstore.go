@@ -408,9 +408,9 @@ func (s *Store) Reserve(ctx context.Context, b cascade.Budget) (cascade.Charge, 
 	}
 	if !r.ok {
 		if b.MaxCalls > 0 && r.calls >= int64(b.MaxCalls) {
-			return cascade.Charge{}, fmt.Errorf("%w: %d fallback calls in the last %v across the fleet (limit %d)", cascade.ErrBudgetSpent, r.calls, b.Window, b.MaxCalls)
+			return cascade.Charge{}, fmt.Errorf("%w: %d fallback calls in the last %v across the fleet (limit %d)", guard.ErrFallbackBudget, r.calls, b.Window, b.MaxCalls)
 		}
-		return cascade.Charge{}, fmt.Errorf("%w: %d tokens in the last %v across the fleet (limit %d)", cascade.ErrBudgetSpent, r.tokens, b.Window, b.MaxTokens)
+		return cascade.Charge{}, fmt.Errorf("%w: %d tokens in the last %v across the fleet (limit %d)", guard.ErrFallbackBudget, r.tokens, b.Window, b.MaxTokens)
 	}
 	return cascade.Charge{Bucket: r.slice}, nil
 }

@@ -53,7 +53,7 @@ func TestFleetSpendsOneBudget(t *testing.T) {
 						t.Error(err)
 						return
 					}
-					if out[0].Abstained && !strings.HasPrefix(out[0].Reason, cascade.ReasonBudget) {
+					if out[0].Abstained && out[0].Cause != guard.CauseBudget {
 						t.Errorf("abstained for another reason: %s", out[0].Reason)
 					}
 				}
@@ -157,8 +157,8 @@ func TestBudgetWindow(t *testing.T) {
 	if _, err := st.Reserve(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Reserve(ctx, b); !errors.Is(err, cascade.ErrBudgetSpent) {
-		t.Fatalf("third call: %v; want ErrBudgetSpent", err)
+	if _, err := st.Reserve(ctx, b); !errors.Is(err, guard.ErrFallbackBudget) {
+		t.Fatalf("third call: %v; want guard.ErrFallbackBudget", err)
 	}
 	// Refunded in a later slice, the charge leaves its own slice.
 	if err := st.Refund(ctx, b, c1); err != nil {

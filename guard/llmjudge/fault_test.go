@@ -223,7 +223,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 		return goodModel(req)
 	}, guard.FailClosed, cascade.WithBreaker(br))
 	for i := 0; i < 3; i++ {
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrFallbackFailed, "upstream exploded")
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, guard.ErrFallbackFailed, "upstream exploded")
 	}
 	if st := r.c.Stats(); st.BreakerState != "open" || st.BreakerTrips != 1 {
 		t.Fatalf("stats %+v; want the breaker open", st)
@@ -231,7 +231,7 @@ func TestFaultBreakerOpensAndCloses(t *testing.T) {
 	// While open, rows are refused without a request to the server.
 	n := r.srv.Count()
 	for i := 3; i < 6; i++ {
-		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, cascade.ErrBreakerOpen, "")
+		wantUnsettled(t, r.eval(t, context.Background(), i), guard.FailClosed, guard.ErrFallbackBreakerOpen, "")
 	}
 	if r.srv.Count() != n {
 		t.Errorf("%d requests while the breaker was open", r.srv.Count()-n)
@@ -274,7 +274,7 @@ func TestFaultDeadlines(t *testing.T) {
 				res := r.eval(t, ctx, i)
 				f := res.Fallback
 				if res.Diagnosis != guard.JudgeUncertain || f.Unsettled == 0 || res.Action != guard.Allow ||
-					!errors.Is(f.Err(), cascade.ErrDeadline) {
+					!errors.Is(f.Err(), guard.ErrFallbackDeadline) {
 					t.Errorf("row %d: diagnosis %s fallback %+v action %v; want JUDGE_UNCERTAIN, unsettled for the deadline, allow",
 						i, res.Diagnosis, *f, res.Action)
 				}
@@ -316,7 +316,7 @@ func TestFaultRetryAfter(t *testing.T) {
 	r.srv.SetModel(func(fakeopenai.Request) fakeopenai.Reply {
 		return fakeopenai.Reply{Status: http.StatusTooManyRequests, RetryAfter: "20", Message: "rate limit exceeded"}
 	})
-	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, cascade.ErrFallbackFailed, "429")
+	wantUnsettled(t, r.eval(t, context.Background(), 2), guard.FailClosed, guard.ErrFallbackFailed, "429")
 }
 
 func TestFaultBadBodies(t *testing.T) {
@@ -327,7 +327,7 @@ func TestFaultBadBodies(t *testing.T) {
 		{Body: `{"choices": []}`},
 	} {
 		r := newRig(t, func(fakeopenai.Request) fakeopenai.Reply { return rep }, guard.FailClosed)
-		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, cascade.ErrFallbackFailed, "")
+		wantUnsettled(t, r.eval(t, context.Background(), 1), guard.FailClosed, guard.ErrFallbackFailed, "")
 		if st := r.c.Stats(); st.CallErrors != 1 {
 			t.Errorf("body %q: stats %+v; want one counted failure", rep.Body, st)
 		}
@@ -352,22 +352,22 @@ func TestFaultNoEvaluationLost(t *testing.T) {
 	}
 	faults := []fault{
 		{goodModel, nil},
-		{func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 500} }, cascade.ErrFallbackFailed},
+		{func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Status: 500} }, guard.ErrFallbackFailed},
 		{func(fakeopenai.Request) fakeopenai.Reply {
 			return fakeopenai.Reply{Status: 429, RetryAfter: "0.01", Message: "rate limit exceeded"}
-		}, cascade.ErrFallbackFailed},
+		}, guard.ErrFallbackFailed},
 		{func(req fakeopenai.Request) fakeopenai.Reply {
 			expire(req)
 			return fakeopenai.Reply{Delay: time.Hour}
-		}, cascade.ErrDeadline},
+		}, guard.ErrFallbackDeadline},
 		{func(req fakeopenai.Request) fakeopenai.Reply {
 			expire(req)
 			return fakeopenai.Reply{Hang: true}
-		}, cascade.ErrDeadline},
+		}, guard.ErrFallbackDeadline},
 		{func(fakeopenai.Request) fakeopenai.Reply {
 			return fakeopenai.Reply{Choices: []string{"Yes"}, Truncate: true}
-		}, cascade.ErrFallbackFailed},
-		{func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Body: "not json"} }, cascade.ErrFallbackFailed},
+		}, guard.ErrFallbackFailed},
+		{func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Body: "not json"} }, guard.ErrFallbackFailed},
 		{func(r fakeopenai.Request) fakeopenai.Reply {
 			rep := goodModel(r)
 			rep.Delay = 20 * time.Millisecond
