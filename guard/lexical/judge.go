@@ -180,7 +180,8 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	defer analysisPool.Put(a)
 	loadSample(a, s, j.vocab)
 	f := &a.feat
-	extract(a, j.vocab, f)
+	prepare(a, f)
+	f.need(a, j.vocab, partsOf(req.Decisions))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
