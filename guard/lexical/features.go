@@ -728,8 +728,13 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 func pairHash(h1, h2 uint64) uint64 { return (h1*0x9e3779b97f4a7c15 ^ h2) * 0xbf58476d1ce4e5b9 }
 
 // buildPairs records every pair of adjacent words (within a sentence,
-// function words included) of every context in an open-addressing set.
+// function words included) of every context in an open-addressing set,
+// once per load of the contexts.
 func (a *analysis) buildPairs() {
+	if a.pairsBuilt {
+		return // the contexts have not changed (see JudgeClaims)
+	}
+	a.pairsBuilt = true
 	n := 0
 	for ci := range a.ctxs {
 		n += len(a.ctxs[ci].toks)

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 
@@ -160,13 +161,19 @@ func (j *Judge) Features(s *guard.Sample) Features {
 }
 
 func loadSample(a *analysis, s *guard.Sample, v *vocabulary) {
+	loadTexts(a, s, v, s.Answer, s.Reference)
+}
+
+// loadTexts analyzes the question and contexts of s with the given answer
+// and reference.
+func loadTexts(a *analysis, s *guard.Sample, v *vocabulary, answer string, ref *string) {
 	a.tz.vocab = v
 	texts := a.ctxTexts[:0]
 	for i := range s.Contexts {
 		texts = append(texts, s.Contexts[i].Text)
 	}
 	a.ctxTexts = texts
-	a.load(s.Question, s.Answer, s.Reference, texts)
+	a.load(s.Question, answer, ref, texts)
 }
 
 // Judge estimates the requested decisions. It checks ctx before starting and
@@ -195,6 +202,42 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 			continue
 		}
 		out = append(out, j.estimate(d, a, f, s))
+	}
+	return out, nil
+}
+
+// JudgeClaims estimates the groundedness of each claim against the
+// contexts of s, one estimate per claim, in order. The estimate for
+// claims[i] is the Groundedness estimate Judge gives for a copy of s with
+// Answer claims[i]. The question and the contexts are analyzed once for all
+// claims. It checks ctx before starting and between claims. It makes the
+// judge a guard.ClaimJudge.
+func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []string) ([]guard.Estimate, error) {
+	if s == nil {
+		return nil, errors.New("lexical: JudgeClaims: nil sample")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	// Groundedness reads no reference: it is left out of the analysis.
+	loadTexts(a, s, j.vocab, "", nil)
+	f := &a.feat
+	f.reset()
+	prepareQuestion(a, f)
+	c := *s
+	out := make([]guard.Estimate, 0, len(claims))
+	for _, claim := range claims {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.Answer = claim
+		a.loadAnswer(claim)
+		f.reset()
+		prepareAnswer(a, f)
+		f.need(a, j.vocab, partGround)
+		out = append(out, j.estimate(guard.Groundedness, a, f, &c))
 	}
 	return out, nil
 }
