@@ -295,67 +295,91 @@ func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard
 }
 
 func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
-	var b1 [32]byte
-	var x []float64
-	switch d {
-	case guard.ContextSufficiency:
-		if len(s.Contexts) == 0 {
-			// Definitional: with nothing retrieved nothing can be answered.
-			return guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}
-		}
-		if f.emptyQ {
-			return guard.Abstain(d, "", noQuestion)
-		}
-		x = f.suff
-	case guard.ContextConflict:
-		if len(s.Contexts) < 2 {
-			// Definitional: one context cannot disagree with another.
-			return guard.Estimate{Decision: d, P: 0}
-		}
-		x = f.conflict
-	case guard.AnswerRelevance:
-		if f.emptyQ {
-			return guard.Abstain(d, "", noQuestion)
-		}
-		x = f.relev
-	case guard.Groundedness:
-		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
-			// Definitional: with no context, no claim is supported.
-			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
-			return e
-		}
-		x = f.ground[:]
-	case guard.Contradiction:
-		x = f.contra
-	case guard.Correctness:
-		if !a.hasRef {
-			return guard.Abstain(d, "", "no reference answer")
-		}
-		x = f.correct
+	x, settled, ok := modelInput(d, a, f, s)
+	if !ok {
+		return settled
 	}
 	p, ok := j.predict(d, x)
 	if !ok {
 		return guard.Abstain(d, "", "the profile has no "+d.String()+" model")
 	}
 	e := guard.Estimate{Decision: d, P: p}
+	if d == guard.Groundedness {
+		e.Citations = citations(a, f, s)
+	}
+	e.Evidence = evidence(d, p, a, f, s)
+	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
+		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
+			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
+	}
+	return e
+}
+
+// modelInput returns the feature vector the model of d reads. When the
+// sample settles d without a model (nothing retrieved, one context, no
+// question, no reference), it returns that estimate instead, and false.
+func modelInput(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) ([]float64, guard.Estimate, bool) {
+	switch d {
+	case guard.ContextSufficiency:
+		if len(s.Contexts) == 0 {
+			// Definitional: with nothing retrieved nothing can be answered.
+			return nil, guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}, false
+		}
+		if f.emptyQ {
+			return nil, guard.Abstain(d, "", noQuestion), false
+		}
+		return f.suff, guard.Estimate{}, true
+	case guard.ContextConflict:
+		if len(s.Contexts) < 2 {
+			// Definitional: one context cannot disagree with another.
+			return nil, guard.Estimate{Decision: d, P: 0}, false
+		}
+		return f.conflict, guard.Estimate{}, true
+	case guard.AnswerRelevance:
+		if f.emptyQ {
+			return nil, guard.Abstain(d, "", noQuestion), false
+		}
+		return f.relev, guard.Estimate{}, true
+	case guard.Groundedness:
+		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
+			// Definitional: with no context, no claim is supported.
+			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
+			return nil, e, false
+		}
+		return f.ground[:], guard.Estimate{}, true
+	case guard.Contradiction:
+		return f.contra, guard.Estimate{}, true
+	case guard.Correctness:
+		if !a.hasRef {
+			return nil, guard.Abstain(d, "", "no reference answer"), false
+		}
+		return f.correct, guard.Estimate{}, true
+	}
+	return nil, guard.Estimate{}, true
+}
+
+// evidence backs an estimate of d with probability p when p leans against
+// the answer (or, for the conflict and contradiction decisions, towards
+// them); it is nil otherwise.
+func evidence(d guard.Decision, p float64, a *analysis, f *featureSet, s *guard.Sample) []guard.Evidence {
+	var b1 [32]byte
 	switch d {
 	case guard.Groundedness:
-		e.Citations = citations(a, f, s)
 		if p < 0.5 {
-			e.Evidence = groundEvidence(a, f, s, d, false)
+			return groundEvidence(a, f, s, d, false)
 		}
 	case guard.Contradiction:
 		if p > 0.5 {
-			e.Evidence = groundEvidence(a, f, s, d, true)
+			return groundEvidence(a, f, s, d, true)
 		}
 	case guard.ContextSufficiency:
 		if p < 0.5 {
-			e.Evidence = suffEvidence(a, f, s)
+			return suffEvidence(a, f, s)
 		}
 	case guard.ContextConflict:
 		if p > 0.5 {
-			e.Evidence = conflictEvidence(a, f, s)
+			return conflictEvidence(a, f, s)
 		}
 	case guard.AnswerRelevance:
 		if p < 0.5 {
@@ -363,21 +387,17 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 			if f.relev[3] == 1 {
 				kind, why = guard.EvidenceTypeMismatch, "the answer is not the kind of thing the question asks for ("+f.qtype.String()+")"
 			}
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: kind, Detail: why, Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})}}
+			return []guard.Evidence{{Decision: d, Kind: kind, Detail: why, Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})}}
 		}
 	case guard.Correctness:
 		if p < 0.5 {
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
+			return []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
 				Detail:      "the answer shares " + string(appendPct(b1[:0], 100*f.correct[0])) + "% (weighted F1) with the reference",
 				Quote:       quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)}),
 				Counterpart: quote(guard.SourceReference, "", *s.Reference, span{0, len(*s.Reference)})}}
 		}
 	}
-	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
-		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
-			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
-	}
-	return e
+	return nil
 }
 
 // noQuestion is why the decisions that read the question abstain when it
