@@ -246,7 +246,10 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 		}
 		start := i
 		k, next, class, other := foldWord(text, i, room)
-		buf, end, next, neg := apostrophe(text, room[:k], next, next)
+		buf, end, neg := room[:k], next, false
+		if next < len(text) && (text[next] == '\'' || text[next] >= utf8.RuneSelf) {
+			buf, end, next, neg = apostrophe(text, buf, end, next)
+		}
 		i = next
 		dst = tz.appendWord(dst, buf, class, other, start, end, sent, upper, atSentStart)
 		inSent++
@@ -366,13 +369,8 @@ func (tz *tokenizer) appendWord(dst []token, buf []byte, class uint8, other bool
 	if atSentStart {
 		t.flags |= fInitial
 	}
-	tz.lookUp(t)
-	return dst
-}
-
-// lookUp gives t its flags, its canonical hash and, when tz.weights is
-// set, its weight.
-func (tz *tokenizer) lookUp(t *token) {
+	// The vocabulary gives the flags, the canonical hash and, when
+	// tz.weights is set, the weight.
 	switch {
 	case tz.vocab == nil:
 		if c, ok := canonOf[t.hash]; ok {
@@ -393,6 +391,7 @@ func (tz *tokenizer) lookUp(t *token) {
 			t.hash = c
 		}
 	}
+	return dst
 }
 
 // appendNot appends the negation token "not" read from the "n't" at bytes

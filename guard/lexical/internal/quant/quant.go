@@ -578,8 +578,10 @@ func (sc *scanner) word(i, j int) int {
 	wi := lookupGeneral(w)
 	switch wi.cls {
 	case wNone:
-		if r, ok := sc.codeMoney(i, j, w); ok {
-			return r
+		if len(w) >= 2 && len(w) <= 3 && isUpper(w[0]) {
+			if r, ok := sc.codeMoney(i, j, w); ok {
+				return r
+			}
 		}
 	case wNum, wOrd, wA, wHalf, wMonth:
 		if r, ok := sc.numberWord(i, j, wi); ok {
@@ -594,13 +596,10 @@ func (sc *scanner) word(i, j int) int {
 	return j
 }
 
-// codeMoney reads an amount after a currency code, the word s[i:j] ("USD
-// 5", "EUR. 20"), and returns where it ends.
+// codeMoney reads an amount after a currency code, the word s[i:j] of two
+// or three letters ("USD 5", "EUR. 20"), and returns where it ends.
 func (sc *scanner) codeMoney(i, j int, w string) (int, bool) {
 	s := sc.s
-	if len(w) < 2 || len(w) > 3 || !isUpper(w[0]) {
-		return 0, false
-	}
 	k := j
 	if k < len(s) && s[k] == '.' {
 		k++
@@ -1507,8 +1506,10 @@ func (sc *scanner) finish(c *core) int {
 	}
 	pos := c.end
 	// "3 pm", "3pm", "three p.m."
-	if e, ok := sc.clockTime(c, pos); ok {
-		return e
+	if v, ok := c.small(); ok && v >= 1 && v <= 12 && !c.neg && c.cur == "" && !c.commas && c.ndig <= 2 {
+		if e, ok := sc.clockTime(c, v, pos); ok {
+			return e
+		}
 	}
 	x := suffix{pos: pos}
 	if pos < len(sc.s) && sc.s[pos] == '+' && !c.words && boundaryAfter(sc.s, pos+1) {
@@ -1547,13 +1548,9 @@ const (
 	stepDone                    // the quantity was emitted (or skipped): resume where returned
 )
 
-// clockTime reads an hour followed by am or pm ("3 pm", "3pm", "three
-// p.m.") at pos, emits it and returns where it ends.
-func (sc *scanner) clockTime(c *core, pos int) (int, bool) {
-	v, ok := c.small()
-	if !ok || v < 1 || v > 12 || c.neg || c.cur != "" || c.commas || c.ndig > 2 {
-		return 0, false
-	}
+// clockTime reads the am or pm at pos after hour v, emits the time and
+// returns where it ends.
+func (sc *scanner) clockTime(c *core, v, pos int) (int, bool) {
 	m, e := sc.meridian(pos)
 	if m == 0 {
 		return 0, false
