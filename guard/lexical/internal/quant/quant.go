@@ -588,7 +588,9 @@ func (sc *scanner) word(i, j int) int {
 			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
 			return r
 		}
-	default:
+	case wYearPrep:
+		sc.prepEnd = sc.skipSpaces(j)
+	case wNoon, wMidnight, wApprox, wApproxLead:
 		sc.markerWord(i, j, w, wi)
 	}
 	// The spaces after the word are skipped only if prevClass asks.
@@ -643,7 +645,7 @@ func (sc *scanner) numberWord(i, j int, wi wordInfo) (int, bool) {
 
 // markerWord handles a word that is no number but marks one: noon and
 // midnight (emitted as times), and the words after which a number is
-// approximate ("about", "c.", "more than") or a year ("in").
+// approximate ("about", "c.", "more than").
 func (sc *scanner) markerWord(i, j int, w string, wi wordInfo) {
 	s := sc.s
 	switch wi.cls {
@@ -672,8 +674,6 @@ func (sc *scanner) markerWord(i, j int, w string, wi wordInfo) {
 				sc.approxEnd = sc.skipSpaces(e)
 			}
 		}
-	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
 	}
 }
 
@@ -1095,8 +1095,10 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 		}
 		return 0, false
 	}
-	if r, ok := sc.decimalClock(c); ok {
-		return r, true
+	if c.frac == 2 && c.ndig >= 1 && c.ndig <= 2 {
+		if r, ok := sc.decimalClock(c); ok {
+			return r, true
+		}
 	}
 	if c.frac != 0 || c.ndig > 4 {
 		return 0, false
@@ -1122,7 +1124,11 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 			return r, true
 		}
 	}
-	return sc.ordinalSuffix(c, v)
+	// ordinal suffix: 1st, 22nd, 17th (and "17th June")
+	if j+1 < len(s) && isOrdSuffix(s[j], s[j+1]) && boundaryAfter(s, j+2) {
+		return sc.ordinalSuffix(c, v), true
+	}
+	return 0, false
 }
 
 // dottedRun reads a run of digits and dots after c: a date "17.06.1935",
@@ -1148,11 +1154,9 @@ func (sc *scanner) dottedRun(c *core) int {
 }
 
 // decimalClock reads a time written with a decimal point and am or pm
-// ("3.30 pm") and emits it.
+// ("3.30 pm"), c being a number of one or two digits and two decimals, and
+// emits it.
 func (sc *scanner) decimalClock(c *core) (int, bool) {
-	if c.frac != 2 || c.ndig < 1 || c.ndig > 2 {
-		return 0, false
-	}
 	h, mm := int(c.mant/100), int(c.mant%100)
 	m, e := sc.meridian(c.end)
 	if m == 0 || h < 1 || h > 12 || mm >= 60 {
@@ -1191,22 +1195,18 @@ func (sc *scanner) decade(c *core, v int) (int, bool) {
 	return 0, false
 }
 
-// ordinalSuffix reads an ordinal suffix after the integer v of c ("1st",
-// "22nd", "17th"), and the month after a day ("17th June"), and emits it.
-func (sc *scanner) ordinalSuffix(c *core, v int) (int, bool) {
-	s := sc.s
-	j := c.end
-	if j+1 >= len(s) || !isOrdSuffix(s[j], s[j+1]) || !boundaryAfter(s, j+2) {
-		return 0, false
-	}
-	e := j + 2
+// ordinalSuffix reads the ordinal suffix after the integer v of c ("1st",
+// "22nd", "17th"), and the month after a day ("17th June"), emits the
+// quantity and returns where it ends.
+func (sc *scanner) ordinalSuffix(c *core, v int) int {
+	e := c.end + 2
 	if c.ndig <= 2 && v >= 1 && v <= 31 {
 		if r, ok := sc.dayMonth(c.start, v, e); ok {
-			return r, true
+			return r
 		}
 	}
 	sc.emit(Quantity{Kind: Ordinal, Value: float64(v), Start: c.start, End: e}, info{mag: 1})
-	return e, true
+	return e
 }
 
 // numericDate parses 1935-06-17, 1935/06/17, 06/17/1935 and 17/06/1935.
@@ -1516,7 +1516,9 @@ func (sc *scanner) finish(c *core) int {
 		x.plus = true
 		x.pos++
 	}
-	x.kind, x.unit, x.pos = sc.symbolAfter(c, x.pos)
+	if p := sc.skipSpaces(x.pos); p < len(sc.s) && (sc.s[p] == '%' || sc.s[p] == '$' || sc.s[p] == 0xC2 || sc.s[p] == 0xE2) {
+		x.kind, x.unit, x.pos = sc.symbolAfter(c, x.pos, p)
+	}
 	x.scaled = c.exp != 0
 	for step := 0; x.kind == 0 && step < 4; step++ {
 		out, r := sc.suffixStep(c, &x, step)
@@ -1563,16 +1565,13 @@ func (sc *scanner) clockTime(c *core, v, pos int) (int, bool) {
 	return e, true
 }
 
-// symbolAfter reads a sign after the number at pos: a percent sign, a
-// degree sign (with its scale), ℃ or ℉, or a trailing currency sign ("5 €",
-// unless it starts the next amount). It returns the kind and unit it gives
-// (0 and "" for none) and where the quantity then ends.
-func (sc *scanner) symbolAfter(c *core, pos int) (Kind, string, int) {
+// symbolAfter reads a sign at p, after the number that ends at pos and
+// spaces: a percent sign, a degree sign (with its scale), ℃ or ℉, or a
+// trailing currency sign ("5 €", unless it starts the next amount). It
+// returns the kind and unit it gives (0 and "" for none) and where the
+// quantity then ends.
+func (sc *scanner) symbolAfter(c *core, pos, p int) (Kind, string, int) {
 	s := sc.s
-	p := sc.skipSpaces(pos)
-	if p >= len(s) {
-		return 0, "", pos
-	}
 	switch b := s[p]; {
 	case b == '%':
 		return Percent, uPercent, p + 1
@@ -1628,7 +1627,20 @@ func (sc *scanner) suffixStep(c *core, x *suffix, step int) (stepOutcome, int) {
 	}
 	we := letterEnd(s, ws)
 	w := s[ws:we]
-	si := sc.suffixClass(c, lookupSuffix(w), ws, we, attached)
+	si := lookupSuffix(w)
+	// A word glued to more letters is no suffix ("m2" aside), a one-letter
+	// unit needs its context, and after a currency only magnitudes and
+	// currencies count.
+	if !boundaryAfter(s, we) &&
+		!(si.cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
+		si.cls = sNone
+	}
+	if si.cls == sUnit && we-ws == 1 && !letterUnitOK(s, s[ws], we, attached) {
+		si.cls = sNone
+	}
+	if c.cur != "" {
+		si = afterCurrency(si)
+	}
 	switch si.cls {
 	case sMetreMillion:
 		if !attached || !sc.countOrMoneyNext(we) {
@@ -1656,29 +1668,17 @@ func (sc *scanner) suffixStep(c *core, x *suffix, step int) (stepOutcome, int) {
 	return sc.otherWord(c, x, w, ws, we, attached, step)
 }
 
-// suffixClass narrows the class of the word s[ws:we], read after a
-// number: a word glued to more letters is no suffix ("m2" aside), a
-// one-letter unit needs its context, and after a currency only magnitudes
-// and currencies count.
-func (sc *scanner) suffixClass(c *core, si sfxInfo, ws, we int, attached bool) sfxInfo {
-	s := sc.s
-	if !boundaryAfter(s, we) &&
-		!(si.cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
+// afterCurrency narrows the class of a suffix read after a currency
+// ("$5 million", "€2bn"): only magnitudes and currencies count.
+func afterCurrency(si sfxInfo) sfxInfo {
+	switch si.cls {
+	case sScale, sMega, sHundred, sDozen, sCurrency, sUS:
+	case sMetreMillion:
+		si.cls, si.exp = sScale, 6
+	case sBillionCtx:
+		si.cls = sScale
+	default:
 		si.cls = sNone
-	}
-	if si.cls == sUnit && we-ws == 1 && !letterUnitOK(s, s[ws], we, attached) {
-		si.cls = sNone
-	}
-	if c.cur != "" {
-		switch si.cls {
-		case sScale, sMega, sHundred, sDozen, sCurrency, sUS:
-		case sMetreMillion:
-			si.cls, si.exp = sScale, 6
-		case sBillionCtx:
-			si.cls = sScale
-		default:
-			si.cls = sNone
-		}
 	}
 	return si
 }
