@@ -48,14 +48,15 @@ type analysis struct {
 	sentRel   []bool    // the sentence shares a content word with the question or the answer
 
 	// scratch
-	pairs    []uint64 // adjacent word pairs of the contexts (see buildPairs)
-	refusal0 bool     // the answer's first sentence declines to answer (set by markPreambles)
-	fold     []byte
-	winScore []float64
-	qScore   []float64
-	winSeen  []int32
-	mark     []int32
-	markGen  int32
+	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)
+	pairsBuilt bool     // pairs holds the contexts' pairs
+	refusal0   bool     // the answer's first sentence declines to answer (set by markPreambles)
+	fold       []byte
+	winScore   []float64
+	qScore     []float64
+	winSeen    []int32
+	mark       []int32
+	markGen    int32
 }
 
 // occurrence is one content token of a context in the term index. The
@@ -81,6 +82,7 @@ func (a *analysis) reset() {
 	a.ctxs = a.ctxs[:0]
 	a.occ = a.occ[:0]
 	a.hasRef = false
+	a.pairsBuilt = false
 }
 
 func (d *doc) reset() {
@@ -124,8 +126,7 @@ func (a *analysis) analyze(d *doc, s string, ctx int) {
 func (a *analysis) load(question, answer string, ref *string, contexts []string) {
 	a.reset()
 	a.analyze(&a.q, question, -1)
-	a.analyze(&a.a, answer, -1)
-	a.markPreambles()
+	a.loadAnswer(answer)
 	if ref != nil {
 		a.hasRef = true
 		a.analyze(&a.rf, *ref, -1)
@@ -182,6 +183,14 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	}
 	a.winScore = a.winScore[:a.nsent]
 	a.winSeen = a.winSeen[:a.nsent]
+}
+
+// loadAnswer analyzes answer in place of the sample's answer. The
+// question, the reference, the contexts and the term index stay as they are.
+func (a *analysis) loadAnswer(answer string) {
+	a.a.reset()
+	a.analyze(&a.a, answer, -1)
+	a.markPreambles()
 }
 
 // head returns 1+index of the most recent occurrence of h in the contexts, 0

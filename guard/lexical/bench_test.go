@@ -71,3 +71,69 @@ func BenchmarkEvaluate(b *testing.B) { benchEvaluate(b, benchSample()) }
 // BenchmarkEvaluateHaluEval is one HaluEval-sized row: the per-row judging
 // cost of `ragtriage judge` on that data.
 func BenchmarkEvaluateHaluEval(b *testing.B) { benchEvaluate(b, haluSample()) }
+
+func benchJudge(b *testing.B) *lexical.Judge {
+	j, err := lexical.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return j
+}
+
+// BenchmarkJudgeDecision is the judge alone on the issue's sample, asked for
+// one decision at a time and for all seven: a partial request computes
+// only the features it reads.
+func BenchmarkJudgeDecision(b *testing.B) {
+	j := benchJudge(b)
+	s := benchSample()
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		ds   []guard.Decision
+	}{{"all", guard.Decisions}}
+	for _, d := range guard.Decisions {
+		cases = append(cases, struct {
+			name string
+			ds   []guard.Decision
+		}{d.String(), []guard.Decision{d}})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			req := guard.Request{Sample: &s, Decisions: c.ds}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := j.Judge(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// claimsSample is the issue's sample with a six-sentence answer, and its
+// sentences as claims.
+func claimsSample() (guard.Sample, []string) {
+	s := benchSample()
+	s.Answer = "The Rhine rises in the Swiss Alps. It is about 1,230 kilometres long. Below Mainz it cuts through the Middle Rhine gorge. Cologne is the largest city on the river. Duisburg has the largest inland port in the world. The river empties into the North Sea near Rotterdam."
+	return s, lexical.Sentences(s.Answer)
+}
+
+// BenchmarkClaimsPerCall judges the claims of claimsSample the way claims
+// mode did before JudgeClaims: one Groundedness request per claim, each
+// analysing the question and the contexts again.
+func BenchmarkClaimsPerCall(b *testing.B) {
+	j := benchJudge(b)
+	s, claims := claimsSample()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range claims {
+			cs := s
+			cs.Answer = c
+			if _, err := j.Judge(ctx, guard.Request{Sample: &cs, Decisions: []guard.Decision{guard.Groundedness}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(claims)), "claims")
+}

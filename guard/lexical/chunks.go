@@ -91,18 +91,26 @@ func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 // one negated and the other not, or an antonym swap. Word membership in a
 // sentence is read from the sentence sets (see buildSentSets).
 func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
-	n := len(a.ctxs)
-	numC, negC, antC, qrel := 0.0, 0.0, 0.0, 0.0
-	if n < 2 {
+	if len(a.ctxs) < 2 {
 		// One context cannot disagree with another.
-		f.conflict = append(f.conflict, numC, negC, antC, qrel)
+		f.conflict = append(f.conflict, 0, 0, 0, 0)
 		return
 	}
 	a.buildSentSets(v)
-	// Negation and antonym conflicts are looked for only between sentences
-	// that share a content word with the question or the answer: a conflict
-	// matters when the answer depends on it, and the pairs of unrelated
-	// sentences in long contexts are most of the cost.
+	a.markRelevantSentences()
+	c := conflictScan{a: a, v: v, f: f}
+	numC := c.numberConflicts()
+	negC := c.negationConflicts()
+	antC := c.antonymConflicts()
+	f.conflict = append(f.conflict, numC, negC, antC, c.qrel)
+}
+
+// markRelevantSentences records which context sentences share a content
+// word with the question or the answer (sentRel). Negation and antonym
+// conflicts are looked for only between those: a conflict matters when the
+// answer depends on it, and the pairs of unrelated sentences in long
+// contexts are most of the cost.
+func (a *analysis) markRelevantSentences() {
 	a.sentRel = a.sentRel[:0]
 	for g := 0; g < len(a.setSig); g++ {
 		rel := false
@@ -119,25 +127,48 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		}
 		a.sentRel = append(a.sentRel, rel)
 	}
-	consider := func(p conflictPair) {
-		f.conflicts = append(f.conflicts, p)
-		g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
-		qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
-			coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g2, t.hash) }))
-		qrel = math.Max(qrel, qr*p.score)
-	}
-	pairs := 0
-	const maxPairs = 4096
-	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+}
+
+// maxConflictPairs bounds the sentence pairs one sample's conflict search
+// looks at.
+const maxConflictPairs = 4096
+
+// conflictScan is one search for conflicting context sentences: the pairs
+// looked at so far, across the three kinds of conflict, and the question
+// relevance of the strongest conflict found.
+type conflictScan struct {
+	a     *analysis
+	v     *vocabulary
+	f     *featureSet
+	pairs int
+	qrel  float64
+}
+
+// consider records conflict p and how much the question bears on it.
+func (c *conflictScan) consider(p conflictPair) {
+	a, v := c.a, c.v
+	c.f.conflicts = append(c.f.conflicts, p)
+	g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
+	qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
+		coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g2, t.hash) }))
+	c.qrel = math.Max(c.qrel, qr*p.score)
+}
+
+// numberConflicts finds quantities of two contexts in the same slot with
+// different values, stated in similar sentences, and returns the highest
+// similarity found.
+func (c *conflictScan) numberConflicts() float64 {
+	a, n, best := c.a, len(c.a.ctxs), 0.0
+	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
-			for cj := ci + 1; cj < n && pairs < maxPairs; cj++ {
+			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
 				for qj, r := range dj.quants {
 					if !q.SameSlot(r) || q.Compatible(r) {
 						continue
 					}
-					pairs++
+					c.pairs++
 					si, sj := sentOf(di, q.Start), sentOf(dj, r.Start)
 					if si < 0 || sj < 0 {
 						continue
@@ -145,47 +176,60 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 					if g1, g2 := a.global(ci, si), a.global(cj, sj); !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
 						continue
 					}
-					sim := a.similarity(ci, si, cj, sj, v)
+					sim := a.similarity(ci, si, cj, sj, c.v)
 					if sim >= 0.3 {
-						numC = math.Max(numC, sim)
-						consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+						best = math.Max(best, sim)
+						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
 					}
 				}
 			}
 		}
 	}
-	// Negation conflicts: only sentences with a negation are candidates, so
-	// the pair count stays small.
-	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+	return best
+}
+
+// negationConflicts finds a negated sentence and a similar one of another
+// context that is not negated, and returns the highest similarity found.
+// Only sentences with a negation are candidates, so the pair count stays
+// small.
+func (c *conflictScan) negationConflicts() float64 {
+	a, n, best := c.a, len(c.a.ctxs), 0.0
+	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
 			if g := a.global(ci, si); !a.sentNeg[g] || !a.sentRel[g] {
 				continue
 			}
-			for cj := 0; cj < n && pairs < maxPairs; cj++ {
+			for cj := 0; cj < n && c.pairs < maxConflictPairs; cj++ {
 				if cj == ci {
 					continue
 				}
 				dj := &a.ctxs[cj]
 				for sj := range dj.sents {
-					pairs++
+					c.pairs++
 					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
-						if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.6 {
-							negC = math.Max(negC, sim)
-							consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
+						if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.6 {
+							best = math.Max(best, sim)
+							c.consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
 						}
 					}
 				}
 			}
 		}
 	}
-	// Antonym conflicts: for each word with antonyms, the sentences of other
-	// contexts that hold one of its antonyms (read from the term index) and
-	// not the word itself.
+	return best
+}
+
+// antonymConflicts finds, for each context word with antonyms, the similar
+// sentences of other contexts that hold one of its antonyms (read from the
+// term index) and not the word itself, and returns the highest similarity
+// found.
+func (c *conflictScan) antonymConflicts() float64 {
+	a, n, best := c.a, len(c.a.ctxs), 0.0
 	for i := range a.winSeen {
 		a.winSeen[i] = -1 // winSeen[g2] = g1: the pair was looked at
 	}
-	for ci := 0; ci < n && pairs < maxPairs; ci++ {
+	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for ti := range di.toks {
 			t := &di.toks[ti]
@@ -198,33 +242,45 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 				continue
 			}
 			for _, ant := range antonymOf[t.hash] {
-				for o := a.head(ant); o != 0 && pairs < maxPairs; o = a.occ[o-1].next {
-					oc := &a.occ[o-1]
-					cj := int(oc.ctx)
-					if cj == ci {
-						continue
-					}
-					if a.winSeen[oc.sent] == g1 || !a.sentRel[oc.sent] {
-						continue
-					}
-					pairs++
-					sj := int(oc.sent) - int(a.sentBase[cj])
-					if a.sentHas(int(oc.sent), t.hash) {
-						continue
-					}
-					a.winSeen[oc.sent] = g1
-					if !a.canReach(int(g1), int(oc.sent), 0.5) {
-						continue
-					}
-					if sim := a.similarity(ci, si, cj, sj, v); sim >= 0.5 {
-						antC = math.Max(antC, sim)
-						consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
-					}
+				if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
+					best = math.Max(best, sim)
 				}
 			}
 		}
 	}
-	f.conflict = append(f.conflict, numC, negC, antC, qrel)
+	return best
+}
+
+// antonymIn looks through the sentences of other contexts holding ant, the
+// antonym of word h of sentence si of context ci (global index g1), for
+// those that lack h and are similar to it. It returns the highest
+// similarity found and whether it found one.
+func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, bool) {
+	a, best, found := c.a, 0.0, false
+	for o := a.head(ant); o != 0 && c.pairs < maxConflictPairs; o = a.occ[o-1].next {
+		oc := &a.occ[o-1]
+		cj := int(oc.ctx)
+		if cj == ci {
+			continue
+		}
+		if a.winSeen[oc.sent] == g1 || !a.sentRel[oc.sent] {
+			continue
+		}
+		c.pairs++
+		sj := int(oc.sent) - int(a.sentBase[cj])
+		if a.sentHas(int(oc.sent), h) {
+			continue
+		}
+		a.winSeen[oc.sent] = g1
+		if !a.canReach(int(g1), int(oc.sent), 0.5) {
+			continue
+		}
+		if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.5 {
+			best, found = math.Max(best, sim), true
+			c.consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
+		}
+	}
+	return best, found
 }
 
 // global returns the global index of sentence k of context ci.

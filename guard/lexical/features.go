@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
 
@@ -142,6 +143,7 @@ type conflictPair struct {
 }
 
 // featureSet is every raw feature of one sample plus what evidence needs.
+// Its blocks are computed on demand (see need): done says which are.
 type featureSet struct {
 	ground   [nG]float64
 	contra   []float64
@@ -160,11 +162,16 @@ type featureSet struct {
 	refusal    bool
 	emptyQ     bool // the question has no content word
 	qtype      questionType
+	ansContent int   // content words of the answer
 	missingQ   []int // question token indices missing from every context
 	ansWin     window
+	qWin       window // the question's best window (see part)
 	chunkBuf   []float64
+	done       part
 }
 
+// reset forgets every block computed from the answer and the contexts. The
+// question's type and emptiness (see prepareQuestion) are kept.
 func (f *featureSet) reset() {
 	f.ground = [nG]float64{}
 	f.contra = f.contra[:0]
@@ -183,6 +190,7 @@ func (f *featureSet) reset() {
 	f.missingQ = f.missingQ[:0]
 	f.refusal = false
 	f.ansWin = window{ctx: -1}
+	f.done = 0
 }
 
 func b2f(b bool) float64 {
@@ -192,29 +200,91 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// extract computes every feature of the analyzed sample.
-func extract(a *analysis, v *vocabulary, f *featureSet) {
-	f.reset()
-	// Synonyms: an answer or question word found in no context, one of whose
-	// WordNet synonyms is, takes that synonym's identity ("purchase" for
-	// "buy"), so that every comparison below sees the same word.
-	a.substituteSynonyms(&a.a)
-	a.substituteSynonyms(&a.q)
-	// Mark the answer's words that are also in the question, once.
-	for i := range a.a.toks {
-		if t := &a.a.toks[i]; inDoc(&a.q, t.hash) {
-			t.flags |= fInQ
+// part is a set of feature blocks. Each decision reads one block
+// (groundedness and contradiction share theirs). Relevance and sufficiency
+// share the question's best window, partQWin.
+type part uint8
+
+const (
+	partGround part = 1 << iota // groundedness and contradiction
+	partRelev
+	partSuff
+	partChunk
+	partConflict
+	partCorrect
+	partQWin
+
+	partAll = partGround | partRelev | partSuff | partChunk | partConflict | partCorrect
+)
+
+// decisionPart is the block each decision reads.
+var decisionPart = [...]part{guard.ChunkRelevance: partChunk, guard.ContextSufficiency: partSuff,
+	guard.ContextConflict: partConflict, guard.AnswerRelevance: partRelev, guard.Groundedness: partGround,
+	guard.Contradiction: partGround, guard.Correctness: partCorrect}
+
+// partsOf is the union of the blocks the decisions ds read.
+func partsOf(ds []guard.Decision) part {
+	var p part
+	for _, d := range ds {
+		if d.Valid() {
+			p |= decisionPart[d]
 		}
 	}
-	inQ := func(t *token) bool { return t.flags&fInQ != 0 } // answer tokens only
-	// given: answer tokens supported by construction (a quantity the
-	// contexts state in other words, see below). Words the answer shares with
-	// the question still need the contexts' support: a question can hold the
-	// very claim the answer makes ("Is it true that …?").
-	given := func(t *token) bool { return t.flags&fGiven != 0 }
-	// The answer declines to answer when its first sentence does (read by
-	// markPreambles on the same clause).
-	f.refusal = a.refusal0
+	return p
+}
+
+// extract computes every feature of the analyzed sample.
+func extract(a *analysis, v *vocabulary, f *featureSet) {
+	prepare(a, f)
+	f.need(a, v, partAll)
+}
+
+// prepare resets f and reads what every decision shares: synonyms, the
+// question's type, the answer's words that the question holds, and whether
+// the answer declines to answer.
+func prepare(a *analysis, f *featureSet) {
+	f.reset()
+	prepareQuestion(a, f)
+	prepareAnswer(a, f)
+}
+
+// need computes the blocks of p that f does not hold yet. prepare must have
+// run. Blocks do not depend on each other, so any order of requests gives
+// the same values as extract.
+func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
+	p &^= f.done
+	if p&partGround != 0 {
+		groundedness(a, v, f)
+	}
+	if p&(partRelev|partSuff) != 0 && f.done&partQWin == 0 {
+		f.qWin = a.bestWindow(a.q.toks, v, nil)
+		f.done |= partQWin
+	}
+	if p&partRelev != 0 {
+		relevance(a, v, f)
+	}
+	if p&partSuff != 0 {
+		sufficiency(a, v, f)
+	}
+	if p&partChunk != 0 {
+		a.chunkFeatures(f, v)
+	}
+	if p&partConflict != 0 {
+		a.conflictFeatures(f, v)
+	}
+	if p&partCorrect != 0 && a.hasRef {
+		correctness(a, v, f)
+	}
+	f.done |= p
+}
+
+// prepareQuestion gives the question's words their synonyms found in the
+// contexts and reads what the question asks for. Synonyms: a word found in
+// no context, one of whose WordNet synonyms is, takes that synonym's
+// identity ("purchase" for "buy"), so that every comparison sees the same
+// word.
+func prepareQuestion(a *analysis, f *featureSet) {
+	a.substituteSynonyms(&a.q)
 	f.qtype = classifyQuestion(&a.q)
 	f.emptyQ = true
 	for i := range a.q.toks {
@@ -223,231 +293,31 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			break
 		}
 	}
-	nctx := len(a.ctxs)
+}
 
-	// --- groundedness -------------------------------------------------
-	ansContent := 0
-	for i := range a.a.toks {
-		if a.a.toks[i].content() {
-			ansContent++
-		}
-	}
-	// Quantities.
-	numMis, numUnsup := 0, 0
-	for qi, q := range a.a.quants {
-		if structural(a.a.s, q) {
-			continue // a list marker or a citation: not a claim
-		}
-		compatible, approx, sameSlot := false, false, -1
-		sameCtx, sameQ := -1, -1
-		for ci := range a.ctxs {
-			for cq, c := range a.ctxs[ci].quants {
-				switch {
-				case q.Compatible(c) || ((q.Kind == quant.Number || c.Kind == quant.Number) && c.Value == q.Value):
-					// A bare number matches any quantity of that value
-					// ("16" for "16 weeks", "65-watt" for a "65" whose unit
-					// went unread).
-					compatible = true
-				case q.Approx(c):
-					approx = true
-				case sameSlot < 0 && (q.SameSlot(c) || (c.Kind == q.Kind && c.Value == q.Value && c.Unit != q.Unit)) &&
-					a.quantAligned(q, ci, c):
-					// Same slot, other value; or same value, other unit
-					// ("20 hours" for "20 days"); and said of the same
-					// thing: the two share a neighbouring word ("the first
-					// £20 of the overdraft" against "the first £50 of
-					// overdraft"). A number about something else is
-					// unsupported, not contradicted.
-					sameSlot, sameCtx, sameQ = 1, ci, cq
-				}
-			}
-		}
-		if !compatible {
-			for _, c := range a.q.quants {
-				if q.Compatible(c) {
-					compatible = true
-				}
-			}
-		}
-		// A small count ("three things", "two figures") or an ordinal
-		// ("first") with no counterpart said of the same thing often counts
-		// the answer's own items: it is no evidence either way (its words
-		// still need support like any other).
-		if !compatible && !approx && sameSlot < 0 && (q.Kind == quant.Ordinal || (q.Kind == quant.Number && q.Value == math.Trunc(q.Value) && q.Value >= 0 && q.Value <= 12)) {
-			continue
-		}
-		if compatible || approx {
-			// Words of a quantity the contexts state ("thirty" for "30")
-			// count as supported; an approximate one ("a month" for "30
-			// days") is neither evidence for nor against the answer.
-			// Tokens are in text order: start at the first one inside q.
-			toks := a.a.toks
-			i := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= q.Start })
-			for ; i < len(toks) && int(toks[i].start) < q.End; i++ {
-				if t := &toks[i]; int(t.end) <= q.End {
-					t.flags |= fGiven
-				}
-			}
-			continue
-		}
-		numUnsup++
-		if sameSlot > 0 {
-			numMis++
-			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: sameCtx, cq: sameQ, sameSlot: true})
-		} else {
-			f.mismatches = append(f.mismatches, mismatch{ans: qi, ctx: -1, cq: -1})
-		}
-	}
-	minWin, minSent := 1.0, 1.0
-	absent := false
-	entOut := 0
-	negAny := false
-	for k := range a.a.sents {
-		run := a.a.sentToks(k)
-		win := a.bestWindow(run, v, given)
-		total, any, n, nIn := 0.0, 0.0, 0, 0
-		for i := range run {
-			t := &run[i]
-			if !t.content() {
-				continue
-			}
-			wt := v.weight(t)
-			total += wt
-			n++
-			if a.inContexts(t.hash) || given(t) {
-				any += wt
-				nIn++
-			}
-		}
-		si := sentInfo{win: win, support: win.coverage}
-		if nctx == 0 {
-			si.support = 0
-			if total == 0 {
-				si.support = 1
-			}
-		}
-		// A claim absent from every context: most of the sentence's
-		// weighted content is found nowhere.
-		if nctx > 0 && n >= 2 && total > 0 && any/total < 1.0/3 {
-			absent = true
-		}
-		minWin = math.Min(minWin, si.support)
-		if nctx > 0 {
-			minSent = math.Min(minSent, a.bestSentence(run, v, given))
-		} else {
-			minSent = 0
-		}
-		// Negation flip: a word the sentence shares with its window is
-		// negated in one and not the other ("is refundable" against "is not
-		// refundable"). Negation is read in scope, a few words before the
-		// word within its clause, so that a "not" elsewhere in the window
-		// ("Do not take more than …") does not count.
-		if win.ctx >= 0 && si.support >= 0.3 && n >= 3 && (hasNeg(run) || a.windowHasNeg(win)) {
-			if ti, ok := a.negationFlip(k, win, v); ok {
-				negAny = true
-				if si.support >= 0.5 {
-					si.negFlip = true
-					f.flips = append(f.flips, flip{sent: k, tok: -1, win: win, negTok: ti})
-				}
-			}
-		}
-		if win.ctx >= 0 && si.support >= 0.5 {
-			// Antonym flip: an answer word absent from the window whose
-			// antonym stands in it in the same place: next to a word the
-			// answer has next to it ("the price increased" against "the
-			// price decreased").
-			for i := range run {
-				t := &run[i]
-				if t.flags&fAnt == 0 || a.windowHas(win, t.hash) || t.flags&fInQ != 0 {
-					continue // no antonym, or the word itself is there
-				}
-				for _, ant := range antonymOf[t.hash] {
-					if !inRun(run, ant) && a.alignedIn(win, run, i, ant) { // "from higher to lower" names both
-						f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
-						break
-					}
-				}
-			}
-		}
-		if win.ctx >= 0 && si.support >= 0.5 {
-			for i := range run {
-				t := &run[i]
-				if t.entity() && t.content() && !inQ(t) && t.flags&fGiven == 0 && a.inContexts(t.hash) && !a.windowHasContent(win, t.hash) {
-					entOut++
-					f.swapped = append(f.swapped, int(a.a.sentAt[k])+i)
-				}
-			}
-		}
-		f.sents = append(f.sents, si)
-	}
-	maxUnsup := 0.0
-	unsupEnt, antElsewhere := 0, 0
-	totalW, anyW, nIn := 0.0, 0.0, 0
+// prepareAnswer gives the answer's words their synonyms, marks those the
+// question also holds (fInQ), counts its content words and reads whether
+// it declines to answer: it does when its first sentence does (read by
+// markPreambles on the same clause). Run it after prepareQuestion.
+func prepareAnswer(a *analysis, f *featureSet) {
+	a.substituteSynonyms(&a.a)
+	f.ansContent = 0
 	for i := range a.a.toks {
 		t := &a.a.toks[i]
-		if !t.content() {
-			continue
+		if inDoc(&a.q, t.hash) {
+			t.flags |= fInQ
 		}
-		wt := v.weight(t)
-		totalW += wt
-		if a.inContexts(t.hash) || given(t) {
-			anyW += wt
-			nIn++
-			continue
-		}
-		maxUnsup = math.Max(maxUnsup, wt)
-		if t.flags&fAnt != 0 {
-			for _, ant := range antonymOf[t.hash] {
-				if a.inContexts(ant) {
-					antElsewhere++
-					break
-				}
-			}
-		}
-		if t.entity() && !(t.flags&fNum == 0 && afterBreak(a.a.s, int(t.start))) {
-			unsupEnt++
-			f.absent = append(f.absent, i)
+		if t.content() {
+			f.ansContent++
 		}
 	}
-	supAny, contain := 1.0, 1.0
-	if totalW > 0 {
-		supAny = anyW / totalW
-	}
-	if ansContent > 0 {
-		contain = float64(nIn) / float64(ansContent)
-	}
-	if nctx == 0 && ansContent > 0 {
-		supAny, contain, minWin = 0, 0, 0
-	}
-	negFlips, antFlips := 0, 0
-	for _, fl := range f.flips {
-		if fl.tok < 0 {
-			negFlips++
-		} else {
-			antFlips++
-		}
-	}
-	g := &f.ground
-	g[gSupMin] = minWin
-	g[gSentSup] = minSent
-	g[gSupAny] = supAny
-	g[gContain] = contain
-	g[gBigram] = a.bigramSupport(&a.a)
-	g[gToken] = a.tokenSupport(&a.a)
-	g[gExact] = b2f(nctx > 0 && ansContent > 0 && minSent >= 1 && g[gToken] >= 1 && g[gBigram] >= 1)
-	g[gMaxUnsupIDF] = maxUnsup
-	g[gUnsupEnt] = math.Log1p(float64(unsupEnt))
-	g[gNumMismatch] = float64(numMis)
-	g[gNumUnsup] = float64(numUnsup)
-	g[gNegFlip] = float64(negFlips)
-	g[gAntFlip] = float64(antFlips)
-	g[gAbsent] = b2f(absent)
-	g[gEntOut] = math.Log1p(float64(entOut))
-	g[gRefusal] = b2f(f.refusal)
-	f.contra = append(f.contra, float64(numMis), float64(negFlips), float64(antFlips), math.Log1p(float64(antElsewhere)),
-		b2f(negAny), 1-minWin)
+	f.refusal = a.refusal0
+}
 
-	// --- answer relevance ---------------------------------------------
+// relevance computes the answer relevance features: how much of the
+// question the answer and the passage stating it cover, and whether the
+// answer is the kind of thing the question asks for.
+func relevance(a *analysis, v *vocabulary, f *featureSet) {
 	qInA := coverage(a.q.toks, v, func(t *token) bool { return inDoc(&a.a, t.hash) })
 	aInQ := coverage(a.a.toks, v, inQ)
 	match, mismatchT := typeMatch(f.qtype, &a.q, &a.a)
@@ -457,24 +327,41 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 	f.ansWin, ansWinQ = a.answerWindow(v)
 	yesno := f.qtype == qYesNo && len(a.a.toks) > 0 && startsYesNo(&a.a)
 	newContent := 1 - aInQ
-	if ansContent == 0 {
+	if f.ansContent == 0 {
 		newContent = 0
 	}
-	// The question's best window serves relevance and sufficiency.
-	qWin := a.bestWindow(a.q.toks, v, nil)
+	qWin := f.qWin
 	rel := 0.0
 	if qWin.ctx >= 0 && qWin.coverage > 0 {
 		rel = math.Min(1, ansWinQ/qWin.coverage)
 	}
 	f.relev = append(f.relev, qInA, ansWinQ, b2f(match), b2f(mismatchT), b2f(f.refusal), b2f(yesno), newContent, rel)
+}
 
-	// --- sufficiency (question and contexts only: never the answer) ----
+// sufficiency computes the context sufficiency features. They read the
+// question and the contexts only, never the answer.
+func sufficiency(a *analysis, v *vocabulary, f *featureSet) {
+	qWin := f.qWin
 	covAll := coverage(a.q.toks, v, func(t *token) bool { return a.inContexts(t.hash) })
 	covWin := 0.0
 	if qWin.ctx >= 0 {
 		covWin = qWin.coverage
 	}
-	missEnt, maxMiss := 0, 0.0
+	missEnt, maxMiss := missingQuestionTerms(a, v, f)
+	typeInWin, wNeg, wAnt, wEnt := false, 0.0, 0.0, 0.0
+	if qWin.ctx >= 0 {
+		typeInWin = a.windowHasType(qWin, f.qtype)
+		wAnt, wEnt = questionInWindow(a, qWin)
+		wNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(qWin))
+	}
+	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, b2f(typeInWin),
+		a.questionBigrams(qWin), a.questionBigrams(window{ctx: -2}), wNeg, wAnt, wEnt)
+}
+
+// missingQuestionTerms records the question's content words that no context
+// holds, and returns how many of them are names or numbers and the weight
+// of the rarest.
+func missingQuestionTerms(a *analysis, v *vocabulary, f *featureSet) (missEnt int, maxMiss float64) {
 	for i := range a.q.toks {
 		t := &a.q.toks[i]
 		if !t.content() || a.inContexts(t.hash) {
@@ -486,77 +373,73 @@ func extract(a *analysis, v *vocabulary, f *featureSet) {
 			missEnt++
 		}
 	}
-	typeInWin, wNeg, wAnt, wEnt := false, 0.0, 0.0, 0.0
-	if qWin.ctx >= 0 {
-		typeInWin = a.windowHasType(qWin, f.qtype)
-		ents, entsIn := 0, 0
-		for i := range a.q.toks {
-			t := &a.q.toks[i]
-			if !t.content() {
-				continue
+	return missEnt, maxMiss
+}
+
+// questionInWindow reads the question against its best window: whether the
+// window holds the antonym of a question word it lacks (1 or 0), and the
+// share of the question's names it holds (1 without names).
+func questionInWindow(a *analysis, qWin window) (wAnt, wEnt float64) {
+	ents, entsIn := 0, 0
+	for i := range a.q.toks {
+		t := &a.q.toks[i]
+		if !t.content() {
+			continue
+		}
+		in := a.windowHasContent(qWin, t.hash)
+		if t.entity() {
+			ents++
+			if in {
+				entsIn++
 			}
-			in := a.windowHasContent(qWin, t.hash)
-			if t.entity() {
-				ents++
-				if in {
-					entsIn++
-				}
-			}
-			if !in && t.flags&fAnt != 0 {
-				for _, ant := range antonymOf[t.hash] {
-					if a.windowHas(qWin, ant) {
-						wAnt = 1
-					}
+		}
+		if !in && t.flags&fAnt != 0 {
+			for _, ant := range antonymOf[t.hash] {
+				if a.windowHas(qWin, ant) {
+					wAnt = 1
 				}
 			}
 		}
-		wEnt = 1
-		if ents > 0 {
-			wEnt = float64(entsIn) / float64(ents)
-		}
-		wNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(qWin))
 	}
-	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, b2f(typeInWin),
-		a.questionBigrams(qWin), a.questionBigrams(window{ctx: -2}), wNeg, wAnt, wEnt)
-
-	// --- chunk relevance ----------------------------------------------
-	a.chunkFeatures(f, v)
-
-	// --- conflict -----------------------------------------------------
-	a.conflictFeatures(f, v)
-
-	// --- correctness --------------------------------------------------
-	if a.hasRef {
-		inRef := func(t *token) bool { return inDoc(&a.rf, t.hash) }
-		inAns := func(t *token) bool { return inDoc(&a.a, t.hash) }
-		prec := coverage(a.a.toks, v, inRef)
-		rec := coverage(a.rf.toks, v, inAns)
-		f1 := 0.0
-		if prec+rec > 0 {
-			f1 = 2 * prec * rec / (prec + rec)
-		}
-		nm, nmatch := 0, 0
-		for _, q := range a.a.quants {
-			for _, r := range a.rf.quants {
-				if q.Compatible(r) {
-					nmatch++
-				} else if q.SameSlot(r) {
-					nm++
-				}
-			}
-		}
-		var refRefusal bool
-		refRefusal, a.fold = isRefusal(a.rf.s, a.fold)
-		refContent := 0
-		for i := range a.rf.toks {
-			if a.rf.toks[i].content() {
-				refContent++
-			}
-		}
-		verb := (refContent > 0 && containsSeq(a.a.toks, a.rf.toks)) || (ansContent > 0 && containsSeq(a.rf.toks, a.a.toks))
-		f.correct = append(f.correct, f1, prec, rec, b2f(hasNeg(a.a.toks) != hasNeg(a.rf.toks)),
-			float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal && refRefusal), b2f(f.refusal != refRefusal))
+	wEnt = 1
+	if ents > 0 {
+		wEnt = float64(entsIn) / float64(ents)
 	}
+	return wAnt, wEnt
+}
+
+// correctness computes the correctness features: the answer read against
+// the reference. Call it only with a reference.
+func correctness(a *analysis, v *vocabulary, f *featureSet) {
+	inRef := func(t *token) bool { return inDoc(&a.rf, t.hash) }
+	inAns := func(t *token) bool { return inDoc(&a.a, t.hash) }
+	prec := coverage(a.a.toks, v, inRef)
+	rec := coverage(a.rf.toks, v, inAns)
+	f1 := 0.0
+	if prec+rec > 0 {
+		f1 = 2 * prec * rec / (prec + rec)
+	}
+	nm, nmatch := 0, 0
+	for _, q := range a.a.quants {
+		for _, r := range a.rf.quants {
+			if q.Compatible(r) {
+				nmatch++
+			} else if q.SameSlot(r) {
+				nm++
+			}
+		}
+	}
+	var refRefusal bool
+	refRefusal, a.fold = isRefusal(a.rf.s, a.fold)
+	refContent := 0
+	for i := range a.rf.toks {
+		if a.rf.toks[i].content() {
+			refContent++
+		}
+	}
+	verb := (refContent > 0 && containsSeq(a.a.toks, a.rf.toks)) || (f.ansContent > 0 && containsSeq(a.rf.toks, a.a.toks))
+	f.correct = append(f.correct, f1, prec, rec, b2f(hasNeg(a.a.toks) != hasNeg(a.rf.toks)),
+		float64(nm), float64(nmatch), b2f(verb), b2f(f.refusal && refRefusal), b2f(f.refusal != refRefusal))
 }
 
 // substituteSynonyms gives each content word of d that no context holds the
@@ -845,8 +728,13 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 func pairHash(h1, h2 uint64) uint64 { return (h1*0x9e3779b97f4a7c15 ^ h2) * 0xbf58476d1ce4e5b9 }
 
 // buildPairs records every pair of adjacent words (within a sentence,
-// function words included) of every context in an open-addressing set.
+// function words included) of every context in an open-addressing set,
+// once per load of the contexts.
 func (a *analysis) buildPairs() {
+	if a.pairsBuilt {
+		return // the contexts have not changed (see JudgeClaims)
+	}
+	a.pairsBuilt = true
 	n := 0
 	for ci := range a.ctxs {
 		n += len(a.ctxs[ci].toks)

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 
@@ -160,13 +161,19 @@ func (j *Judge) Features(s *guard.Sample) Features {
 }
 
 func loadSample(a *analysis, s *guard.Sample, v *vocabulary) {
+	loadTexts(a, s, v, s.Answer, s.Reference)
+}
+
+// loadTexts analyzes the question and contexts of s with the given answer
+// and reference.
+func loadTexts(a *analysis, s *guard.Sample, v *vocabulary, answer string, ref *string) {
 	a.tz.vocab = v
 	texts := a.ctxTexts[:0]
 	for i := range s.Contexts {
 		texts = append(texts, s.Contexts[i].Text)
 	}
 	a.ctxTexts = texts
-	a.load(s.Question, s.Answer, s.Reference, texts)
+	a.load(s.Question, answer, ref, texts)
 }
 
 // Judge estimates the requested decisions. It checks ctx before starting and
@@ -180,7 +187,8 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	defer analysisPool.Put(a)
 	loadSample(a, s, j.vocab)
 	f := &a.feat
-	extract(a, j.vocab, f)
+	prepare(a, f)
+	f.need(a, j.vocab, partsOf(req.Decisions))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -194,6 +202,42 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 			continue
 		}
 		out = append(out, j.estimate(d, a, f, s))
+	}
+	return out, nil
+}
+
+// JudgeClaims estimates the groundedness of each claim against the
+// contexts of s, one estimate per claim, in order. The estimate for
+// claims[i] is the Groundedness estimate Judge gives for a copy of s with
+// Answer claims[i]. The question and the contexts are analyzed once for all
+// claims. It checks ctx before starting and between claims. It makes the
+// judge a guard.ClaimJudge.
+func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []string) ([]guard.Estimate, error) {
+	if s == nil {
+		return nil, errors.New("lexical: JudgeClaims: nil sample")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	// Groundedness reads no reference: it is left out of the analysis.
+	loadTexts(a, s, j.vocab, "", nil)
+	f := &a.feat
+	f.reset()
+	prepareQuestion(a, f)
+	c := *s
+	out := make([]guard.Estimate, 0, len(claims))
+	for _, claim := range claims {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.Answer = claim
+		a.loadAnswer(claim)
+		f.reset()
+		prepareAnswer(a, f)
+		f.need(a, j.vocab, partGround)
+		out = append(out, j.estimate(guard.Groundedness, a, f, &c))
 	}
 	return out, nil
 }
@@ -251,67 +295,91 @@ func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard
 }
 
 func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
-	var b1 [32]byte
-	var x []float64
-	switch d {
-	case guard.ContextSufficiency:
-		if len(s.Contexts) == 0 {
-			// Definitional: with nothing retrieved nothing can be answered.
-			return guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}
-		}
-		if f.emptyQ {
-			return guard.Abstain(d, "", noQuestion)
-		}
-		x = f.suff
-	case guard.ContextConflict:
-		if len(s.Contexts) < 2 {
-			// Definitional: one context cannot disagree with another.
-			return guard.Estimate{Decision: d, P: 0}
-		}
-		x = f.conflict
-	case guard.AnswerRelevance:
-		if f.emptyQ {
-			return guard.Abstain(d, "", noQuestion)
-		}
-		x = f.relev
-	case guard.Groundedness:
-		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
-			// Definitional: with no context, no claim is supported.
-			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
-			return e
-		}
-		x = f.ground[:]
-	case guard.Contradiction:
-		x = f.contra
-	case guard.Correctness:
-		if !a.hasRef {
-			return guard.Abstain(d, "", "no reference answer")
-		}
-		x = f.correct
+	x, settled, ok := modelInput(d, a, f, s)
+	if !ok {
+		return settled
 	}
 	p, ok := j.predict(d, x)
 	if !ok {
 		return guard.Abstain(d, "", "the profile has no "+d.String()+" model")
 	}
 	e := guard.Estimate{Decision: d, P: p}
+	if d == guard.Groundedness {
+		e.Citations = citations(a, f, s)
+	}
+	e.Evidence = evidence(d, p, a, f, s)
+	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
+		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
+			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
+	}
+	return e
+}
+
+// modelInput returns the feature vector the model of d reads. When the
+// sample settles d without a model (nothing retrieved, one context, no
+// question, no reference), it returns that estimate instead, and false.
+func modelInput(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) ([]float64, guard.Estimate, bool) {
+	switch d {
+	case guard.ContextSufficiency:
+		if len(s.Contexts) == 0 {
+			// Definitional: with nothing retrieved nothing can be answered.
+			return nil, guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}, false
+		}
+		if f.emptyQ {
+			return nil, guard.Abstain(d, "", noQuestion), false
+		}
+		return f.suff, guard.Estimate{}, true
+	case guard.ContextConflict:
+		if len(s.Contexts) < 2 {
+			// Definitional: one context cannot disagree with another.
+			return nil, guard.Estimate{Decision: d, P: 0}, false
+		}
+		return f.conflict, guard.Estimate{}, true
+	case guard.AnswerRelevance:
+		if f.emptyQ {
+			return nil, guard.Abstain(d, "", noQuestion), false
+		}
+		return f.relev, guard.Estimate{}, true
+	case guard.Groundedness:
+		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
+			// Definitional: with no context, no claim is supported.
+			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
+			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
+			return nil, e, false
+		}
+		return f.ground[:], guard.Estimate{}, true
+	case guard.Contradiction:
+		return f.contra, guard.Estimate{}, true
+	case guard.Correctness:
+		if !a.hasRef {
+			return nil, guard.Abstain(d, "", "no reference answer"), false
+		}
+		return f.correct, guard.Estimate{}, true
+	}
+	return nil, guard.Estimate{}, true
+}
+
+// evidence backs an estimate of d with probability p when p leans against
+// the answer (or, for the conflict and contradiction decisions, towards
+// them); it is nil otherwise.
+func evidence(d guard.Decision, p float64, a *analysis, f *featureSet, s *guard.Sample) []guard.Evidence {
+	var b1 [32]byte
 	switch d {
 	case guard.Groundedness:
-		e.Citations = citations(a, f, s)
 		if p < 0.5 {
-			e.Evidence = groundEvidence(a, f, s, d, false)
+			return groundEvidence(a, f, s, d, false)
 		}
 	case guard.Contradiction:
 		if p > 0.5 {
-			e.Evidence = groundEvidence(a, f, s, d, true)
+			return groundEvidence(a, f, s, d, true)
 		}
 	case guard.ContextSufficiency:
 		if p < 0.5 {
-			e.Evidence = suffEvidence(a, f, s)
+			return suffEvidence(a, f, s)
 		}
 	case guard.ContextConflict:
 		if p > 0.5 {
-			e.Evidence = conflictEvidence(a, f, s)
+			return conflictEvidence(a, f, s)
 		}
 	case guard.AnswerRelevance:
 		if p < 0.5 {
@@ -319,21 +387,17 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 			if f.relev[3] == 1 {
 				kind, why = guard.EvidenceTypeMismatch, "the answer is not the kind of thing the question asks for ("+f.qtype.String()+")"
 			}
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: kind, Detail: why, Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})}}
+			return []guard.Evidence{{Decision: d, Kind: kind, Detail: why, Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})}}
 		}
 	case guard.Correctness:
 		if p < 0.5 {
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
+			return []guard.Evidence{{Decision: d, Kind: guard.EvidenceReferenceDiffer,
 				Detail:      "the answer shares " + string(appendPct(b1[:0], 100*f.correct[0])) + "% (weighted F1) with the reference",
 				Quote:       quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)}),
 				Counterpart: quote(guard.SourceReference, "", *s.Reference, span{0, len(*s.Reference)})}}
 		}
 	}
-	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
-		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
-			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
-	}
-	return e
+	return nil
 }
 
 // noQuestion is why the decisions that read the question abstain when it

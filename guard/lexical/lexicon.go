@@ -142,23 +142,43 @@ func buildLexicon() {
 	// One pass over a table parsed for the occasion; it is garbage once
 	// the hash tables below are built.
 	entries := make([]wnEntry, 0, 1<<17) // the table has about 102,000 keys
-	var buf []byte
-	// stemHash is normHash for the table's words (lower-case ASCII letters),
-	// without allocating.
-	stemHash := func(w string) uint64 {
-		buf = append(buf[:0], w...)
-		return hashBytes(buf[:stem(buf)])
-	}
+	var sh stemHasher
 	wordnet.Scan(func(word, base string, syns, ants []string) {
-		entries = append(entries, wnEntry{word: word, base: base, syns: syns, ants: ants, wh: stemHash(word), bh: stemHash(base)})
+		entries = append(entries, wnEntry{word: word, base: base, syns: syns, ants: ants, wh: sh.hash(word), bh: sh.hash(base)})
 	})
+	buildCanon(entries, &sh)
+	buildRelations(entries, &sh)
+	v, err := parseVocab(vocabText)
+	if err != nil {
+		panic(err)
+	}
+	defaultVocab = v
+}
+
+// stemHasher is normHash for the WordNet table's words (lower-case ASCII
+// letters), without allocating.
+type stemHasher struct{ buf []byte }
+
+func (s *stemHasher) hash(w string) uint64 {
+	s.buf = append(s.buf[:0], w...)
+	return hashBytes(s.buf[:stem(s.buf)])
+}
+
+// stem returns the stem of w as a string.
+func (s *stemHasher) stem(w string) string {
+	s.buf = append(s.buf[:0], w...)
+	return string(s.buf[:stem(s.buf)])
+}
+
+// buildCanon fills canonOf, the base of each inflected or derived form, and
+// canonStem, the base's stem. A form that is a lemma of its own somewhere
+// (it is some synset's member: "found" = establish, "saw" = proverb) keeps
+// its identity rather than reading as another word's inflection ("find");
+// so does a form whose stem is some lemma's stem ("leaves" and "leave").
+func buildCanon(entries []wnEntry, sh *stemHasher) {
 	canonOf = map[uint64]uint64{}
 	canonStem = map[uint64]string{}
 	conflict := map[uint64]bool{}
-	// A form that is a lemma of its own somewhere (it is some synset's
-	// member: "found" = establish, "saw" = proverb) keeps its identity
-	// rather than reading as another word's inflection ("find"); so does a
-	// form whose stem is some lemma's stem ("leaves" and "leave").
 	lemma := make(map[string]bool, len(entries))
 	baseStem := make(map[uint64]bool, len(entries))
 	for i := range entries {
@@ -190,26 +210,36 @@ func buildLexicon() {
 		e := &entries[i]
 		if c, ok := canonOf[e.wh]; ok && c == e.bh {
 			if _, done := canonStem[e.wh]; !done {
-				buf = append(buf[:0], e.base...)
-				canonStem[e.wh] = string(buf[:stem(buf)])
+				canonStem[e.wh] = sh.stem(e.base)
 			}
 		}
 	}
-	canon := func(h uint64) uint64 {
-		if c, ok := canonOf[h]; ok {
-			return c
-		}
-		return h
+}
+
+// canon returns the base of the form with stem hash h (h itself when it is
+// no known form).
+func canon(h uint64) uint64 {
+	if c, ok := canonOf[h]; ok {
+		return c
 	}
+	return h
+}
+
+// addAntonym records b as an antonym of a.
+func addAntonym(a, b uint64) {
+	if a == b || slices.Contains(antonymOf[a], b) {
+		return
+	}
+	antonymOf[a] = append(antonymOf[a], b)
+	wordFlagMap[a] |= fAnt
+}
+
+// buildRelations fills synonymOf and antonymOf from the WordNet entries and
+// antonymPairs, between bases, function words left out, and flags the
+// words that have some (fSynSet, fAnt). Run it after buildCanon.
+func buildRelations(entries []wnEntry, sh *stemHasher) {
 	synonymOf = map[uint64][]uint64{}
 	antonymOf = map[uint64][]uint64{}
-	addAnt := func(a, b uint64) {
-		if a == b || slices.Contains(antonymOf[a], b) {
-			return
-		}
-		antonymOf[a] = append(antonymOf[a], b)
-		wordFlagMap[a] |= fAnt
-	}
 	for i := range entries {
 		e := &entries[i]
 		if wordFlagMap[e.wh]&fStop != 0 {
@@ -217,28 +247,23 @@ func buildLexicon() {
 		}
 		h := canon(e.wh)
 		for _, s := range e.syns {
-			sh := canon(stemHash(s))
-			if sh != h && wordFlagMap[sh]&fStop == 0 && !slices.Contains(synonymOf[h], sh) {
-				synonymOf[h] = append(synonymOf[h], sh)
+			syn := canon(sh.hash(s))
+			if syn != h && wordFlagMap[syn]&fStop == 0 && !slices.Contains(synonymOf[h], syn) {
+				synonymOf[h] = append(synonymOf[h], syn)
 				wordFlagMap[h] |= fSynSet
 			}
 		}
 		for _, a := range e.ants {
-			ah := canon(stemHash(a))
+			ah := canon(sh.hash(a))
 			if wordFlagMap[ah]&fStop == 0 {
-				addAnt(h, ah)
-				addAnt(ah, h)
+				addAntonym(h, ah)
+				addAntonym(ah, h)
 			}
 		}
 	}
 	for _, p := range antonymPairs {
 		a, b := canon(normHash(p[0])), canon(normHash(p[1]))
-		addAnt(a, b)
-		addAnt(b, a)
+		addAntonym(a, b)
+		addAntonym(b, a)
 	}
-	v, err := parseVocab(vocabText)
-	if err != nil {
-		panic(err)
-	}
-	defaultVocab = v
 }

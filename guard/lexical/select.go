@@ -36,70 +36,20 @@ type Selection struct {
 // two sides would overlap is undecided by policy.
 func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
 	var out Selection
-	n := len(p)
-	q := make([]float64, n)
-	gated := func() {
-		for t := range p {
-			q[t] = p[t]
-			if !hard[t] {
-				if out.SoftFloor > 0 && q[t] < out.SoftFloor {
-					q[t] = out.SoftFloor
-				}
-				if out.SoftCeiling > 0 && q[t] > out.SoftCeiling {
-					q[t] = out.SoftCeiling
-				}
-			}
-		}
-	}
+	var err error
 	switch d {
 	case guard.Groundedness:
-		for t := range p {
-			q[t] = p[t]
-			if !hard[t] {
-				q[t] = 1 // never in the fail region
-			}
-		}
-		fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
-		if err != nil {
-			return out, err
-		}
-		out.Fail = fs
-		if fs.HasFail {
-			out.SoftFloor = math.Nextafter(fs.Fail, 1)
-		}
-		gated()
-		ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
-		if err != nil {
-			return out, err
-		}
-		out.Pass = ps
+		out, err = selectGrounded(p, y, group, hard, cfg)
 	case guard.Contradiction:
-		for t := range p {
-			q[t] = p[t]
-			if !hard[t] {
-				q[t] = 0 // never in the pass region
-			}
-		}
-		ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
-		if err != nil {
-			return out, err
-		}
-		out.Pass = ps
-		if ps.HasPass {
-			out.SoftCeiling = math.Nextafter(ps.Pass, 0)
-		}
-		gated()
-		fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
-		if err != nil {
-			return out, err
-		}
-		out.Fail = fs
+		out, err = selectContradicted(p, y, group, hard, cfg)
 	default:
-		s, err := calibrate.SelectFixedSequence(p, y, group, cfg)
-		if err != nil {
-			return out, err
+		var s calibrate.FixedSelection
+		if s, err = calibrate.SelectFixedSequence(p, y, group, cfg); err == nil {
+			out.Fail, out.Pass = s, s
 		}
-		out.Fail, out.Pass = s, s
+	}
+	if err != nil {
+		return out, err
 	}
 	th := guard.Thresholds{Fail: 0, Pass: 1, NoFail: !out.Fail.HasFail, NoPass: !out.Pass.HasPass}
 	if out.Fail.HasFail {
@@ -114,6 +64,82 @@ func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []b
 	}
 	out.Thresholds = th
 	return out, nil
+}
+
+// selectGrounded chooses groundedness's fail side among the rows with hard
+// evidence, floors every other row's P just above it (SoftFloor), and then
+// chooses the pass side on the floored P.
+func selectGrounded(p []float64, y []bool, group []int, hard []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
+	var out Selection
+	q := make([]float64, len(p))
+	for t := range p {
+		q[t] = p[t]
+		if !hard[t] {
+			q[t] = 1 // never in the fail region
+		}
+	}
+	fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Fail = fs
+	if fs.HasFail {
+		out.SoftFloor = math.Nextafter(fs.Fail, 1)
+	}
+	softGate(q, p, hard, out.SoftFloor, out.SoftCeiling)
+	ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Pass = ps
+	return out, nil
+}
+
+// selectContradicted mirrors selectGrounded: contradiction's pass side
+// ("confidently contradicts") is chosen among the rows with hard evidence,
+// every other row's P is capped just below it (SoftCeiling), and the fail
+// side is chosen on the capped P.
+func selectContradicted(p []float64, y []bool, group []int, hard []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
+	var out Selection
+	q := make([]float64, len(p))
+	for t := range p {
+		q[t] = p[t]
+		if !hard[t] {
+			q[t] = 0 // never in the pass region
+		}
+	}
+	ps, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Pass = ps
+	if ps.HasPass {
+		out.SoftCeiling = math.Nextafter(ps.Pass, 0)
+	}
+	softGate(q, p, hard, out.SoftFloor, out.SoftCeiling)
+	fs, err := calibrate.SelectFixedSequence(q, y, group, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Fail = fs
+	return out, nil
+}
+
+// softGate writes into q each P of p, with the rows without hard evidence
+// kept within [floor, ceiling] (a zero bound is no bound), as the judge
+// gates them (see Judge.predict).
+func softGate(q, p []float64, hard []bool, floor, ceiling float64) {
+	for t := range p {
+		q[t] = p[t]
+		if !hard[t] {
+			if floor > 0 && q[t] < floor {
+				q[t] = floor
+			}
+			if ceiling > 0 && q[t] > ceiling {
+				q[t] = ceiling
+			}
+		}
+	}
 }
 
 // RuleCheck records how one pass rule fared in SelectPassRule.

@@ -213,7 +213,6 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 		tz.buf = make([]byte, 0, 2*len(text)+utf8.UTFMax)
 	}
 	room := tz.buf[:cap(tz.buf)]
-	var buf []byte
 	i := 0
 	for i < len(text) {
 		c := text[i]
@@ -245,141 +244,167 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 			}
 			upper = unicode.IsUpper(r)
 		}
-		// A word, folded into buf (which has room for it: see above).
 		start := i
-		var class uint8 // asciiClass bits of the ASCII characters read
-		other := false  // a character outside ASCII was read
-		k := 0
-		for {
-			// A run of ASCII letters and digits.
-			for i < len(text) {
-				c := text[i]
-				f := asciiFold[c]
-				if f == 0 {
-					break
-				}
-				class |= asciiClass[c]
-				room[k] = f
-				k++
-				i++
-			}
-			if i >= len(text) {
-				break
-			}
-			c := text[i]
-			if c < utf8.RuneSelf {
-				// Digits joined by , or . stay one number: 1,234.5
-				if class == clsDigit && !other && (c == ',' || c == '.') && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
-					if c == '.' {
-						room[k] = '.'
-						k++
-					}
-					i++
-					continue
-				}
-				break
-			}
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
-				break
-			}
-			other = true
-			k = len(utf8.AppendRune(room[:k], foldRune(r)))
-			i += size
+		k, next, class, other := foldWord(text, i, room)
+		buf, end, neg := room[:k], next, false
+		if next < len(text) && (text[next] == '\'' || text[next] >= utf8.RuneSelf) {
+			buf, end, next, neg = apostrophe(text, buf, end, next)
 		}
-		buf = room[:k]
-		allDigit := class == clsDigit && !other
-		letters := class&clsDigit == 0 && !other // stem needs no check
-		end := i
-		neg := false
-		// Apostrophes: possessive 's, and n't.
-		if i < len(text) {
-			r, size := rune(text[i]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(text[i:])
-			}
-			if isApostrophe(r) {
-				rest := text[i+size:]
-				switch {
-				case len(rest) >= 1 && (rest[0] == 's' || rest[0] == 'S') && (len(rest) == 1 || !isWordByte(rest[1])):
-					i += size + 1
-				case len(rest) >= 1 && (rest[0] == 't' || rest[0] == 'T') && (len(rest) == 1 || !isWordByte(rest[1])) &&
-					len(buf) > 1 && buf[len(buf)-1] == 'n':
-					buf = buf[:len(buf)-1]
-					end--
-					neg = true
-					i += size + 1
-				case len(rest) >= 1 && isWordByte(rest[0]):
-					// o'clock, O'Brien: keep going as one word by skipping the mark.
-				}
-			}
-		}
-		var n int
-		if letters {
-			n = stemLetters(buf)
-		} else {
-			n = stem(buf)
-		}
-		w := buf[:n]
-		h := hashBytes(w)
-		if tz.keep {
-			if b, ok := canonStem[h]; ok {
-				tz.stems = append(tz.stems, b)
-			} else {
-				tz.stems = append(tz.stems, string(w))
-			}
-		}
-		dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent})
-		t := &dst[len(dst)-1]
-		if allDigit {
-			t.flags |= fNum
-		}
-		if upper {
-			t.flags |= fCapAny
-			if !atSentStart {
-				t.flags |= fCap
-			}
-		}
-		if atSentStart {
-			t.flags |= fInitial
-		}
-		switch {
-		case tz.vocab == nil:
-			if c, ok := canonOf[t.hash]; ok {
-				t.hash = c
-			}
-			t.flags |= wordFlags(t.hash)
-		case tz.weights:
-			f, wt, c := tz.vocab.lookup(t.hash)
-			t.flags |= f | fWeighed
-			t.w = wt
-			if c != 0 {
-				t.hash = c
-			}
-		default:
-			f, _, _, c := tz.vocab.flags.get(t.hash)
-			t.flags |= f
-			if c != 0 {
-				t.hash = c
-			}
-		}
+		i = next
+		dst = tz.appendWord(dst, buf, class, other, start, end, sent, upper, atSentStart)
 		inSent++
 		atSentStart = false
 		if neg {
-			if tz.keep {
-				tz.stems = append(tz.stems, "not")
-			}
-			nt := token{start: int32(end), end: int32(i), hash: hNot, sent: sent, flags: fStop | fNeg}
-			if tz.weights {
-				nt.flags |= fWeighed // a function word: weight 0
-			}
-			dst = append(dst, nt)
+			dst = tz.appendNot(dst, end, i, sent)
 		}
 	}
 	if inSent > 0 {
 		sents = append(sents, span{sentStart, len(text)})
 	}
 	return dst, sents
+}
+
+// foldWord writes the word of text that starts at byte i into room, folded
+// (see foldRune). It returns the folded length, the index of the byte after
+// the word, the asciiClass bits of its ASCII characters, and whether it
+// read a character outside ASCII. Digits joined by "," or "." stay one
+// number: 1,234.5.
+func foldWord(text string, i int, room []byte) (k, next int, class uint8, other bool) {
+	for {
+		// A run of ASCII letters and digits.
+		for i < len(text) {
+			c := text[i]
+			f := asciiFold[c]
+			if f == 0 {
+				break
+			}
+			class |= asciiClass[c]
+			room[k] = f
+			k++
+			i++
+		}
+		if i >= len(text) {
+			break
+		}
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if class == clsDigit && !other && (c == ',' || c == '.') && i+1 < len(text) && text[i+1] >= '0' && text[i+1] <= '9' {
+				if c == '.' {
+					room[k] = '.'
+					k++
+				}
+				i++
+				continue
+			}
+			break
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			break
+		}
+		other = true
+		k = len(utf8.AppendRune(room[:k], foldRune(r)))
+		i += size
+	}
+	return k, i, class, other
+}
+
+// apostrophe reads what follows a word (buf, ending at byte end) at byte i:
+// a possessive 's is skipped, and an "n't" is cut from the word and read as
+// a negation (neg). Any other apostrophe ("o'clock") ends the word like any
+// other mark. It returns the word, its end, the byte to read from next, and
+// neg.
+func apostrophe(text string, buf []byte, end, i int) ([]byte, int, int, bool) {
+	if i >= len(text) {
+		return buf, end, i, false
+	}
+	r, size := rune(text[i]), 1
+	if r >= utf8.RuneSelf {
+		r, size = utf8.DecodeRuneInString(text[i:])
+	}
+	if !isApostrophe(r) {
+		return buf, end, i, false
+	}
+	rest := text[i+size:]
+	switch {
+	case len(rest) >= 1 && (rest[0] == 's' || rest[0] == 'S') && (len(rest) == 1 || !isWordByte(rest[1])):
+		i += size + 1
+	case len(rest) >= 1 && (rest[0] == 't' || rest[0] == 'T') && (len(rest) == 1 || !isWordByte(rest[1])) &&
+		len(buf) > 1 && buf[len(buf)-1] == 'n':
+		return buf[:len(buf)-1], end - 1, i + size + 1, true
+	}
+	return buf, end, i, false
+}
+
+// appendWord stems the folded word buf (its asciiClass bits class, other
+// when it holds a character outside ASCII), hashes the stem and appends its
+// token with the flags and weight the vocabulary gives it.
+func (tz *tokenizer) appendWord(dst []token, buf []byte, class uint8, other bool, start, end int, sent int32, upper, atSentStart bool) []token {
+	var n int
+	if class&clsDigit == 0 && !other {
+		n = stemLetters(buf) // letters only: stem needs no check
+	} else {
+		n = stem(buf)
+	}
+	w := buf[:n]
+	h := hashBytes(w)
+	if tz.keep {
+		if b, ok := canonStem[h]; ok {
+			tz.stems = append(tz.stems, b)
+		} else {
+			tz.stems = append(tz.stems, string(w))
+		}
+	}
+	dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent})
+	t := &dst[len(dst)-1]
+	if class == clsDigit && !other {
+		t.flags |= fNum
+	}
+	if upper {
+		t.flags |= fCapAny
+		if !atSentStart {
+			t.flags |= fCap
+		}
+	}
+	if atSentStart {
+		t.flags |= fInitial
+	}
+	// The vocabulary gives the flags, the canonical hash and, when
+	// tz.weights is set, the weight.
+	switch {
+	case tz.vocab == nil:
+		if c, ok := canonOf[t.hash]; ok {
+			t.hash = c
+		}
+		t.flags |= wordFlags(t.hash)
+	case tz.weights:
+		f, wt, c := tz.vocab.lookup(t.hash)
+		t.flags |= f | fWeighed
+		t.w = wt
+		if c != 0 {
+			t.hash = c
+		}
+	default:
+		f, _, _, c := tz.vocab.flags.get(t.hash)
+		t.flags |= f
+		if c != 0 {
+			t.hash = c
+		}
+	}
+	return dst
+}
+
+// appendNot appends the negation token "not" read from the "n't" at bytes
+// [start, end).
+func (tz *tokenizer) appendNot(dst []token, start, end int, sent int32) []token {
+	if tz.keep {
+		tz.stems = append(tz.stems, "not")
+	}
+	nt := token{start: int32(start), end: int32(end), hash: hNot, sent: sent, flags: fStop | fNeg}
+	if tz.weights {
+		nt.flags |= fWeighed // a function word: weight 0
+	}
+	return append(dst, nt)
 }
 
 func isWordByte(c byte) bool {

@@ -135,132 +135,100 @@ const (
 // longer), whose length in seconds is only an average: 1 month = 1/12 of a
 // Gregorian year of 365.2425 days. Data sizes are decimal (1 kb = 1000
 // bytes; see dataPow). Temperatures are handled by tempC. The units are the
-// canonical constants of words.go.
+// canonical constants of words.go; any other unit is dimNone.
 func unitScale(u string) (d dimension, f float64, cal bool) {
-	const day = 86400
-	const month = 365.2425 * day / 12
-	switch u {
-	case uMs:
-		return dimTime, 0.001, false
-	case uSecond:
-		return dimTime, 1, false
-	case uMinute:
-		return dimTime, 60, false
-	case uHour:
-		return dimTime, 3600, false
-	case uDay:
-		return dimTime, day, false
-	case uWeek:
-		return dimTime, 7 * day, false
-	case uMonth:
-		return dimTime, month, true
-	case uYear:
-		return dimTime, 12 * month, true
-	case uDecade:
-		return dimTime, 120 * month, true
-	case uCentury:
-		return dimTime, 1200 * month, true
+	z := unitSizes[u]
+	return z.d, z.f, z.cal
+}
 
-	case uKm:
-		return dimLength, 1000, false
-	case uM:
-		return dimLength, 1, false
-	case uCm:
-		return dimLength, 0.01, false
-	case uMm:
-		return dimLength, 0.001, false
-	case uMile:
-		return dimLength, 1609.344, false
-	case uFoot:
-		return dimLength, 0.3048, false
-	case uInch:
-		return dimLength, 0.0254, false
-	case uYard:
-		return dimLength, 0.9144, false
+// unitSize is a unit's dimension, size and calendar mark (see unitScale).
+type unitSize struct {
+	d   dimension
+	f   float64
+	cal bool
+}
 
-	case uKm2:
-		return dimArea, 1e6, false
-	case uM2:
-		return dimArea, 1, false
-	case uMi2:
-		return dimArea, 1609.344 * 1609.344, false
-	case uFt2:
-		return dimArea, 0.3048 * 0.3048, false
-	case uAcre:
-		return dimArea, 4046.8564224, false
-	case uHectare:
-		return dimArea, 1e4, false
+const (
+	daySeconds   = 86400
+	monthSeconds = 365.2425 * daySeconds / 12 // an average month: 1/12 of a Gregorian year
+)
 
-	case uKg:
-		return dimMass, 1, false
-	case uG:
-		return dimMass, 1e-3, false
-	case uMg:
-		return dimMass, 1e-6, false
-	case uLb:
-		return dimMass, 0.45359237, false
-	case uOz:
-		return dimMass, 0.028349523125, false
-	case uTon: // "ton" and "tonne" are one unit; a short ton is within 10%
-		return dimMass, 1000, false
+// unitSizes holds every unit unitScale knows.
+var unitSizes = map[string]unitSize{
+	uMs:      {dimTime, 0.001, false},
+	uSecond:  {dimTime, 1, false},
+	uMinute:  {dimTime, 60, false},
+	uHour:    {dimTime, 3600, false},
+	uDay:     {dimTime, daySeconds, false},
+	uWeek:    {dimTime, 7 * daySeconds, false},
+	uMonth:   {dimTime, monthSeconds, true},
+	uYear:    {dimTime, 12 * monthSeconds, true},
+	uDecade:  {dimTime, 120 * monthSeconds, true},
+	uCentury: {dimTime, 1200 * monthSeconds, true},
 
-	case uLiter:
-		return dimVolume, 1, false
-	case uMl:
-		return dimVolume, 1e-3, false
-	case uGallon: // US gallon
-		return dimVolume, 3.785411784, false
+	uKm:   {dimLength, 1000, false},
+	uM:    {dimLength, 1, false},
+	uCm:   {dimLength, 0.01, false},
+	uMm:   {dimLength, 0.001, false},
+	uMile: {dimLength, 1609.344, false},
+	uFoot: {dimLength, 0.3048, false},
+	uInch: {dimLength, 0.0254, false},
+	uYard: {dimLength, 0.9144, false},
 
-	case uMps:
-		return dimSpeed, 1, false
-	case uKmh:
-		return dimSpeed, 1 / 3.6, false
-	case uMph:
-		return dimSpeed, 0.44704, false
+	uKm2:     {dimArea, 1e6, false},
+	uM2:      {dimArea, 1, false},
+	uMi2:     {dimArea, 1609.344 * 1609.344, false},
+	uFt2:     {dimArea, 0.3048 * 0.3048, false},
+	uAcre:    {dimArea, 4046.8564224, false},
+	uHectare: {dimArea, 1e4, false},
 
-	case uCelsius, uFahrenheit, uKelvin:
-		return dimTemp, 1, false
+	uKg:  {dimMass, 1, false},
+	uG:   {dimMass, 1e-3, false},
+	uMg:  {dimMass, 1e-6, false},
+	uLb:  {dimMass, 0.45359237, false},
+	uOz:  {dimMass, 0.028349523125, false},
+	uTon: {dimMass, 1000, false}, // "ton" and "tonne" are one unit; a short ton is within 10%
 
-	case uByte, uKB, uMB, uGB, uTB:
-		return dimData, 1, false
+	uLiter:  {dimVolume, 1, false},
+	uMl:     {dimVolume, 1e-3, false},
+	uGallon: {dimVolume, 3.785411784, false}, // US gallon
 
-	case uWatt:
-		return dimPower, 1, false
-	case uKW:
-		return dimPower, 1e3, false
-	case uMW:
-		return dimPower, 1e6, false
-	case uGW:
-		return dimPower, 1e9, false
+	uMps: {dimSpeed, 1, false},
+	uKmh: {dimSpeed, 1 / 3.6, false},
+	uMph: {dimSpeed, 0.44704, false},
 
-	case uWh:
-		return dimEnergy, 3600, false
-	case uKWh:
-		return dimEnergy, 3.6e6, false
-	case uCalorie, uKcal: // a food "calorie" is a kilocalorie
-		return dimEnergy, 4184, false
+	uCelsius:    {dimTemp, 1, false},
+	uFahrenheit: {dimTemp, 1, false},
+	uKelvin:     {dimTemp, 1, false},
 
-	case uHz:
-		return dimFreq, 1, false
-	case uKHz:
-		return dimFreq, 1e3, false
-	case uMHz:
-		return dimFreq, 1e6, false
-	case uGHz:
-		return dimFreq, 1e9, false
+	uByte: {dimData, 1, false},
+	uKB:   {dimData, 1, false},
+	uMB:   {dimData, 1, false},
+	uGB:   {dimData, 1, false},
+	uTB:   {dimData, 1, false},
 
-	case uVolt:
-		return dimVoltage, 1, false
-	case uKV:
-		return dimVoltage, 1e3, false
+	uWatt: {dimPower, 1, false},
+	uKW:   {dimPower, 1e3, false},
+	uMW:   {dimPower, 1e6, false},
+	uGW:   {dimPower, 1e9, false},
 
-	case uAmp:
-		return dimCurrent, 1, false
+	uWh:      {dimEnergy, 3600, false},
+	uKWh:     {dimEnergy, 3.6e6, false},
+	uCalorie: {dimEnergy, 4184, false}, // a food "calorie" is a kilocalorie
+	uKcal:    {dimEnergy, 4184, false},
 
-	case uPercent, uFraction:
-		return dimShare, 1, false
-	}
-	return dimNone, 0, false
+	uHz:  {dimFreq, 1, false},
+	uKHz: {dimFreq, 1e3, false},
+	uMHz: {dimFreq, 1e6, false},
+	uGHz: {dimFreq, 1e9, false},
+
+	uVolt: {dimVoltage, 1, false},
+	uKV:   {dimVoltage, 1e3, false},
+
+	uAmp: {dimCurrent, 1, false},
+
+	uPercent:  {dimShare, 1, false},
+	uFraction: {dimShare, 1, false},
 }
 
 // Tolerances of relate.

@@ -579,20 +579,50 @@ func (sc *scanner) word(i, j int) int {
 	switch wi.cls {
 	case wNone:
 		if len(w) >= 2 && len(w) <= 3 && isUpper(w[0]) {
-			k := j
-			if k < len(s) && s[k] == '.' {
-				k++
-			}
-			if cur := codePrefix(w); cur != "" {
-				if p := sc.moneyDigits(k); p > j {
-					return sc.number(i, p, cur, false)
-				}
+			if r, ok := sc.codeMoney(i, j, w); ok {
+				return r
 			}
 		}
+	case wNum, wOrd, wA, wHalf, wMonth:
+		if r, ok := sc.numberWord(i, j, wi); ok {
+			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
+			return r
+		}
+	case wYearPrep:
+		sc.prepEnd = sc.skipSpaces(j)
+	case wNoon, wMidnight, wApprox, wApproxLead:
+		sc.markerWord(i, j, w, wi)
+	}
+	// The spaces after the word are skipped only if prevClass asks.
+	sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
+	return j
+}
+
+// codeMoney reads an amount after a currency code, the word s[i:j] of two
+// or three letters ("USD 5", "EUR. 20"), and returns where it ends.
+func (sc *scanner) codeMoney(i, j int, w string) (int, bool) {
+	s := sc.s
+	k := j
+	if k < len(s) && s[k] == '.' {
+		k++
+	}
+	if cur := codePrefix(w); cur != "" {
+		if p := sc.moneyDigits(k); p > j {
+			return sc.number(i, p, cur, false), true
+		}
+	}
+	return 0, false
+}
+
+// numberWord reads the quantity the word s[i:j] opens: a spelled-out
+// number ("twenty-one", "a hundred"), an article that counts ("a week"),
+// a half, or a date that starts with a month. It returns where the
+// quantity ends.
+func (sc *scanner) numberWord(i, j int, wi wordInfo) (int, bool) {
+	s := sc.s
+	switch wi.cls {
 	case wNum, wOrd:
-		r := sc.spelled(i, j, wi)
-		sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
-		return r
+		return sc.spelled(i, j, wi), true
 	case wA:
 		p := sc.skipSpaces(j)
 		if p > j && p < len(s) && isLetter(s[p]) {
@@ -600,26 +630,25 @@ func (sc *scanner) word(i, j int) int {
 			if boundaryAfter(s, e) {
 				switch lookupGeneral(s[p:e]).cls {
 				case wHundred, wScale, wDozen:
-					r := sc.spelled(i, j, wi)
-					sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
-					return r
+					return sc.spelled(i, j, wi), true
 				}
-				if r, ok := sc.article(i, j, p, e); ok {
-					sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
-					return r
-				}
+				return sc.article(i, j, p, e)
 			}
 		}
 	case wHalf:
-		if r, ok := sc.half(i, j); ok {
-			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
-			return r
-		}
+		return sc.half(i, j)
 	case wMonth:
-		if r, ok := sc.monthDate(i, j, int(wi.val)); ok {
-			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
-			return r
-		}
+		return sc.monthDate(i, j, int(wi.val))
+	}
+	return 0, false
+}
+
+// markerWord handles a word that is no number but marks one: noon and
+// midnight (emitted as times), and the words after which a number is
+// approximate ("about", "c.", "more than").
+func (sc *scanner) markerWord(i, j int, w string, wi wordInfo) {
+	s := sc.s
+	switch wi.cls {
 	case wNoon:
 		sc.emit(Quantity{Kind: Time, Value: 720, Start: i, End: j}, info{mag: 1})
 	case wMidnight:
@@ -645,12 +674,7 @@ func (sc *scanner) word(i, j int) int {
 				sc.approxEnd = sc.skipSpaces(e)
 			}
 		}
-	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
 	}
-	// The spaces after the word are skipped only if prevClass asks.
-	sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
-	return j
 }
 
 // prevClass returns the class of the word just before i (separated from it
@@ -693,107 +717,22 @@ func numClass(v int32) int {
 // ends, how many words it took, whether it is an ordinal and the class of
 // its last word (lkA for a lone "a").
 func (sc *scanner) parseSpelled(i, j int, first wordInfo) (value float64, end, nwords int, ord bool, last int) {
-	s := sc.s
-	var total, cur float64
+	n := spelledSum{lastScale: 100}
 	switch first.cls {
 	case wNum:
-		cur = float64(first.val)
-		last = numClass(first.val)
+		n.cur = float64(first.val)
+		n.last = numClass(first.val)
 	case wOrd:
-		cur = float64(first.val)
+		n.cur = float64(first.val)
 		ord = true
 	default: // "a" before hundred/thousand/dozen
-		cur = 1
-		last = lkA
+		n.cur = 1
+		n.last = lkA
 	}
-	lastScale := 100
 	end, nwords = j, 1
-	for !ord && last != lkDozen {
-		p := end
-		hy := false
-		if hw := hyphenWidth(s, end); hw > 0 {
-			p += hw
-			hy = true
-		} else if p = sc.skipSpaces(end); p == end {
-			break
-		}
-		if p >= len(s) || !isLetter(s[p]) {
-			break
-		}
-		e := letterEnd(s, p)
-		if !boundaryAfter(s, e) {
-			break
-		}
-		wi := lookupGeneral(s[p:e])
-		if wi.cls == wAnd && !hy {
-			if last != lkHundred && last != lkScale {
-				break
-			}
-			p2 := sc.skipSpaces(e)
-			if p2 == e || p2 >= len(s) || !isLetter(s[p2]) {
-				break
-			}
-			e2 := letterEnd(s, p2)
-			if !boundaryAfter(s, e2) {
-				break
-			}
-			wi2 := lookupGeneral(s[p2:e2])
-			if (wi2.cls != wNum && wi2.cls != wOrd) || wi2.val < 1 || wi2.val >= 100 {
-				break
-			}
-			e, wi = e2, wi2
-		}
-		ok := false
-		v := float64(wi.val)
-		switch wi.cls {
-		case wNum, wOrd:
-			if wi.val >= 100 { // hundredth, thousandth, millionth
-				if last == lkUnit || last == lkTeen || last == lkTens || last == lkA {
-					if wi.val == 100 {
-						cur *= 100
-					} else {
-						total = (total + cur) * v
-						cur = 0
-					}
-					ok = true
-				}
-				break
-			}
-			if wi.val == 0 {
-				break
-			}
-			k := numClass(wi.val)
-			if k == lkUnit {
-				ok = last == lkTens || last == lkHundred || last == lkScale
-			} else {
-				ok = last == lkHundred || last == lkScale
-			}
-			if ok {
-				cur += v
-				last = k
-			}
-		case wHundred:
-			if (last == lkUnit || last == lkTeen || last == lkA) && cur < 20 {
-				cur *= 100
-				last = lkHundred
-				ok = true
-			}
-		case wScale:
-			if last != lkScale && cur > 0 && int(wi.val) < lastScale {
-				total += cur * pow10(int(wi.val))
-				cur = 0
-				last = lkScale
-				lastScale = int(wi.val)
-				ok = true
-			}
-		case wDozen:
-			if (last == lkUnit || last == lkTeen || last == lkA) && cur < 20 {
-				cur *= 12
-				last = lkDozen
-				ok = true
-			}
-		}
-		if !ok {
+	for !ord && n.last != lkDozen {
+		wi, e, ok := sc.nextNumberWord(end, n.last)
+		if !ok || !n.add(wi) {
 			break
 		}
 		if wi.cls == wOrd {
@@ -802,7 +741,116 @@ func (sc *scanner) parseSpelled(i, j int, first wordInfo) (value float64, end, n
 		end = e
 		nwords++
 	}
-	return total + cur, end, nwords, ord, last
+	return n.total + n.cur, end, nwords, ord, n.last
+}
+
+// nextNumberWord reads the word after a spelled-out number that ends at
+// end (after a space or a hyphen), its last word of class last. An "and"
+// is read through to the number below 100 that follows it ("two hundred
+// and five"), after a hundred or a scale word only. It returns the word
+// and where it ends.
+func (sc *scanner) nextNumberWord(end, last int) (wordInfo, int, bool) {
+	s := sc.s
+	p := end
+	hy := false
+	if hw := hyphenWidth(s, end); hw > 0 {
+		p += hw
+		hy = true
+	} else if p = sc.skipSpaces(end); p == end {
+		return wordInfo{}, 0, false
+	}
+	if p >= len(s) || !isLetter(s[p]) {
+		return wordInfo{}, 0, false
+	}
+	e := letterEnd(s, p)
+	if !boundaryAfter(s, e) {
+		return wordInfo{}, 0, false
+	}
+	wi := lookupGeneral(s[p:e])
+	if wi.cls != wAnd || hy {
+		return wi, e, true
+	}
+	if last != lkHundred && last != lkScale {
+		return wordInfo{}, 0, false
+	}
+	p2 := sc.skipSpaces(e)
+	if p2 == e || p2 >= len(s) || !isLetter(s[p2]) {
+		return wordInfo{}, 0, false
+	}
+	e2 := letterEnd(s, p2)
+	if !boundaryAfter(s, e2) {
+		return wordInfo{}, 0, false
+	}
+	wi2 := lookupGeneral(s[p2:e2])
+	if (wi2.cls != wNum && wi2.cls != wOrd) || wi2.val < 1 || wi2.val >= 100 {
+		return wordInfo{}, 0, false
+	}
+	return wi2, e2, true
+}
+
+// spelledSum is the value of a spelled-out number as its words are read:
+// the total of its completed scale groups, the current group, the class of
+// its last word, and the last scale (a scale must be smaller than the one
+// before: "two million three thousand").
+type spelledSum struct {
+	total, cur float64
+	last       int
+	lastScale  int
+}
+
+// add reads one more word into n, or reports that it does not continue
+// the number.
+func (n *spelledSum) add(wi wordInfo) bool {
+	v := float64(wi.val)
+	switch wi.cls {
+	case wNum, wOrd:
+		if wi.val >= 100 { // hundredth, thousandth, millionth
+			if n.last != lkUnit && n.last != lkTeen && n.last != lkTens && n.last != lkA {
+				return false
+			}
+			if wi.val == 100 {
+				n.cur *= 100
+			} else {
+				n.total = (n.total + n.cur) * v
+				n.cur = 0
+			}
+			return true
+		}
+		if wi.val == 0 {
+			return false
+		}
+		k := numClass(wi.val)
+		ok := n.last == lkHundred || n.last == lkScale
+		if k == lkUnit {
+			ok = ok || n.last == lkTens
+		}
+		if ok {
+			n.cur += v
+			n.last = k
+		}
+		return ok
+	case wHundred:
+		if (n.last == lkUnit || n.last == lkTeen || n.last == lkA) && n.cur < 20 {
+			n.cur *= 100
+			n.last = lkHundred
+			return true
+		}
+	case wScale:
+		if n.last != lkScale && n.cur > 0 && int(wi.val) < n.lastScale {
+			n.total += n.cur * pow10(int(wi.val))
+			n.cur = 0
+			n.last = lkScale
+			n.lastScale = int(wi.val)
+			return true
+		}
+	case wDozen:
+		if (n.last == lkUnit || n.last == lkTeen || n.last == lkA) && n.cur < 20 {
+			n.cur *= 12
+			n.last = lkDozen
+			return true
+		}
+	}
+	return false
 }
 
 // spelled parses a spelled-out number whose first word s[i:j] is first.
@@ -1037,20 +1085,7 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 	}
 	// Dotted runs: "17.06.1935" or a version number "1.2.3".
 	if c.frac > 0 && s[j] == '.' && j+1 < len(s) && isDigit(s[j+1]) {
-		if c.exact && c.frac <= 2 && c.ndig >= 1 && c.ndig <= 2 && !c.commas && !c.neg && c.cur == "" {
-			p := pow10tab[c.frac]
-			day, mo := int(float64(c.mant)/p), int(c.mant%uint64(p))
-			y, k, ok := smallNum(s, j+1, 4)
-			if ok && k-(j+1) == 4 && mo >= 1 && mo <= 12 && day >= 1 && day <= 31 && boundaryAfterNum(s, k) {
-				sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: day, Start: c.start, End: k}, info{mag: 1})
-				return k, true
-			}
-		}
-		k := j
-		for k < len(s) && (isDigit(s[k]) || s[k] == '.' && k+1 < len(s) && isDigit(s[k+1])) {
-			k++
-		}
-		return k, true
+		return sc.dottedRun(c), true
 	}
 	simple := c.exact && !c.commas && !c.neg && c.cur == ""
 	if !simple {
@@ -1060,15 +1095,9 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 		}
 		return 0, false
 	}
-	if c.frac == 2 && c.ndig >= 1 && c.ndig <= 2 { // "3.30 pm"
-		h, mm := int(c.mant/100), int(c.mant%100)
-		if m, e := sc.meridian(j); m != 0 && h >= 1 && h <= 12 && mm < 60 {
-			h %= 12
-			if m == 2 {
-				h += 12
-			}
-			sc.emit(Quantity{Kind: Time, Value: float64(h*60 + mm), Start: c.start, End: e}, info{mag: 1, mer: m})
-			return e, true
+	if c.frac == 2 && c.ndig >= 1 && c.ndig <= 2 {
+		if r, ok := sc.decimalClock(c); ok {
+			return r, true
 		}
 	}
 	if c.frac != 0 || c.ndig > 4 {
@@ -1085,21 +1114,8 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 			return r, true
 		}
 	case b == 's' || b == '\'' || b == 0xE2:
-		// "1990s", "1990's", "1990’s"
-		e := 0
-		if b == 's' && boundaryAfter(s, j+1) {
-			e = j + 1
-		} else if b == '\'' && j+1 < len(s) && s[j+1] == 's' && boundaryAfter(s, j+2) {
-			e = j + 2
-		} else if b == 0xE2 && j+3 < len(s) && s[j+1] == 0x80 && s[j+2] == 0x99 && s[j+3] == 's' && boundaryAfter(s, j+4) {
-			e = j + 4
-		}
-		if e > 0 && c.ndig == 4 && v%10 == 0 && v >= 1000 && v <= 2100 {
-			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: e, Hedged: true}, info{mag: 1})
-			return e, true
-		}
-		if b == 's' && e > 0 { // "90s", "747s": not a quantity we can pin down
-			return e, true
+		if r, ok := sc.decade(c, v); ok {
+			return r, true
 		}
 	}
 	// feet and inches: 5'11", 5′11″
@@ -1110,16 +1126,87 @@ func (sc *scanner) digitForms(c *core) (int, bool) {
 	}
 	// ordinal suffix: 1st, 22nd, 17th (and "17th June")
 	if j+1 < len(s) && isOrdSuffix(s[j], s[j+1]) && boundaryAfter(s, j+2) {
-		e := j + 2
-		if c.ndig <= 2 && v >= 1 && v <= 31 {
-			if r, ok := sc.dayMonth(c.start, v, e); ok {
-				return r, true
-			}
+		return sc.ordinalSuffix(c, v), true
+	}
+	return 0, false
+}
+
+// dottedRun reads a run of digits and dots after c: a date "17.06.1935",
+// which it emits, or a version number "1.2.3", which it skips. It returns
+// where the run ends.
+func (sc *scanner) dottedRun(c *core) int {
+	s := sc.s
+	j := c.end
+	if c.exact && c.frac <= 2 && c.ndig >= 1 && c.ndig <= 2 && !c.commas && !c.neg && c.cur == "" {
+		p := pow10tab[c.frac]
+		day, mo := int(float64(c.mant)/p), int(c.mant%uint64(p))
+		y, k, ok := smallNum(s, j+1, 4)
+		if ok && k-(j+1) == 4 && mo >= 1 && mo <= 12 && day >= 1 && day <= 31 && boundaryAfterNum(s, k) {
+			sc.emit(Quantity{Kind: Date, Year: y, Month: mo, Day: day, Start: c.start, End: k}, info{mag: 1})
+			return k
 		}
-		sc.emit(Quantity{Kind: Ordinal, Value: float64(v), Start: c.start, End: e}, info{mag: 1})
+	}
+	k := j
+	for k < len(s) && (isDigit(s[k]) || s[k] == '.' && k+1 < len(s) && isDigit(s[k+1])) {
+		k++
+	}
+	return k
+}
+
+// decimalClock reads a time written with a decimal point and am or pm
+// ("3.30 pm"), c being a number of one or two digits and two decimals, and
+// emits it.
+func (sc *scanner) decimalClock(c *core) (int, bool) {
+	h, mm := int(c.mant/100), int(c.mant%100)
+	m, e := sc.meridian(c.end)
+	if m == 0 || h < 1 || h > 12 || mm >= 60 {
+		return 0, false
+	}
+	h %= 12
+	if m == 2 {
+		h += 12
+	}
+	sc.emit(Quantity{Kind: Time, Value: float64(h*60 + mm), Start: c.start, End: e}, info{mag: 1, mer: m})
+	return e, true
+}
+
+// decade reads a decade ("1990s", "1990's", "1990’s") after the integer v
+// of c and emits it as a hedged year. A plural that names no decade ("90s",
+// "747s") is skipped.
+func (sc *scanner) decade(c *core, v int) (int, bool) {
+	s := sc.s
+	j := c.end
+	b := s[j]
+	e := 0
+	if b == 's' && boundaryAfter(s, j+1) {
+		e = j + 1
+	} else if b == '\'' && j+1 < len(s) && s[j+1] == 's' && boundaryAfter(s, j+2) {
+		e = j + 2
+	} else if b == 0xE2 && j+3 < len(s) && s[j+1] == 0x80 && s[j+2] == 0x99 && s[j+3] == 's' && boundaryAfter(s, j+4) {
+		e = j + 4
+	}
+	if e > 0 && c.ndig == 4 && v%10 == 0 && v >= 1000 && v <= 2100 {
+		sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: e, Hedged: true}, info{mag: 1})
+		return e, true
+	}
+	if b == 's' && e > 0 { // "90s", "747s": not a quantity we can pin down
 		return e, true
 	}
 	return 0, false
+}
+
+// ordinalSuffix reads the ordinal suffix after the integer v of c ("1st",
+// "22nd", "17th"), and the month after a day ("17th June"), emits the
+// quantity and returns where it ends.
+func (sc *scanner) ordinalSuffix(c *core, v int) int {
+	e := c.end + 2
+	if c.ndig <= 2 && v >= 1 && v <= 31 {
+		if r, ok := sc.dayMonth(c.start, v, e); ok {
+			return r
+		}
+	}
+	sc.emit(Quantity{Kind: Ordinal, Value: float64(v), Start: c.start, End: e}, info{mag: 1})
+	return e
 }
 
 // numericDate parses 1935-06-17, 1935/06/17, 06/17/1935 and 17/06/1935.
@@ -1412,258 +1499,360 @@ func (sc *scanner) unitTail(c *core, unit string, pos int, degree bool) (string,
 // month, magnitude word) and emits the quantity. It returns where scanning
 // resumes.
 func (sc *scanner) finish(c *core) int {
-	s := sc.s
 	if !c.words {
 		if r, ok := sc.digitForms(c); ok {
 			return r
 		}
 	}
 	pos := c.end
-
 	// "3 pm", "3pm", "three p.m."
 	if v, ok := c.small(); ok && v >= 1 && v <= 12 && !c.neg && c.cur == "" && !c.commas && c.ndig <= 2 {
-		if m, e := sc.meridian(pos); m != 0 {
-			h := v % 12
-			if m == 2 {
-				h += 12
-			}
-			sc.emit(Quantity{Kind: Time, Value: float64(h * 60), Start: c.start, End: e}, info{mag: 1, mer: m})
+		if e, ok := sc.clockTime(c, v, pos); ok {
 			return e
 		}
 	}
-
-	var kind Kind
-	var unit string
-	plus := false
-	if pos < len(s) && s[pos] == '+' && !c.words && boundaryAfter(s, pos+1) {
-		plus = true
-		pos++
+	x := suffix{pos: pos}
+	if pos < len(sc.s) && sc.s[pos] == '+' && !c.words && boundaryAfter(sc.s, pos+1) {
+		x.plus = true
+		x.pos++
 	}
-	if p := sc.skipSpaces(pos); p < len(s) {
-		switch b := s[p]; {
-		case b == '%':
-			kind, unit, pos = Percent, uPercent, p+1
-		case b == 0xC2 && p+1 < len(s) && (s[p+1] == 0xB0 || s[p+1] == 0xBA): // ° º
-			kind, unit, pos = Measure, uDegree, p+2
-			q := sc.skipSpaces(pos)
-			if q < len(s) && boundaryAfter(s, q+1) {
-				switch s[q] {
-				case 'C', 'c':
-					unit, pos = uCelsius, q+1
-				case 'F', 'f':
-					unit, pos = uFahrenheit, q+1
-				case 'K':
-					unit, pos = uKelvin, q+1
-				}
-			}
-		case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x83: // ℃
-			kind, unit, pos = Measure, uCelsius, p+3
-		case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x89: // ℉
-			kind, unit, pos = Measure, uFahrenheit, p+3
-		case c.cur == "" && (b == '$' || b == 0xE2 || b == 0xC2):
-			// a trailing currency sign "5 €", unless it starts the next amount
-			var cur string
-			w := 1
-			switch {
-			case b == '$':
-				cur = uUSD
-			case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x82 && s[p+2] == 0xAC:
-				cur, w = uEUR, 3
-			case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA3:
-				cur, w = uGBP, 2
-			case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA5:
-				cur, w = uJPY, 2
-			}
-			if cur != "" && sc.moneyDigits(p+w) < 0 {
-				kind, unit, pos = Money, cur, p+w
-			}
+	if p := sc.skipSpaces(x.pos); p < len(sc.s) && (sc.s[p] == '%' || sc.s[p] == '$' || sc.s[p] == 0xC2 || sc.s[p] == 0xE2) {
+		x.kind, x.unit, x.pos = sc.symbolAfter(c, x.pos, p)
+	}
+	x.scaled = c.exp != 0
+	for step := 0; x.kind == 0 && step < 4; step++ {
+		out, r := sc.suffixStep(c, &x, step)
+		if out == stepDone {
+			return r
+		}
+		if out == stepStop {
+			break
 		}
 	}
+	return sc.emitNumber(c, &x)
+}
 
-	scaled := c.exp != 0
-loop:
-	for step := 0; kind == 0 && step < 4; step++ {
-		ws := pos
-		attached := !c.words && step == 0 && ws < len(s) && isLetter(s[ws])
-		if !attached {
-			if ws = sc.unitGap(pos); ws < 0 {
-				break
+// suffix is what finish has read after a number so far.
+type suffix struct {
+	kind   Kind
+	unit   string
+	pos    int  // where the quantity ends so far
+	plus   bool // a "+" follows the number ("5+"): the quantity is hedged
+	scaled bool // a magnitude applies (an exponent or a scale word)
+}
+
+// stepOutcome is what one word after a number does to the quantity.
+type stepOutcome int
+
+const (
+	stepNext stepOutcome = iota // read on, unless the kind is now known
+	stepStop                    // the quantity ends before the word
+	stepDone                    // the quantity was emitted (or skipped): resume where returned
+)
+
+// clockTime reads the am or pm at pos after hour v, emits the time and
+// returns where it ends.
+func (sc *scanner) clockTime(c *core, v, pos int) (int, bool) {
+	m, e := sc.meridian(pos)
+	if m == 0 {
+		return 0, false
+	}
+	h := v % 12
+	if m == 2 {
+		h += 12
+	}
+	sc.emit(Quantity{Kind: Time, Value: float64(h * 60), Start: c.start, End: e}, info{mag: 1, mer: m})
+	return e, true
+}
+
+// symbolAfter reads a sign at p, after the number that ends at pos and
+// spaces: a percent sign, a degree sign (with its scale), ℃ or ℉, or a
+// trailing currency sign ("5 €", unless it starts the next amount). It
+// returns the kind and unit it gives (0 and "" for none) and where the
+// quantity then ends.
+func (sc *scanner) symbolAfter(c *core, pos, p int) (Kind, string, int) {
+	s := sc.s
+	switch b := s[p]; {
+	case b == '%':
+		return Percent, uPercent, p + 1
+	case b == 0xC2 && p+1 < len(s) && (s[p+1] == 0xB0 || s[p+1] == 0xBA): // ° º
+		unit, pos := uDegree, p+2
+		q := sc.skipSpaces(pos)
+		if q < len(s) && boundaryAfter(s, q+1) {
+			switch s[q] {
+			case 'C', 'c':
+				unit, pos = uCelsius, q+1
+			case 'F', 'f':
+				unit, pos = uFahrenheit, q+1
+			case 'K':
+				unit, pos = uKelvin, q+1
 			}
 		}
-		we := letterEnd(s, ws)
-		w := s[ws:we]
-		si := lookupSuffix(w)
-		cls := si.cls
-		if !boundaryAfter(s, we) &&
-			!(cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
-			cls = sNone
+		return Measure, unit, pos
+	case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x83: // ℃
+		return Measure, uCelsius, p + 3
+	case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x84 && s[p+2] == 0x89: // ℉
+		return Measure, uFahrenheit, p + 3
+	case c.cur == "" && (b == '$' || b == 0xE2 || b == 0xC2):
+		var cur string
+		w := 1
+		switch {
+		case b == '$':
+			cur = uUSD
+		case b == 0xE2 && p+2 < len(s) && s[p+1] == 0x82 && s[p+2] == 0xAC:
+			cur, w = uEUR, 3
+		case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA3:
+			cur, w = uGBP, 2
+		case b == 0xC2 && p+1 < len(s) && s[p+1] == 0xA5:
+			cur, w = uJPY, 2
 		}
-		if cls == sUnit && we-ws == 1 && !letterUnitOK(s, w[0], we, attached) {
-			cls = sNone
+		if cur != "" && sc.moneyDigits(p+w) < 0 {
+			return Money, cur, p + w
 		}
+	}
+	return 0, "", pos
+}
+
+// suffixStep reads the word after the quantity read so far (attached to
+// the number on the first step: "5km"), as a scale, a unit, a currency, a
+// time or an era, and says what it does to the quantity.
+func (sc *scanner) suffixStep(c *core, x *suffix, step int) (stepOutcome, int) {
+	s := sc.s
+	ws := x.pos
+	attached := !c.words && step == 0 && ws < len(s) && isLetter(s[ws])
+	if !attached {
+		if ws = sc.unitGap(x.pos); ws < 0 {
+			return stepStop, 0
+		}
+	}
+	we := letterEnd(s, ws)
+	w := s[ws:we]
+	si := lookupSuffix(w)
+	// A word glued to more letters is no suffix ("m2" aside), a one-letter
+	// unit needs its context, and after a currency only magnitudes and
+	// currencies count.
+	if !boundaryAfter(s, we) &&
+		!(si.cls == sUnit && areaOf(si.unit) != "" && s[we] == '2' && boundaryAfter(s, we+1)) {
+		si.cls = sNone
+	}
+	if si.cls == sUnit && we-ws == 1 && !letterUnitOK(s, s[ws], we, attached) {
+		si.cls = sNone
+	}
+	if c.cur != "" {
+		si = afterCurrency(si)
+	}
+	switch si.cls {
+	case sMetreMillion:
+		if !attached || !sc.countOrMoneyNext(we) {
+			x.kind, x.unit, x.pos = Measure, uM, we
+			x.unit, x.pos = sc.unitTail(c, x.unit, x.pos, false)
+			return stepStop, 0
+		}
+		si.cls, si.exp = sScale, 6
+	case sBillionCtx:
+		if !attached || !sc.countOrMoneyNext(we) {
+			return stepStop, 0
+		}
+		si.cls = sScale
+	case sMega:
+		si.cls = sScale
+	}
+	switch si.cls {
+	case sScale, sHundred, sDozen:
+		return scaleWord(c, x, si, we), 0
+	case sNoon, sMidnight, sEraBC, sEraAD:
+		return sc.timeWord(c, x, si.cls, we)
+	case sCountOne, sUnit, sCount, sDegree, sCurrency, sCent, sPound, sSterling, sPercent, sPer, sPercentage, sSquare, sUS:
+		return sc.unitWord(c, x, si, ws, we, attached), 0
+	}
+	return sc.otherWord(c, x, w, ws, we, attached, step)
+}
+
+// afterCurrency narrows the class of a suffix read after a currency
+// ("$5 million", "€2bn"): only magnitudes and currencies count.
+func afterCurrency(si sfxInfo) sfxInfo {
+	switch si.cls {
+	case sScale, sMega, sHundred, sDozen, sCurrency, sUS:
+	case sMetreMillion:
+		si.cls, si.exp = sScale, 6
+	case sBillionCtx:
+		si.cls = sScale
+	default:
+		si.cls = sNone
+	}
+	return si
+}
+
+// scaleWord applies a magnitude word ("million", "hundred", "dozen") at
+// most once.
+func scaleWord(c *core, x *suffix, si sfxInfo, we int) stepOutcome {
+	switch si.cls {
+	case sScale:
+		if x.scaled {
+			return stepStop
+		}
+		c.exp += int(si.exp)
+		x.scaled = true
+	case sHundred:
+		if c.words || x.scaled {
+			return stepStop
+		}
+		c.exp += 2
+		x.scaled = true
+	case sDozen:
+		if c.words || c.mul != 1 {
+			return stepStop
+		}
+		c.mul = 12
+	}
+	x.pos = we
+	return stepNext
+}
+
+// unitWord reads a unit, currency or percent word ending at we into x.
+func (sc *scanner) unitWord(c *core, x *suffix, si sfxInfo, ws, we int, attached bool) stepOutcome {
+	switch si.cls {
+	case sCountOne:
+		// "the 2010 season", "the 2019–20 season": a singular noun after
+		// a year is attributive, not a count.
+		if !attached && ws > x.pos && sc.yearish(c) {
+			return stepStop
+		}
+		x.kind, x.unit, x.pos = Measure, si.unit, we
+	case sUnit, sCount, sDegree:
+		x.kind, x.unit, x.pos = Measure, si.unit, we
+		x.unit, x.pos = sc.unitTail(c, x.unit, x.pos, si.cls == sDegree)
+	case sCurrency:
+		x.kind, x.unit, x.pos = Money, si.unit, we
 		if c.cur != "" {
-			switch cls {
-			case sScale, sMega, sHundred, sDozen, sCurrency, sUS:
-			case sMetreMillion:
-				cls, si.exp = sScale, 6
-			case sBillionCtx:
-				cls = sScale
-			default:
-				cls = sNone
-			}
+			x.unit = c.cur
 		}
-		switch cls {
-		case sMetreMillion:
-			if !attached || !sc.countOrMoneyNext(we) {
-				kind, unit, pos = Measure, uM, we
-				unit, pos = sc.unitTail(c, unit, pos, false)
-				break loop
-			}
-			cls, si.exp = sScale, 6
-		case sBillionCtx:
-			if !attached || !sc.countOrMoneyNext(we) {
-				break loop
-			}
-			cls = sScale
-		case sMega:
-			cls = sScale
+	case sCent:
+		x.kind, x.unit, x.pos = Money, uUSD, we
+		c.exp -= 2
+	case sPound, sSterling:
+		x.kind, x.unit, x.pos = Money, uGBP, we
+		if t, e := sc.nextWord(x.pos); eqFold(t, "sterling") {
+			x.pos = e
+		} else if si.cls == sPound && sc.weightContext(c.start) {
+			x.kind, x.unit = Measure, uLb
 		}
-		switch cls {
-		case sScale:
-			if scaled {
-				break loop
-			}
-			c.exp += int(si.exp)
-			scaled = true
-			pos = we
-			continue
-		case sHundred:
-			if c.words || scaled {
-				break loop
-			}
-			c.exp += 2
-			scaled = true
-			pos = we
-			continue
-		case sDozen:
-			if c.words || c.mul != 1 {
-				break loop
-			}
-			c.mul = 12
-			pos = we
-			continue
-		case sCountOne:
-			// "the 2010 season", "the 2019–20 season": a singular noun
-			// after a year is attributive, not a count.
-			if !attached && ws > pos && sc.yearish(c) {
-				break loop
-			}
-			kind, unit, pos = Measure, si.unit, we
-		case sUnit, sCount, sDegree:
-			kind, unit, pos = Measure, si.unit, we
-			unit, pos = sc.unitTail(c, unit, pos, cls == sDegree)
-		case sCurrency:
-			kind, unit, pos = Money, si.unit, we
-			if c.cur != "" {
-				unit = c.cur
-			}
-		case sCent:
-			kind, unit, pos = Money, uUSD, we
-			c.exp -= 2
-		case sPound, sSterling:
-			kind, unit, pos = Money, uGBP, we
-			if t, e := sc.nextWord(pos); eqFold(t, "sterling") {
-				pos = e
-			} else if cls == sPound && sc.weightContext(c.start) {
-				kind, unit = Measure, uLb
-			}
-		case sPercent:
-			kind, unit, pos = Percent, uPercent, we
-		case sPer:
-			t, e := sc.nextWord(we)
-			if !eqFold(t, "cent") {
-				break loop
-			}
-			kind, unit, pos = Percent, uPercent, e
-		case sPercentage:
-			kind, unit, pos = Percent, uPercent, we
-			if t, e := sc.nextWord(we); eqFold(t, "point") || eqFold(t, "points") {
-				unit, pos = uPctPoint, e
-			}
-		case sSquare:
-			t, e := sc.nextWord(we)
-			a := ""
-			if t != "" {
-				a = areaOf(lookupSuffix(t).unit)
-			}
-			if a == "" {
-				break loop
-			}
-			kind, unit, pos = Measure, a, e
-		case sUS:
-			t, e := sc.nextWord(we)
-			if !eqFold(t, "dollar") && !eqFold(t, "dollars") {
-				break loop
-			}
-			kind, unit, pos = Money, uUSD, e
-		case sNoon, sMidnight:
-			if v, ok := c.small(); !ok || v != 12 || c.neg || scaled {
-				break loop
-			}
-			val := 720.0
-			if cls == sMidnight {
-				val = 0
-			}
-			sc.emit(Quantity{Kind: Time, Value: val, Start: c.start, End: we}, info{mag: 1})
-			return we
-		case sEraBC, sEraAD:
-			v, ok := c.small()
-			if !ok || c.neg || c.commas || scaled || c.words {
-				break loop
-			}
-			if cls == sEraBC {
-				v = -v
-			}
-			sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: we, Hedged: plus}, info{mag: 1})
-			return we
-		default:
-			if attached {
-				// "3D", "4G", "10x": an identifier, not a quantity.
-				sc.prevWord, sc.prevEnd, sc.prevLazy = "", we, false
-				return skipToken(s, ws)
-			}
-			if step == 0 {
-				// "17 June 1935"
-				if v, ok := c.small(); ok && !c.words && !c.neg && !c.commas && c.cur == "" &&
-					c.ndig <= 2 && v >= 1 && v <= 31 && !scaled && !plus {
-					if r, ok := sc.dayMonth(c.start, v, c.end); ok {
-						return r
-					}
-				}
-				// "3 o'clock"
-				if eqFold(w, "o") {
-					if a := apostropheAt(s, we); a > 0 {
-						e := letterEnd(s, we+a)
-						if eqFold(s[we+a:e], "clock") && boundaryAfter(s, e) {
-							if v, ok := c.small(); ok && v <= 24 && !c.neg && c.cur == "" {
-								sc.emit(Quantity{Kind: Time, Value: float64(v * 60), Start: c.start, End: e}, info{mag: 1})
-								return e
-							}
-						}
-					}
-				}
-			}
-			break loop
+	case sPercent:
+		x.kind, x.unit, x.pos = Percent, uPercent, we
+	case sPer, sPercentage, sSquare, sUS:
+		return sc.twoWordUnit(x, si.cls, we)
+	}
+	return stepNext
+}
+
+// twoWordUnit reads the units of two words: "per cent", "percentage
+// point(s)", "square <unit>" and "US dollar(s)".
+func (sc *scanner) twoWordUnit(x *suffix, cls sclass, we int) stepOutcome {
+	t, e := sc.nextWord(we)
+	switch cls {
+	case sPer:
+		if !eqFold(t, "cent") {
+			return stepStop
+		}
+		x.kind, x.unit, x.pos = Percent, uPercent, e
+	case sPercentage:
+		x.kind, x.unit, x.pos = Percent, uPercent, we
+		if eqFold(t, "point") || eqFold(t, "points") {
+			x.unit, x.pos = uPctPoint, e
+		}
+	case sSquare:
+		a := ""
+		if t != "" {
+			a = areaOf(lookupSuffix(t).unit)
+		}
+		if a == "" {
+			return stepStop
+		}
+		x.kind, x.unit, x.pos = Measure, a, e
+	case sUS:
+		if !eqFold(t, "dollar") && !eqFold(t, "dollars") {
+			return stepStop
+		}
+		x.kind, x.unit, x.pos = Money, uUSD, e
+	}
+	return stepNext
+}
+
+// timeWord reads "noon" or "midnight" after 12, and an era ("BC", "AD")
+// after a year, and emits the time or year.
+func (sc *scanner) timeWord(c *core, x *suffix, cls sclass, we int) (stepOutcome, int) {
+	switch cls {
+	case sNoon, sMidnight:
+		if v, ok := c.small(); !ok || v != 12 || c.neg || x.scaled {
+			return stepStop, 0
+		}
+		val := 720.0
+		if cls == sMidnight {
+			val = 0
+		}
+		sc.emit(Quantity{Kind: Time, Value: val, Start: c.start, End: we}, info{mag: 1})
+		return stepDone, we
+	}
+	v, ok := c.small()
+	if !ok || c.neg || c.commas || x.scaled || c.words {
+		return stepStop, 0
+	}
+	if cls == sEraBC {
+		v = -v
+	}
+	sc.emit(Quantity{Kind: Year, Value: float64(v), Year: v, Start: c.start, End: we, Hedged: x.plus}, info{mag: 1})
+	return stepDone, we
+}
+
+// otherWord handles a word after a number that is no suffix: glued to the
+// number it makes an identifier ("3D", "4G", "10x"), which is skipped;
+// right after the number it may open a date ("17 June 1935") or read
+// "o'clock".
+func (sc *scanner) otherWord(c *core, x *suffix, w string, ws, we int, attached bool, step int) (stepOutcome, int) {
+	s := sc.s
+	if attached {
+		sc.prevWord, sc.prevEnd, sc.prevLazy = "", we, false
+		return stepDone, skipToken(s, ws)
+	}
+	if step != 0 {
+		return stepStop, 0
+	}
+	// "17 June 1935"
+	if v, ok := c.small(); ok && !c.words && !c.neg && !c.commas && c.cur == "" &&
+		c.ndig <= 2 && v >= 1 && v <= 31 && !x.scaled && !x.plus {
+		if r, ok := sc.dayMonth(c.start, v, c.end); ok {
+			return stepDone, r
 		}
 	}
+	// "3 o'clock"
+	if eqFold(w, "o") {
+		if a := apostropheAt(s, we); a > 0 {
+			e := letterEnd(s, we+a)
+			if eqFold(s[we+a:e], "clock") && boundaryAfter(s, e) {
+				if v, ok := c.small(); ok && v <= 24 && !c.neg && c.cur == "" {
+					sc.emit(Quantity{Kind: Time, Value: float64(v * 60), Start: c.start, End: e}, info{mag: 1})
+					return stepDone, e
+				}
+			}
+		}
+	}
+	return stepStop, 0
+}
 
+// emitNumber reads a phrase after the quantity (see tail), settles the
+// kind of a quantity with no unit (money, a year, a plain number, or
+// nothing for a weak number) and emits it. It returns where scanning
+// resumes.
+func (sc *scanner) emitNumber(c *core, x *suffix) int {
+	s, kind, pos := sc.s, x.kind, x.pos
 	if (kind == Measure || kind == 0) && pos+3 < len(s) && s[pos] != '.' && s[pos] != ',' {
-		r, p, done := sc.tail(c, kind, pos, plus || scaled)
+		r, p, done := sc.tail(c, kind, pos, x.plus || x.scaled)
 		if done {
 			return r
 		}
 		pos = p
 	}
+	unit := x.unit
 	yearRule := false
 	if kind == 0 {
 		switch {
@@ -1671,7 +1860,7 @@ loop:
 			kind, unit = Money, c.cur
 		case c.weak:
 			return c.end
-		case !plus && sc.isYear(c, pos):
+		case !x.plus && sc.isYear(c, pos):
 			kind = Year
 			yearRule = true
 		default:
@@ -1681,13 +1870,13 @@ loop:
 	if c.weak && kind != Measure && kind != Money && kind != Percent {
 		return c.end
 	}
-	q := Quantity{Kind: kind, Value: c.value(), Unit: unit, Start: c.start, End: pos, Hedged: plus}
+	q := Quantity{Kind: kind, Value: c.value(), Unit: unit, Start: c.start, End: pos, Hedged: x.plus}
 	if kind == Year {
 		q.Year = int(c.mant)
 	}
 	mag := pow10(c.exp) * c.mul
 	in := info{
-		plain: (kind == Number || yearRule) && !scaled && c.mul == 1,
+		plain: (kind == Number || yearRule) && !x.scaled && c.mul == 1,
 		raw:   c.raw(),
 		mag:   mag,
 		ndig:  c.ndig,

@@ -80,21 +80,8 @@ func parse(gz []byte) (*table, error) {
 // bases and word lists are substrings of text; keys spelled relative to their
 // lemma ("0s", "1ten") are built in arena chunks that are never written over.
 func parseText(text string) *table {
-	// The generator's "#! keys=K words=W" line sizes the slices; without it,
-	// every key and listed word but the first of a line follows a space.
-	nLines := strings.Count(text, "\n")
-	nKeys, nWords := headerCounts(text)
-	if nKeys <= 0 || nWords <= 0 {
-		nKeys = nLines + strings.Count(text, " ")
-		nWords = nKeys
-	}
-	t := &table{
-		recs:  make([]record, 0, nLines),
-		words: make([]string, 0, nWords),
-		keys:  make([]string, 0, nKeys),
-		kref:  make([]uint32, 0, nKeys),
-	}
-	var arena []byte
+	t := newTable(text)
+	var ar arena
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -105,55 +92,7 @@ func parseText(text string) *table {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		forms, rest := cut(line, '\t')
-		base, rest := cut(rest, '\t')
-		syns, ants := cut(rest, '\t')
-		ri := uint32(len(t.recs))
-		r := record{off: int32(len(t.words))}
-		lemma, forms := cut(forms, ' ')
-		if base == "" {
-			base = lemma
-		}
-		r.base = base
-		t.keys = append(t.keys, lemma)
-		t.kref = append(t.kref, ri)
-		for forms != "" {
-			var f string
-			f, forms = cut(forms, ' ')
-			ref := ri
-			if f != "" && f[0] == '+' {
-				ref |= able
-				f = f[1:]
-			}
-			if f != "" && '0' <= f[0] && f[0] <= '9' {
-				keep := len(lemma) - int(f[0]-'0')
-				if keep < 0 {
-					keep = 0
-				}
-				n := keep + len(f) - 1
-				if len(arena)+n > cap(arena) {
-					arena = make([]byte, 0, max(arenaChunk, n))
-				}
-				off := len(arena)
-				arena = append(arena, lemma[:keep]...)
-				arena = append(arena, f[1:]...)
-				if n > 0 {
-					// arena never grows in place: bytes once written stay.
-					f = unsafe.String(&arena[off], n)
-				} else {
-					f = ""
-				}
-			}
-			t.keys = append(t.keys, f)
-			t.kref = append(t.kref, ref)
-		}
-		n := len(t.words)
-		t.words = appendFields(t.words, syns)
-		r.nSyn = uint8(len(t.words) - n)
-		n = len(t.words)
-		t.words = appendFields(t.words, ants)
-		r.nAnt = uint8(len(t.words) - n)
-		t.recs = append(t.recs, r)
+		t.addLine(line, &ar)
 	}
 	// The generator writes each key once; were one repeated, the first would
 	// win (hence the reverse order).
@@ -162,6 +101,88 @@ func parseText(text string) *table {
 		t.index[t.keys[i]] = t.kref[i]
 	}
 	return t
+}
+
+// newTable returns an empty table with room for the table text. The
+// generator's "#! keys=K words=W" line sizes the slices; without it, every
+// key and listed word but the first of a line follows a space.
+func newTable(text string) *table {
+	nLines := strings.Count(text, "\n")
+	nKeys, nWords := headerCounts(text)
+	if nKeys <= 0 || nWords <= 0 {
+		nKeys = nLines + strings.Count(text, " ")
+		nWords = nKeys
+	}
+	return &table{
+		recs:  make([]record, 0, nLines),
+		words: make([]string, 0, nWords),
+		keys:  make([]string, 0, nKeys),
+		kref:  make([]uint32, 0, nKeys),
+	}
+}
+
+// addLine adds the record of one line of the table: its keys (the lemma,
+// then its forms, "+" marking an "-able" form), its base (the lemma when
+// empty), its synonyms and its antonyms.
+func (t *table) addLine(line string, ar *arena) {
+	forms, rest := cut(line, '\t')
+	base, rest := cut(rest, '\t')
+	syns, ants := cut(rest, '\t')
+	ri := uint32(len(t.recs))
+	r := record{off: int32(len(t.words))}
+	lemma, forms := cut(forms, ' ')
+	if base == "" {
+		base = lemma
+	}
+	r.base = base
+	t.keys = append(t.keys, lemma)
+	t.kref = append(t.kref, ri)
+	for forms != "" {
+		var f string
+		f, forms = cut(forms, ' ')
+		ref := ri
+		if f != "" && f[0] == '+' {
+			ref |= able
+			f = f[1:]
+		}
+		if f != "" && '0' <= f[0] && f[0] <= '9' {
+			f = ar.spell(lemma, f)
+		}
+		t.keys = append(t.keys, f)
+		t.kref = append(t.kref, ref)
+	}
+	n := len(t.words)
+	t.words = appendFields(t.words, syns)
+	r.nSyn = uint8(len(t.words) - n)
+	n = len(t.words)
+	t.words = appendFields(t.words, ants)
+	r.nAnt = uint8(len(t.words) - n)
+	t.recs = append(t.recs, r)
+}
+
+// arena holds the keys spelled relative to their lemma, in chunks that
+// never grow in place: bytes once written stay.
+type arena struct{ buf []byte }
+
+// spell returns the key f spells relative to lemma: a digit d, then the
+// letters that replace the lemma's last d ("0s" after "cat" is "cats",
+// "1ten" after "write" is "written").
+func (ar *arena) spell(lemma, f string) string {
+	keep := len(lemma) - int(f[0]-'0')
+	if keep < 0 {
+		keep = 0
+	}
+	n := keep + len(f) - 1
+	if len(ar.buf)+n > cap(ar.buf) {
+		ar.buf = make([]byte, 0, max(arenaChunk, n))
+	}
+	off := len(ar.buf)
+	ar.buf = append(ar.buf, lemma[:keep]...)
+	ar.buf = append(ar.buf, f[1:]...)
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&ar.buf[off], n)
 }
 
 const arenaChunk = 64 << 10

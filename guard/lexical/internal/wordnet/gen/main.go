@@ -226,6 +226,9 @@ func readLines(path string, fn func(line string) error) error {
 	return sc.Err()
 }
 
+// load reads the WordNet database files of dir: for each part of speech
+// its synsets (data.*), its index (index.*) and its exception list (*.exc),
+// then the SemCor counts (cntlist.rev).
 func load(dir string) (*db, error) {
 	d := &db{
 		synsets:    map[byte]map[int]*synset{},
@@ -238,54 +241,14 @@ func load(dir string) (*db, error) {
 	for _, p := range posOrder {
 		name := posFile[p]
 		d.synsets[p] = map[int]*synset{}
-		err := readLines(filepath.Join(dir, "data."+name), func(line string) error {
-			ss, off, err := parseData(line)
-			if err != nil {
-				return err
-			}
-			ss.pos = p
-			d.synsets[p][off] = ss
-			for i, w := range ss.words {
-				if !ss.capital[i] {
-					d.common[w] = true
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := readLines(filepath.Join(dir, "data."+name), func(line string) error { return d.addSynset(p, line) }); err != nil {
 			return nil, err
 		}
-		err = readLines(filepath.Join(dir, "index."+name), func(line string) error {
-			f := strings.Fields(line)
-			if len(f) < 4 || !isWord(f[0]) {
-				return nil
-			}
-			nsyn, err := strconv.Atoi(f[2])
-			if err != nil {
-				return err
-			}
-			if len(f) < nsyn {
-				return errors.New("short index line")
-			}
-			offs := make([]int, 0, nsyn)
-			for _, s := range f[len(f)-nsyn:] {
-				o, err := strconv.Atoi(s)
-				if err != nil {
-					return err
-				}
-				offs = append(offs, o)
-			}
-			if d.index[f[0]] == nil {
-				d.index[f[0]] = map[byte][]int{}
-			}
-			d.index[f[0]][p] = offs
-			return nil
-		})
-		if err != nil {
+		if err := readLines(filepath.Join(dir, "index."+name), func(line string) error { return d.addIndex(p, line) }); err != nil {
 			return nil, err
 		}
 		d.exc[p] = map[string][]string{}
-		err = readLines(filepath.Join(dir, name+".exc"), func(line string) error {
+		err := readLines(filepath.Join(dir, name+".exc"), func(line string) error {
 			f := strings.Fields(line)
 			if len(f) >= 2 {
 				d.exc[p][f[0]] = append(d.exc[p][f[0]], f[1:]...)
@@ -296,50 +259,99 @@ func load(dir string) (*db, error) {
 			return nil, err
 		}
 	}
-	err := readLines(filepath.Join(dir, "cntlist.rev"), func(line string) error {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil
-		}
-		n, err := strconv.Atoi(f[2])
-		if err != nil {
-			return err
-		}
-		key := f[0]
-		lemma, rest, ok := strings.Cut(key, "%")
-		if !ok || len(rest) < 1 {
-			return nil
-		}
-		parts := strings.Split(rest, ":")
-		if len(parts) < 3 {
-			return nil
-		}
-		lemma = strings.ToLower(lemma)
-		short := lemma + "%" + parts[0] + ":" + parts[1] + ":" + parts[2]
-		d.senseCount[short] += n
-		var p byte
-		switch parts[0] {
-		case "1":
-			p = 'n'
-		case "2":
-			p = 'v'
-		case "3", "5":
-			p = 'a'
-		case "4":
-			p = 'r'
-		default:
-			return nil
-		}
-		if d.posCount[lemma] == nil {
-			d.posCount[lemma] = map[byte]int{}
-		}
-		d.posCount[lemma][p] += n
-		return nil
-	})
-	if err != nil {
+	if err := readLines(filepath.Join(dir, "cntlist.rev"), d.addCount); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// addSynset records the synset of one line of the data file of part of
+// speech p, and which of its words are spelled in lower case.
+func (d *db) addSynset(p byte, line string) error {
+	ss, off, err := parseData(line)
+	if err != nil {
+		return err
+	}
+	ss.pos = p
+	d.synsets[p][off] = ss
+	for i, w := range ss.words {
+		if !ss.capital[i] {
+			d.common[w] = true
+		}
+	}
+	return nil
+}
+
+// addIndex records the synset offsets, in sense order, of the lemma of one
+// line of the index file of part of speech p (single words only).
+func (d *db) addIndex(p byte, line string) error {
+	f := strings.Fields(line)
+	if len(f) < 4 || !isWord(f[0]) {
+		return nil
+	}
+	nsyn, err := strconv.Atoi(f[2])
+	if err != nil {
+		return err
+	}
+	if len(f) < nsyn {
+		return errors.New("short index line")
+	}
+	offs := make([]int, 0, nsyn)
+	for _, s := range f[len(f)-nsyn:] {
+		o, err := strconv.Atoi(s)
+		if err != nil {
+			return err
+		}
+		offs = append(offs, o)
+	}
+	if d.index[f[0]] == nil {
+		d.index[f[0]] = map[byte][]int{}
+	}
+	d.index[f[0]][p] = offs
+	return nil
+}
+
+// addCount adds the SemCor count of one line of cntlist.rev to its sense
+// and to its lemma's part of speech.
+func (d *db) addCount(line string) error {
+	f := strings.Fields(line)
+	if len(f) != 3 {
+		return nil
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		return err
+	}
+	key := f[0]
+	lemma, rest, ok := strings.Cut(key, "%")
+	if !ok || len(rest) < 1 {
+		return nil
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) < 3 {
+		return nil
+	}
+	lemma = strings.ToLower(lemma)
+	short := lemma + "%" + parts[0] + ":" + parts[1] + ":" + parts[2]
+	d.senseCount[short] += n
+	var p byte
+	switch parts[0] {
+	case "1":
+		p = 'n'
+	case "2":
+		p = 'v'
+	case "3", "5":
+		p = 'a'
+	case "4":
+		p = 'r'
+	default:
+		return nil
+	}
+	if d.posCount[lemma] == nil {
+		d.posCount[lemma] = map[byte]int{}
+	}
+	d.posCount[lemma][p] += n
+	return nil
 }
 
 func parseData(line string) (*synset, int, error) {
@@ -655,19 +667,77 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// generate writes the table derived from the WordNet database files of dir
+// to w, and returns its statistics.
 func generate(dir string, w *bytes.Buffer) (stats, error) {
 	var st stats
 	d, err := load(dir)
 	if err != nil {
 		return st, err
 	}
-	lemmas := sortedKeys(d.index)
-	st.lemmas = len(lemmas)
+	b := &builder{d: d, lemmas: sortedKeys(d.index), cands: map[string][]cand{}, excOf: map[string]map[byte][]string{},
+		owner: map[string]string{}, visiting: map[string]bool{}, root: map[string]string{}, recs: map[string]*entry{}, kinds: map[string]int{}}
+	st.lemmas = len(b.lemmas)
+	b.exceptionCandidates()
+	b.regularCandidates()
+	b.rankCandidates()
+	for _, form := range sortedKeys(b.cands) {
+		b.ownerOf(form)
+	}
+	for _, l := range b.lemmas {
+		b.ownerOf(l)
+	}
+	b.findRoots()
+	for _, l := range b.lemmas {
+		if b.owner[l] == l {
+			b.recs[l] = b.recordOf(l)
+		}
+	}
+	b.addForms()
+	b.addAbleForms()
+	b.write(w, &st)
+	return st, nil
+}
 
-	// Candidates: for every surface form, the lemmas it may be an
-	// inflection of.
-	cands := map[string][]cand{}
-	excOf := map[string]map[byte][]string{} // lemma → pos → its exception forms
+// builder holds what generate works out from the database, step by step.
+type builder struct {
+	d      *db
+	lemmas []string // every single-word lemma, sorted
+	// cands: for every surface form, the lemmas it may be an inflection
+	// of, best first.
+	cands map[string][]cand
+	excOf map[string]map[byte][]string // lemma → pos → its exception forms
+	// owner: the lemma whose record a surface form belongs to ("" for
+	// none); visiting guards ownerOf against cycles.
+	owner    map[string]string
+	visiting map[string]bool
+	root     map[string]string // each owning lemma's base
+	recs     map[string]*entry // the record of each owning lemma
+	kinds    map[string]int    // the kind of each extra form on a record
+}
+
+// entry is one record of the table before it is written.
+type entry struct {
+	forms []string
+	base  string
+	syns  []string
+	ants  []string
+}
+
+// The kind of each extra form on a record: regular inflection, irregular
+// form, folded lemma, or synthesised -able adjective.
+const (
+	kRegular = iota
+	kIrregular
+	kFolded
+	kAble
+)
+
+// exceptionCandidates records the forms of the exception lists as
+// candidates of their lemmas (but not the suppletive adjective and adverb
+// ones: better is not taken for good), and each lemma's exception forms.
+func (b *builder) exceptionCandidates() {
+	d := b.d
 	for _, p := range posOrder {
 		for _, form := range sortedKeys(d.exc[p]) {
 			if !isWord(form) {
@@ -677,18 +747,24 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 				if l == form || !isWord(l) || !d.isLemma(l, p) {
 					continue
 				}
-				if excOf[l] == nil {
-					excOf[l] = map[byte][]string{}
+				if b.excOf[l] == nil {
+					b.excOf[l] = map[byte][]string{}
 				}
-				excOf[l][p] = append(excOf[l][p], form)
+				b.excOf[l][p] = append(b.excOf[l][p], form)
 				if (p == 'a' || p == 'r') && suppletive(form, l) {
 					continue
 				}
-				cands[form] = append(cands[form], cand{lemma: l, pos: p, exc: true})
+				b.cands[form] = append(b.cands[form], cand{lemma: l, pos: p, exc: true})
 			}
 		}
 	}
-	for _, l := range lemmas {
+}
+
+// regularCandidates records the regular inflections of every lemma as its
+// candidates.
+func (b *builder) regularCandidates() {
+	d := b.d
+	for _, l := range b.lemmas {
 		for _, p := range posOrder {
 			if !d.isLemma(l, p) {
 				continue
@@ -696,7 +772,7 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 			if p == 'n' && !d.common[l] || p == 'a' && d.count(l, p) == 0 {
 				continue // no plural of a proper name; comparatives of attested adjectives only
 			}
-			for _, form := range inflect(l, p, excOf[l][p]) {
+			for _, form := range inflect(l, p, b.excOf[l][p]) {
 				if form == l || !isWord(form) {
 					continue
 				}
@@ -705,12 +781,19 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 					// a lemma only of other parts of speech stays that lemma.
 					continue
 				}
-				cands[form] = append(cands[form], cand{lemma: l, pos: p})
+				b.cands[form] = append(b.cands[form], cand{lemma: l, pos: p})
 			}
 		}
 	}
-	for _, form := range sortedKeys(cands) {
-		cs := cands[form]
+}
+
+// rankCandidates orders each form's candidates, most frequent first (then
+// exception forms, then by lemma and part of speech), and keeps the best
+// one of each lemma.
+func (b *builder) rankCandidates() {
+	d := b.d
+	for _, form := range sortedKeys(b.cands) {
+		cs := b.cands[form]
 		sort.SliceStable(cs, func(i, j int) bool {
 			a, b := cs[i], cs[j]
 			if ca, cb := d.count(a.lemma, a.pos), d.count(b.lemma, b.pos); ca != cb {
@@ -724,7 +807,6 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 			}
 			return a.pos < b.pos
 		})
-		// Drop duplicate lemmas, keeping the first (best) candidate.
 		seen := map[string]bool{}
 		k := 0
 		for _, c := range cs {
@@ -734,89 +816,83 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 				k++
 			}
 		}
-		cands[form] = cs[:k]
+		b.cands[form] = cs[:k]
 	}
+}
 
-	// owner: the lemma whose record a surface form belongs to. A lemma owns
-	// itself unless it is mostly used as an inflection of another lemma
-	// that owns itself.
-	owner := map[string]string{}
-	visiting := map[string]bool{}
-	var ownerOf func(form string) string
-	ownerOf = func(form string) string {
-		if o, ok := owner[form]; ok {
-			return o
-		}
-		if visiting[form] {
-			return ""
-		}
-		visiting[form] = true
-		defer delete(visiting, form)
-		_, isLemma := d.index[form]
-		o := ""
-		if isLemma {
-			o = form
-		}
-		for _, c := range cands[form] {
-			if ownerOf(c.lemma) != c.lemma {
-				continue // no chains: laid → lay, but lay → lie does not carry laid along
-			}
-			if isLemma {
-				n := d.count(c.lemma, c.pos)
-				// A regular inflection in its own part of speech (goods, larger)
-				// also folds when it is merely less frequent in that part of
-				// speech; a comparative must moreover be similar to its
-				// adjective (larger to large, but liver not to live).
-				if n < minDominant {
-					continue
-				}
-				if n <= dominance*d.total(form) &&
-					(c.exc || n <= d.count(form, c.pos) || c.pos == 'a' && !d.similar(form, c.lemma)) {
-					continue
-				}
-			}
-			if isLemma && explain {
-				fmt.Fprintf(os.Stderr, "fold %s (%d) -> %s/%c (%d) exc=%v\n", form, d.total(form), c.lemma, c.pos, d.count(c.lemma, c.pos), c.exc)
-			}
-			o = c.lemma
-			break
-		}
-		owner[form] = o
+// ownerOf returns the lemma whose record form belongs to, and records it. A
+// lemma owns itself unless it is mostly used as an inflection of another
+// lemma that owns itself.
+func (b *builder) ownerOf(form string) string {
+	d := b.d
+	if o, ok := b.owner[form]; ok {
 		return o
 	}
-	for _, form := range sortedKeys(cands) {
-		ownerOf(form)
+	if b.visiting[form] {
+		return ""
 	}
-	for _, l := range lemmas {
-		ownerOf(l)
+	b.visiting[form] = true
+	defer delete(b.visiting, form)
+	_, isLemma := d.index[form]
+	o := ""
+	if isLemma {
+		o = form
 	}
-
-	// isInflection: x is spelled as an inflection of the verb or noun r
-	// (married, marry; frightening, frighten), whatever x's part of speech.
-	// Comparatives do not count: liver is not a form of live.
-	isInflection := func(x, r string) bool {
-		for _, p := range []byte{'n', 'v'} {
-			if !d.isLemma(r, p) {
-				continue
-			}
-			if slices.Contains(excOf[r][p], x) || slices.Contains(inflect(r, p, excOf[r][p]), x) {
-				return true
-			}
+	for _, c := range b.cands[form] {
+		if b.ownerOf(c.lemma) != c.lemma {
+			continue // no chains: laid → lay, but lay → lie does not carry laid along
 		}
+		if isLemma && !b.folds(form, c) {
+			continue
+		}
+		if isLemma && explain {
+			fmt.Fprintf(os.Stderr, "fold %s (%d) -> %s/%c (%d) exc=%v\n", form, d.total(form), c.lemma, c.pos, d.count(c.lemma, c.pos), c.exc)
+		}
+		o = c.lemma
+		break
+	}
+	b.owner[form] = o
+	return o
+}
+
+// folds reports whether the lemma form is folded into its candidate c (see
+// dominance). A regular inflection in its own part of speech (goods,
+// larger) also folds when it is merely less frequent in that part of
+// speech; a comparative must moreover be similar to its adjective (larger
+// to large, but liver not to live).
+func (b *builder) folds(form string, c cand) bool {
+	d := b.d
+	n := d.count(c.lemma, c.pos)
+	if n < minDominant {
 		return false
 	}
+	return !(n <= dominance*d.total(form) &&
+		(c.exc || n <= d.count(form, c.pos) || c.pos == 'a' && !d.similar(form, c.lemma)))
+}
 
-	// Derivational bases, one hop: shortest lemmas first, so that a
-	// candidate base is settled before the longer words that may use it.
-	// A participial adjective (increased, limited, interesting) takes its
-	// verb first, with or without a derivational pointer.
-	// Only a word used mostly as an adjective: ground (the earth) is not
-	// taken for a form of grind. The base of a regular participle passes on
-	// to the words derived from it (amazingly → amazing → amaze), as the
-	// irregular-form step does.
+// isInflection reports whether x is spelled as an inflection of the verb
+// or noun r (married, marry; frightening, frighten), whatever x's part of
+// speech. Comparatives do not count: liver is not a form of live.
+func (b *builder) isInflection(x, r string) bool {
+	for _, p := range []byte{'n', 'v'} {
+		if !b.d.isLemma(r, p) {
+			continue
+		}
+		if slices.Contains(b.excOf[r][p], x) || slices.Contains(inflect(r, p, b.excOf[r][p]), x) {
+			return true
+		}
+	}
+	return false
+}
+
+// participles returns the verbs of each participial adjective (increased,
+// limited, interesting) that owns itself. Only a word used mostly as an
+// adjective counts: ground (the earth) is not taken for a form of grind.
+func (b *builder) participles() map[string][]string {
+	d := b.d
 	participle := map[string][]string{}
-	for _, x := range lemmas {
-		if owner[x] != x || !d.isLemma(x, 'a') {
+	for _, x := range b.lemmas {
+		if b.owner[x] != x || !d.isLemma(x, 'a') {
 			continue
 		}
 		a := d.count(x, 'a')
@@ -824,213 +900,213 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 		if a+o > 0 && a < o || a+o == 0 && d.isLemma(x, 'n') {
 			continue
 		}
-		if ps := participleOf(d, x, excOf); len(ps) > 0 {
+		if ps := participleOf(d, x, b.excOf); len(ps) > 0 {
 			participle[x] = ps
 		}
 	}
+	return participle
+}
+
+// findRoots gives every owning lemma its derivational base, one hop,
+// shortest lemmas first, so that a candidate base is settled before the
+// longer words that may use it. A participial adjective takes its verb
+// first, with or without a derivational pointer. The base of a regular
+// participle passes on to the words derived from it (amazingly → amazing
+// → amaze), as the irregular-form step does.
+func (b *builder) findRoots() {
+	participle := b.participles()
 	passOn := map[string]bool{} // regular participles whose base passes on
-	byLen := append([]string(nil), lemmas...)
+	byLen := append([]string(nil), b.lemmas...)
 	sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i]) < len(byLen[j]) })
-	root := map[string]string{}
 	for _, x := range byLen {
-		if owner[x] != x {
+		if b.owner[x] != x {
 			continue
 		}
 		best, bestCP := x, -1
 		for _, r := range participle[x] {
-			if r != x && owner[r] == r && root[r] == r {
+			if r != x && b.owner[r] == r && b.root[r] == r {
 				best, bestCP = r, len(x)
 				passOn[x] = true
 				break
 			}
 		}
-		senses := d.senses(x)
-		main := mainSenses(senses)
-		for si, s := range senses {
-			if bestCP == len(x) {
-				break
-			}
-			k := wordIndex(s.ss, x)
-			for _, ptr := range s.ss.ptrs {
-				if ptr.src != k+1 || ptr.dst == 0 {
-					continue
-				}
-				// "+" derivationally related form; "\" pertainym (adjective
-				// → noun) and derived-from (adverb → adjective).
-				if ptr.sym != "+" && ptr.sym != `\` {
-					continue
-				}
-				t := d.synsets[ptr.pos][ptr.off]
-				if t == nil || ptr.dst > len(t.words) {
-					continue
-				}
-				r := t.words[ptr.dst-1]
-				if !isWord(r) || len(r) >= len(x) || owner[r] != r || root[r] != r && !passOn[r] {
-					continue
-				}
-				cp := commonPrefix(x, r)
-				if cp < 4 && !(len(r) >= 3 && cp == len(r)) {
-					continue
-				}
-				if !main[si] && !isInflection(x, r) {
-					continue
-				}
-				if cp > bestCP || cp == bestCP && (len(r) < len(best) || len(r) == len(best) && r < best) {
-					best, bestCP = r, cp
-				}
-			}
+		if bestCP != len(x) {
+			best = b.pointerBase(x, passOn)
 		}
 		if passOn[best] {
-			best = root[best]
+			best = b.root[best]
 		}
-		root[x] = best
+		b.root[x] = best
 	}
+}
 
-	// Records.
-	type record struct {
-		forms []string
-		base  string
-		syns  []string
-		ants  []string
-	}
-	recs := map[string]*record{}
-	antonymsOf := func(x string) []string {
-		var out []string
-		for _, s := range d.senses(x) {
-			k := wordIndex(s.ss, x)
-			for _, ptr := range s.ss.ptrs {
-				if ptr.sym != "!" || ptr.src != k+1 || ptr.dst == 0 {
-					continue
-				}
-				t := d.synsets[ptr.pos][ptr.off]
-				if t == nil || ptr.dst > len(t.words) {
-					continue
-				}
-				out = appendNew(out, t.words[ptr.dst-1], x)
+// pointerBase returns the base of x reached through a derivational pointer
+// of one of its senses (x itself when none qualifies): the shorter lemma
+// that shares the longest prefix with x, at least four letters or all of
+// its own three or more.
+func (b *builder) pointerBase(x string, passOn map[string]bool) string {
+	best, bestCP := x, -1
+	senses := b.d.senses(x)
+	main := mainSenses(senses)
+	for si, s := range senses {
+		k := wordIndex(s.ss, x)
+		for _, ptr := range s.ss.ptrs {
+			if ptr.src != k+1 || ptr.dst == 0 {
+				continue
+			}
+			// "+" derivationally related form; "\" pertainym (adjective
+			// → noun) and derived-from (adverb → adjective).
+			if ptr.sym != "+" && ptr.sym != `\` {
+				continue
+			}
+			r, ok := b.pointerTarget(x, ptr, passOn)
+			if !ok {
+				continue
+			}
+			cp := commonPrefix(x, r)
+			if cp < 4 && !(len(r) >= 3 && cp == len(r)) {
+				continue
+			}
+			if !main[si] && !b.isInflection(x, r) {
+				continue
+			}
+			if cp > bestCP || cp == bestCP && (len(r) < len(best) || len(r) == len(best) && r < best) {
+				best, bestCP = r, cp
 			}
 		}
-		return out
 	}
-	for _, l := range lemmas {
-		if owner[l] != l {
+	return best
+}
+
+// pointerTarget returns the word ptr points to when it may be the base of
+// x: a single word shorter than x that owns itself and is its own base (or
+// a participle whose base passes on).
+func (b *builder) pointerTarget(x string, ptr pointer, passOn map[string]bool) (string, bool) {
+	t := b.d.synsets[ptr.pos][ptr.off]
+	if t == nil || ptr.dst > len(t.words) {
+		return "", false
+	}
+	r := t.words[ptr.dst-1]
+	if !isWord(r) || len(r) >= len(x) || b.owner[r] != r || b.root[r] != r && !passOn[r] {
+		return "", false
+	}
+	return r, true
+}
+
+// antonymsOf returns the direct antonyms of all the senses of x, most
+// frequent sense first.
+func (b *builder) antonymsOf(x string) []string {
+	var out []string
+	for _, s := range b.d.senses(x) {
+		k := wordIndex(s.ss, x)
+		for _, ptr := range s.ss.ptrs {
+			if ptr.sym != "!" || ptr.src != k+1 || ptr.dst == 0 {
+				continue
+			}
+			t := b.d.synsets[ptr.pos][ptr.off]
+			if t == nil || ptr.dst > len(t.words) {
+				continue
+			}
+			out = appendNew(out, t.words[ptr.dst-1], x)
+		}
+	}
+	return out
+}
+
+// recordOf builds the record of owning lemma l: its base, its synonyms
+// (see synSenses) and its antonyms, then those of its base.
+func (b *builder) recordOf(l string) *entry {
+	d := b.d
+	r := &entry{forms: []string{l}, base: b.root[l]}
+	ss := d.senses(l)
+	for i, s := range ss {
+		if i >= synSenses || i > 0 && (s.count*secondRatio < ss[0].count || s.count == 0) {
+			break
+		}
+		for _, w := range s.ss.words {
+			if b.owner[w] != l && !vague(d, w) {
+				r.syns = appendNew(r.syns, w, l)
+			}
+		}
+	}
+	// Words attested in SemCor first (synset order otherwise), so that the
+	// cap drops the rare ones: child → kid youngster minor before shaver
+	// nipper tiddler.
+	sort.SliceStable(r.syns, func(i, j int) bool {
+		return d.total(r.syns[i]) > 0 && d.total(r.syns[j]) == 0
+	})
+	if len(r.syns) > maxSyn {
+		r.syns = r.syns[:maxSyn]
+	}
+	r.ants = b.antonymsOf(l)
+	if r.base != l {
+		for _, a := range b.antonymsOf(r.base) {
+			r.ants = appendNew(r.ants, a, l)
+		}
+	}
+	if len(r.ants) > maxAnt {
+		r.ants = r.ants[:maxAnt]
+	}
+	return r
+}
+
+// addForms puts each candidate form on its owner's record and records its
+// kind: a folded lemma, an irregular form, or a regular inflection.
+func (b *builder) addForms() {
+	for _, form := range sortedKeys(b.cands) {
+		o := b.owner[form]
+		if o == "" || o == form {
 			continue
 		}
-		r := &record{forms: []string{l}, base: root[l]}
-		ss := d.senses(l)
-		for i, s := range ss {
-			if i >= synSenses || i > 0 && (s.count*secondRatio < ss[0].count || s.count == 0) {
-				break
-			}
-			for _, w := range s.ss.words {
-				if owner[w] != l && !vague(d, w) {
-					r.syns = appendNew(r.syns, w, l)
-				}
-			}
+		b.recs[o].forms = append(b.recs[o].forms, form)
+		switch {
+		case b.d.index[form] != nil:
+			b.kinds[form] = kFolded
+		case b.cands[form][0].exc && b.cands[form][0].lemma == o:
+			b.kinds[form] = kIrregular
+		default:
+			b.kinds[form] = kRegular
 		}
-		// Words attested in SemCor first (synset order otherwise), so that
-		// the cap drops the rare ones: child → kid youngster minor before
-		// shaver nipper tiddler.
-		sort.SliceStable(r.syns, func(i, j int) bool {
-			return d.total(r.syns[i]) > 0 && d.total(r.syns[j]) == 0
-		})
-		if len(r.syns) > maxSyn {
-			r.syns = r.syns[:maxSyn]
-		}
-		r.ants = antonymsOf(l)
-		if r.base != l {
-			for _, a := range antonymsOf(r.base) {
-				r.ants = appendNew(r.ants, a, l)
-			}
-		}
-		if len(r.ants) > maxAnt {
-			r.ants = r.ants[:maxAnt]
-		}
-		recs[l] = r
 	}
+}
+
+// addAbleForms synthesises the -able adjectives of attested verbs that are
+// their own base.
+func (b *builder) addAbleForms() {
+	d := b.d
+	for _, l := range b.lemmas {
+		if b.owner[l] != l || b.root[l] != l || !d.isLemma(l, 'v') || d.count(l, 'v') == 0 || len(l) < 4 {
+			continue
+		}
+		f := ableForm(l)
+		if _, taken := b.owner[f]; taken || d.index[f] != nil {
+			continue
+		}
+		b.owner[f] = l // batable: of bat, not of bate too
+		b.recs[l].forms = append(b.recs[l].forms, "+"+f)
+		b.kinds["+"+f] = kAble
+	}
+}
+
+// write writes the header and the records worth keeping to w, sorted by
+// lemma, and counts them in st.
+func (b *builder) write(w *bytes.Buffer, st *stats) {
 	isBase := map[string]bool{}
-	for x, r := range root {
+	for x, r := range b.root {
 		if r != x {
 			isBase[r] = true
 		}
 	}
-	// kind of each extra form on a record: irregular, folded lemma, or
-	// regular inflection.
-	const (
-		kRegular = iota
-		kIrregular
-		kFolded
-		kAble
-	)
-	kinds := map[string]int{}
-	for _, form := range sortedKeys(cands) {
-		o := owner[form]
-		if o == "" || o == form {
-			continue
-		}
-		recs[o].forms = append(recs[o].forms, form)
-		switch {
-		case d.index[form] != nil:
-			kinds[form] = kFolded
-		case cands[form][0].exc && cands[form][0].lemma == o:
-			kinds[form] = kIrregular
-		default:
-			kinds[form] = kRegular
-		}
-	}
-	// Synthesised -able adjectives of attested verbs that are their own base.
-	for _, l := range lemmas {
-		if owner[l] != l || root[l] != l || !d.isLemma(l, 'v') || d.count(l, 'v') == 0 || len(l) < 4 {
-			continue
-		}
-		f := ableForm(l)
-		if _, taken := owner[f]; taken || d.index[f] != nil {
-			continue
-		}
-		owner[f] = l // batable: of bat, not of bate too
-		recs[l].forms = append(recs[l].forms, "+"+f)
-		kinds["+"+f] = kAble
-	}
-
 	var body bytes.Buffer
 	w.WriteString("# WordNet 3.0 lexical table, generated by gen/main.go from the WordNet 3.0 database.\n")
 	w.WriteString("# WordNet 3.0 Copyright 2006 by Princeton University. All rights reserved. See LICENSE-WordNet.\n")
 	w.WriteString("# forms<TAB>base<TAB>synonyms<TAB>antonyms; a form \"<n><suffix>\" is the lemma less n letters plus suffix.\n")
-	for _, l := range sortedKeys(recs) {
-		r := recs[l]
-		// Leave out records that tell nothing the caller's own stemmer does
-		// not: a lemma that is its own base, with regular inflections only,
-		// no synonym and no antonym, and that is no other record's base.
-		special := false
-		for _, f := range r.forms[1:] {
-			special = special || kinds[f] != kRegular
-		}
-		if !special && r.base == l && len(r.syns) == 0 && len(r.ants) == 0 && !isBase[l] {
+	for _, l := range sortedKeys(b.recs) {
+		r := b.recs[l]
+		if !b.tells(l, r, isBase) {
 			continue
 		}
-		st.records++
-		st.keys += len(r.forms)
-		for _, f := range r.forms[1:] {
-			switch kinds[f] {
-			case kRegular:
-				st.regular++
-			case kIrregular:
-				st.irregular++
-			case kFolded:
-				st.folded++
-			case kAble:
-				st.able++
-			}
-		}
-		if r.base != l {
-			st.based++
-		}
-		if len(r.syns) > 0 {
-			st.withSyn++
-		}
-		if len(r.ants) > 0 {
-			st.withAnt++
-		}
-		st.words += len(r.syns) + len(r.ants)
+		b.count(l, r, st)
 		base := r.base
 		if base == l {
 			base = ""
@@ -1049,7 +1125,46 @@ func generate(dir string, w *bytes.Buffer) (stats, error) {
 	fmt.Fprintf(w, "#! keys=%d words=%d\n", st.keys, st.words)
 	w.Write(body.Bytes())
 	st.bytes = w.Len()
-	return st, nil
+}
+
+// tells reports whether the record r of lemma l tells something the
+// caller's own stemmer does not: it is kept unless l is its own base, with
+// regular inflections only, no synonym and no antonym, and no other
+// record's base.
+func (b *builder) tells(l string, r *entry, isBase map[string]bool) bool {
+	special := false
+	for _, f := range r.forms[1:] {
+		special = special || b.kinds[f] != kRegular
+	}
+	return special || r.base != l || len(r.syns) > 0 || len(r.ants) > 0 || isBase[l]
+}
+
+// count adds the record r of lemma l to the statistics.
+func (b *builder) count(l string, r *entry, st *stats) {
+	st.records++
+	st.keys += len(r.forms)
+	for _, f := range r.forms[1:] {
+		switch b.kinds[f] {
+		case kRegular:
+			st.regular++
+		case kIrregular:
+			st.irregular++
+		case kFolded:
+			st.folded++
+		case kAble:
+			st.able++
+		}
+	}
+	if r.base != l {
+		st.based++
+	}
+	if len(r.syns) > 0 {
+		st.withSyn++
+	}
+	if len(r.ants) > 0 {
+		st.withAnt++
+	}
+	st.words += len(r.syns) + len(r.ants)
 }
 
 // encodeForm writes form relative to lemma when that is shorter: "writes"
