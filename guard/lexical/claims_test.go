@@ -130,3 +130,7 @@ func ExampleSentenceClaims() {
 	// uncertain "The shop opens at 9 am on weekdays."
 	// uncertain "Parking is free for all visitors."
 }
+
+// The embedded judge is a guard.ClaimJudge: claims mode analyses the
+// question and contexts once per sample.
+var _ guard.ClaimJudge = (*lexical.Judge)(nil)
