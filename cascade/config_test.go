@@ -117,6 +117,11 @@ func TestConfigStore(t *testing.T) {
 	a := newCascade(t, f, cascade.WithConfig(cfg))
 	b := newCascade(t, f, cascade.WithConfig(cfg))
 	mustEscalate(t, a, context.Background(), escalation(sample(1)))
+	// The settled estimate reaches the store after a's caller has it (on the
+	// call's goroutine); Close waits for that.
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	mustEscalate(t, b, context.Background(), escalation(sample(1)))
 	if f.Calls() != 1 || b.Stats().SharedHits != 1 {
 		t.Errorf("%d fallback calls, %d shared hits in the second cascade; want 1 and 1", f.Calls(), b.Stats().SharedHits)
