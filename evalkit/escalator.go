@@ -188,13 +188,16 @@ func meterFrom(ctx context.Context) *legMeter {
 }
 
 // metered wraps a judge so that the runner can attribute its latency and
-// usage to a leg of the evaluation. It keeps the judge's name and Inline
-// property and costs one time.Now pair per call. Outside a replay it only
-// forwards.
+// usage to a leg of the evaluation. It keeps the judge's name, its Inline
+// property and its JudgeClaims (a guard.ClaimJudge stays one), and costs
+// one time.Now pair per call. Outside a replay it only forwards.
 func metered(j guard.Judge, leg legKind) guard.Judge {
 	m := &meteredJudge{j: j, leg: leg}
 	if in, ok := j.(guard.Inline); ok {
 		m.inline = in.Inline()
+	}
+	if cj, ok := j.(guard.ClaimJudge); ok {
+		return &meteredClaimJudge{meteredJudge: m, cj: cj}
 	}
 	return m
 }
@@ -203,6 +206,19 @@ type meteredJudge struct {
 	j      guard.Judge
 	leg    legKind
 	inline bool
+}
+
+// meteredClaimJudge is a meteredJudge around a guard.ClaimJudge.
+type meteredClaimJudge struct {
+	*meteredJudge
+	cj guard.ClaimJudge
+}
+
+// JudgeClaims meters one call of the wrapped judge's JudgeClaims.
+func (m *meteredClaimJudge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []string) ([]guard.Estimate, error) {
+	return m.measure(ctx, func(ctx context.Context) ([]guard.Estimate, error) {
+		return m.cj.JudgeClaims(ctx, s, claims)
+	})
 }
 
 func (m *meteredJudge) Describe() guard.JudgeInfo {
@@ -217,9 +233,16 @@ func (m *meteredJudge) Describe() guard.JudgeInfo {
 func (m *meteredJudge) Inline() bool { return m.inline }
 
 func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	return m.measure(ctx, func(ctx context.Context) ([]guard.Estimate, error) {
+		return m.j.Judge(ctx, req)
+	})
+}
+
+// measure runs one call of the wrapped judge and counts it in its leg.
+func (m *meteredJudge) measure(ctx context.Context, call func(context.Context) ([]guard.Estimate, error)) ([]guard.Estimate, error) {
 	meter := meterFrom(ctx)
 	if meter == nil {
-		return m.j.Judge(ctx, req)
+		return call(ctx)
 	}
 	var cs *callState
 	if m.leg == legFallback {
@@ -228,7 +251,7 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 		ctx = context.WithValue(ctx, callKey{}, cs)
 	}
 	start := time.Now()
-	out, err := m.j.Judge(ctx, req)
+	out, err := call(ctx)
 	wall := float64(time.Since(start)) / float64(time.Millisecond)
 	reported := 0.0
 	var u guard.Usage
@@ -282,14 +305,25 @@ func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Es
 // guard overhead. An escalation that shared a call another row started
 // (collapsed) counts that call's latency, which its estimates carry, but
 // not its usage.
+//
+// It keeps the escalator's guard.ContextHonourer answer, so that the guard
+// calls a cascade on the caller's goroutine here as in production.
 func meterEscalations(e guard.Escalator) guard.Escalator {
-	return &meteredEscalator{e: e, info: describeAny(e)}
+	m := &meteredEscalator{e: e, info: describeAny(e)}
+	if h, ok := e.(guard.ContextHonourer); ok {
+		m.honours = h.HonoursContext()
+	}
+	return m
 }
 
 type meteredEscalator struct {
-	e    guard.Escalator
-	info guard.JudgeInfo
+	e       guard.Escalator
+	info    guard.JudgeInfo
+	honours bool
 }
+
+// HonoursContext reports what the wrapped escalator reports.
+func (m *meteredEscalator) HonoursContext() bool { return m.honours }
 
 func describeAny(v any) guard.JudgeInfo {
 	if d, ok := v.(guard.Describer); ok {
