@@ -264,11 +264,12 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 }
 
 // WithClock sets the cascade's clock (time.Now by default). It times
-// fallback calls for the p95, slides the in-process budget window, and says
-// how much time is left before a context's deadline. The deadlines of the
-// fallback call and of shared-store operations are set by it, so a test
-// clock must not run behind the real one. A shared store keeps its own
-// clock.
+// fallback calls for the p95 and slides the in-process budget window. It
+// also says how much time is left before a context's deadline, and sets the
+// deadlines of the fallback call and of shared-store operations. So it must
+// read wall time, as context deadlines do. A test's manual clock may differ
+// only when every deadline the cascade sees is built from it. A shared store
+// keeps its own clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {

@@ -22,8 +22,9 @@ import (
 // sample (guard.ErrInvalidSample) or a wrapper's own failure. The Result is
 // then ignored. A failed judge is part of a complete Result (Result.Errors),
 // and its decisions are uncertain. The middleware gates on Result.Action as
-// the evaluator set it. The zero Action is Review, so a result that never
-// set it is not let through.
+// the evaluator set it. The zero Action is Review: a result that never set
+// it is gated as Gate.Review says, whatever its diagnosis. A wrapper that
+// builds its own Result must set Action.
 type Evaluator interface {
 	Evaluate(ctx context.Context, s guard.Sample) (guard.Result, error)
 }
