@@ -41,8 +41,11 @@ const (
 	lateShare    = 0.03
 	hangBound    = 2 * time.Second
 	faultWorkers = 8
-	faultPhase   = 500 * time.Millisecond // traffic per fault phase
-	recoverLimit = 15 * time.Second       // longest a recovery may take
+	// faultPhase is the traffic per fault phase: twice the deadline, so
+	// that evaluations of the slow phase, which last until the deadline
+	// before the p95 is known, start and end within it.
+	faultPhase   = 2 * faultDeadline
+	recoverLimit = 15 * time.Second // longest a recovery may take
 	// fullStreak settled evaluations in a row count as a full recovery.
 	fullStreak = 50
 	// pace is each worker's pause between evaluations. The workers and the
