@@ -162,16 +162,20 @@ func (e *CauseError) Unwrap() error { return e.Cause.Err() }
 
 // escalatorCause is the cause of an escalator's error: the one it wraps,
 // else the request's end (cancelled, or its deadline passed), else
-// CauseFallbackFailed.
-func escalatorCause(err error) Cause {
+// CauseFallbackFailed. The request's end is read from the error, and then
+// from ctx: an error that wraps nothing, returned after ctx ended, is the
+// request's end too.
+func escalatorCause(ctx context.Context, err error) Cause {
 	if c := CauseOf(err); c != "" && c != CauseJudgeFailed && c != CauseAbstained {
 		return c
 	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return CauseDeadline
-	case errors.Is(err, context.Canceled):
-		return CauseCancelled
+	for _, e := range []error{err, ended(ctx)} {
+		switch {
+		case errors.Is(e, context.DeadlineExceeded):
+			return CauseDeadline
+		case errors.Is(e, context.Canceled):
+			return CauseCancelled
+		}
 	}
 	return CauseFallbackFailed
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // A ClaimExtractor splits an answer into atomic claims, each a short
@@ -38,12 +37,13 @@ type Claim struct {
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
-// WithClaims turns on the advanced groundedness mode: x splits each answer
-// into claims, the judge bound to Groundedness estimates each claim's support
-// on its own (escalating an uncertain claim when an escalator is set), and
-// groundedness is the weakest claim's. Result.Claims lists every claim. If x
-// fails or finds no claim, groundedness is judged on the whole answer and the
-// failure is reported in Result.Errors.
+// WithClaims turns on the advanced groundedness mode. x splits each
+// answer into claims. The judge bound to Groundedness estimates each
+// claim's support on its own, and groundedness is the weakest claim's.
+// Result.Claims lists every claim. When the diagnosis is JUDGE_UNCERTAIN,
+// the uncertain claims are escalated with the other uncertain decisions.
+// If x fails or finds no claim, groundedness is judged on the whole answer,
+// and the failure is reported in Result.Errors.
 func WithClaims(x ClaimExtractor) Option {
 	return func(g *Guard) error {
 		if isNil(x) {
@@ -58,36 +58,70 @@ func WithClaims(x ClaimExtractor) Option {
 // that returns more is reported as failed and the whole answer is judged.
 const MaxClaims = 64
 
-// claimsMode replaces the groundedness estimate in t by the weakest
-// claim's. It reports whether it did.
-//
-// Claims it escalates are recorded in info (nil when none was). Evaluate
-// merges info into Result.Fallback, so that the degrade rule applies to a
-// claim the fallback could not settle.
-func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result) (claimed bool, info *FallbackInfo) {
+// claimed is claims mode's state for one evaluation: the claims, how each
+// was judged, and what the whole-answer groundedness estimate brings to
+// their aggregate.
+type claimed struct {
+	claims []string
+	runs   []claimRun
+	whole  Estimate // the whole answer's citations and usage
+	errAt  int      // where the claims' errors start in Result.Errors
+}
+
+// claimsMode judges the answer's claims and puts their aggregate in t in
+// place of the groundedness estimate. It escalates nothing: escalate does,
+// when the diagnosis routes to the fallback. It returns nil when no claim
+// was judged.
+func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result) *claimed {
 	b := g.groundednessJudge()
 	if b == nil {
-		return false, nil
+		return nil
 	}
 	claims, err := g.extractClaims(ctx, s)
 	if err != nil {
 		res.Errors = append(res.Errors, *newJudgeError(describe(g.claims), []Decision{Groundedness}, CauseJudgeFailed, err))
-		return false, nil
+		return nil
 	}
-	runs := make([]claimRun, len(claims))
-	for i := range runs {
-		runs[i].cs = *s
-		runs[i].cs.Answer = claims[i]
+	c := &claimed{claims: claims, runs: make([]claimRun, len(claims))}
+	for i := range c.runs {
+		c.runs[i].cs = *s
+		c.runs[i].cs.Answer = claims[i]
 	}
 	if cj, ok := b.judge.(ClaimJudge); ok {
-		g.judgeClaims(ctx, b, cj, s, claims, runs)
+		g.judgeClaims(ctx, b, cj, s, claims, c.runs)
 	} else {
-		g.judgeEachClaim(ctx, b, runs)
+		g.judgeEachClaim(ctx, b, c.runs)
 	}
-	info = g.escalateClaims(ctx, runs)
-	agg, fixed := g.readClaims(res, claims, runs, info)
-	t.replaceGroundedness(agg, fixed)
-	return true, info
+	c.whole = t.dropGroundedness()
+	c.errAt = len(res.Errors)
+	g.setClaims(res, t, c, nil)
+	return c
+}
+
+// setClaims fills res.Claims and the claims' errors, and makes the claims'
+// aggregate t's groundedness estimate. info counts the escalated claims; it
+// is nil before the escalation.
+func (g *Guard) setClaims(res *Result, t *table, c *claimed, info *FallbackInfo) {
+	res.Errors = res.Errors[:c.errAt]
+	agg, fixed := g.readClaims(res, c, info)
+	agg.Citations = c.whole.Citations
+	agg.Usage = agg.Usage.Add(c.whole.Usage)
+	t.putClaims(agg, fixed)
+}
+
+// uncertain lists the claims the primary left uncertain (none when c is
+// nil).
+func (c *claimed) uncertain() []int {
+	if c == nil {
+		return nil
+	}
+	var up []int
+	for i := range c.runs {
+		if c.runs[i].v == Uncertain {
+			up = append(up, i)
+		}
+	}
+	return up
 }
 
 // groundednessJudge returns the binding that answers Groundedness, or nil.
@@ -200,26 +234,11 @@ func (g *Guard) judgeEachClaim(ctx context.Context, b *binding, runs []claimRun)
 	})
 }
 
-// escalateClaims sends each uncertain claim to the escalator on its own,
-// at most the guard's concurrency at a time. It returns the escalations'
-// record, nil when none was made.
-func (g *Guard) escalateClaims(ctx context.Context, runs []claimRun) *FallbackInfo {
-	if g.esc == nil {
-		return nil
-	}
-	var up []int
-	for i := range runs {
-		if runs[i].v == Uncertain {
-			up = append(up, i)
-		}
-	}
-	if len(up) == 0 {
-		return nil
-	}
-	info := &FallbackInfo{Judge: g.esc.name, Decisions: []Decision{Groundedness}, Rule: g.esc.rule}
-	t0 := g.now()
+// askClaims sends the claims up lists to the escalator, each on its own,
+// at most the guard's concurrency at a time.
+func (g *Guard) askClaims(ctx context.Context, c *claimed, up []int) {
 	g.each(len(up), true, func(k int) {
-		r := &runs[up[k]]
+		r := &c.runs[up[k]]
 		r.out, r.failed = g.ask(ctx, Escalation{Request: Request{Sample: &r.cs, Decisions: []Decision{Groundedness}}}, "claim")
 		if r.failed != nil {
 			r.out = nil
@@ -227,8 +246,6 @@ func (g *Guard) escalateClaims(ctx context.Context, runs []claimRun) *FallbackIn
 		}
 		r.escalated = true
 	})
-	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
-	return info
 }
 
 // fallbackAnswer returns the escalator's estimate of a claim (ok false when
@@ -252,7 +269,8 @@ func (g *Guard) fallbackAnswer(out []Estimate) (_ Estimate, ok bool) {
 
 // readClaims fills res.Claims and returns the claims' aggregate
 // groundedness estimate with its verdict: the weakest claim's.
-func (g *Guard) readClaims(res *Result, claims []string, runs []claimRun, info *FallbackInfo) (Estimate, Verdict) {
+func (g *Guard) readClaims(res *Result, c *claimed, info *FallbackInfo) (Estimate, Verdict) {
+	claims, runs := c.claims, c.runs
 	res.Claims = make([]Claim, len(claims))
 	agg := Estimate{Decision: Groundedness, Judge: describe(g.claims)}
 	fixed := Pass
@@ -329,18 +347,32 @@ func commonCause(claims []Claim) Cause {
 	return c
 }
 
-// replaceGroundedness puts the claims' aggregate agg, read as the verdict
-// fixed, in place of the whole-answer groundedness estimate. The aggregate
-// keeps the whole answer's citations; the claims carry the rest.
-func (t *table) replaceGroundedness(agg Estimate, fixed Verdict) {
-	out := table{ests: make([]Estimate, 0, len(t.ests)+1), fixed: fixed}
+// dropGroundedness removes the whole-answer groundedness estimate from t.
+// It returns what the claims' aggregate keeps of it: its citations and its
+// usage.
+func (t *table) dropGroundedness() (whole Estimate) {
+	out := table{ests: make([]Estimate, 0, len(t.ests)+1)}
 	for i, e := range t.ests {
 		if e.Decision != Groundedness {
 			out.add(e, t.reader(i))
-		} else {
-			agg.Citations = e.Citations
+			continue
+		}
+		whole.Citations = e.Citations
+		whole.Usage = whole.Usage.Add(e.Usage)
+	}
+	*t = out
+	return whole
+}
+
+// putClaims makes agg, read as the verdict fixed, t's groundedness
+// estimate. It replaces the claims' earlier aggregate, or is added last.
+func (t *table) putClaims(agg Estimate, fixed Verdict) {
+	t.fixed = fixed
+	for i := range t.ests {
+		if t.reader(i) == readFixed {
+			t.ests[i] = agg
+			return
 		}
 	}
-	out.add(agg, readFixed)
-	*t = out
+	t.add(agg, readFixed)
 }

@@ -89,9 +89,11 @@
 // then gives Review.
 //
 // [WithClaims] turns on the advanced groundedness mode. A [ClaimExtractor]
-// splits the answer into claims. Each is judged and escalated on its own,
-// and groundedness is the weakest claim's. A [ClaimJudge] judges all claims
-// of a sample in one call.
+// splits the answer into claims. Each is judged on its own, and
+// groundedness is the weakest claim's. A [ClaimJudge] judges all claims of
+// a sample in one call. When the diagnosis is JUDGE_UNCERTAIN, each
+// uncertain claim is escalated on its own, with the other uncertain
+// decisions.
 //
 // # Causes
 //

@@ -13,13 +13,16 @@ import (
 // judge, with a circuit breaker, cache, deadline and budget.
 //
 // The guard calls Escalate only when the diagnosis is JUDGE_UNCERTAIN, and
-// only for the uncertain decisions. Escalate returns estimates as a Judge
-// does, and the guard checks them as it checks a judge's (see Call). An
-// estimate it cannot give is left out, or returned with Abstained set, a
-// Reason for people and a Cause (empty reads as CauseFallbackAbstained). A
-// returned error makes every escalated decision uncertain. It is reported
-// like a judge failure, with the cause the error wraps (one of the
-// ErrFallback… sentinels), else CauseFallbackFailed.
+// only for the uncertain decisions. In claims mode (WithClaims) it also
+// asks about each uncertain claim on its own, with the claim as the answer.
+// Escalate returns estimates as a Judge does, and the guard checks them as
+// it checks a judge's (see Call). An estimate it cannot give is left out,
+// or returned with Abstained set, a Reason for people and a Cause (empty
+// reads as CauseFallbackAbstained). A returned error makes every escalated
+// decision uncertain. It is reported like a judge failure, with the cause
+// the error wraps (one of the ErrFallback… sentinels). Else its cause is
+// the request's end, when the request ended first (see JudgeError.Cause),
+// else CauseFallbackFailed.
 //
 // An Escalator that returns soon after its context ends may say so by
 // implementing ContextHonourer.
@@ -85,7 +88,9 @@ func (d *Degrade) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// FallbackInfo records an escalation in a Result.
+// FallbackInfo records an escalation in a Result. In claims mode each
+// escalated claim counts as one in Settled and Unsettled, while Decisions
+// lists Groundedness once.
 type FallbackInfo struct {
 	// Judge names the escalator (its Describe name, or its type).
 	Judge string `json:"judge"`
@@ -103,8 +108,7 @@ type FallbackInfo struct {
 	// Causes counts the Unsettled decisions by cause (keys are Cause names,
 	// counts positive): the fallback's refusal, failure or abstention, or
 	// CauseFallbackUncertain when it gave a probability between its
-	// thresholds. The counts add up to Unsettled. (Results written before
-	// causes were recorded have none.)
+	// thresholds. The counts add up to Unsettled.
 	Causes map[Cause]int `json:"causes,omitempty"`
 	// Rule is the degrade rule that applied to the unsettled decisions.
 	Rule      Degrade `json:"rule"`
@@ -233,49 +237,72 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// escalate sends the decisions res leaves uncertain to the escalator. It
-// merges the answer into t (read with the escalator's policy), decides res
-// again and records the escalation in res.Fallback.
-func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, claimed bool) {
-	ds, ids := escalable(res, claimed)
-	if len(ds) == 0 {
+// escalate sends the decisions res leaves uncertain to the escalator, and
+// in claims mode (c not nil) the uncertain claims, each on its own. It
+// merges the answers into t (read with the escalator's policy), decides
+// res again and records the escalation in res.Fallback. It is the one
+// place that sets Route to Fallback.
+func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, c *claimed) {
+	ds, ids := escalable(res, c != nil)
+	up := c.uncertain()
+	if len(ds) == 0 && len(up) == 0 {
 		return
 	}
 	info := &FallbackInfo{Judge: g.esc.name, Decisions: ds, Contexts: ids, Rule: g.esc.rule}
+	if len(up) > 0 {
+		info.Decisions = append(ds[:len(ds):len(ds)], Groundedness)
+	}
 	t0 := g.now()
-	out, failed := g.ask(ctx, Escalation{
-		Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
-		ContextIDs: slices.Clone(ids),
-	}, "")
+	g.askClaims(ctx, c, up)
+	var out []Estimate
+	var failed *JudgeError
+	if len(ds) > 0 {
+		out, failed = g.ask(ctx, Escalation{
+			Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
+			ContextIDs: slices.Clone(ids),
+		}, "")
+	}
 	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
 	g.noteEscalator(res)
-	for i := range out {
-		info.Usage = info.Usage.Add(out[i].Usage)
-	}
-	kept := t.ests
-	if failed != nil {
-		res.Errors = append(res.Errors, *failed)
-		info.Reason, info.Cause = failed.Message, failed.Cause
-	} else {
-		*t = g.merge(t, out, ds, ids, info)
-	}
-	g.decide(res, s, t)
-	info.countEscalated(res, ds, ids, failed, out)
 	// Everything spent counts, including fallback estimates that were not
 	// used (an abstention next to the primary's estimate).
-	var u Usage
-	for i := range kept {
-		u = u.Add(kept[i].Usage)
+	var spent Usage
+	for i := range t.ests {
+		spent = spent.Add(t.ests[i].Usage)
 	}
-	t.spent, t.spentSet = u.Add(info.Usage), true
+	var claims FallbackInfo // the claims' count, added after the others'
+	if len(up) > 0 {
+		g.setClaims(res, t, c, &claims)
+	}
+	g.mergeAnswer(res, t, out, failed, ds, ids, info)
+	g.decide(res, s, t)
+	info.countEscalated(res, ds, ids, failed, out)
+	info.addClaims(&claims)
+	t.spent, t.spentSet = spent.Add(info.Usage), true
 	res.Fallback = info
 	res.Route = Fallback
 }
 
+// mergeAnswer records the escalator's answer to the decisions ds (and the
+// chunks ids): its usage in info, and its estimates in t, or its failure
+// in res.Errors and info.
+func (g *Guard) mergeAnswer(res *Result, t *table, out []Estimate, failed *JudgeError, ds []Decision, ids []string, info *FallbackInfo) {
+	for i := range out {
+		info.Usage = info.Usage.Add(out[i].Usage)
+	}
+	switch {
+	case failed != nil:
+		res.Errors = append(res.Errors, *failed)
+		info.Reason, info.Cause = failed.Message, failed.Cause
+	case len(ds) > 0:
+		*t = g.merge(t, out, ds, ids, info)
+	}
+}
+
 // escalable lists what an escalation of res asks: the uncertain decisions,
 // and the uncertain chunks while no chunk passes (only then does chunk
-// relevance matter to the diagnosis). Groundedness is left out when claims
-// mode escalated its claims on their own.
+// relevance matter to the diagnosis). In claims mode Groundedness is left
+// out: its claims are escalated instead.
 func escalable(res *Result, claimed bool) (ds []Decision, ids []string) {
 	anyPass := false
 	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
@@ -316,7 +343,7 @@ func (g *Guard) ask(ctx context.Context, esc Escalation, what string) ([]Estimat
 	if what != "" {
 		err = fmt.Errorf("%s: %w", what, err)
 	}
-	return out, newJudgeError(g.esc.name, esc.Decisions, escalatorCause(err), err)
+	return out, newJudgeError(g.esc.name, esc.Decisions, escalatorCause(ctx, err), err)
 }
 
 // merge returns t with the escalator's answer out in place of the escalated
@@ -373,16 +400,9 @@ func (f *FallbackInfo) countEscalated(res *Result, ds []Decision, ids []string, 
 	}
 }
 
-// mergeClaimFallback adds claims mode's escalations to res.Fallback.
-func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
-	g.noteEscalator(res)
-	res.Route = Fallback
-	f := res.Fallback
-	if f == nil {
-		res.Fallback = c
-		return
-	}
-	f.Decisions = append(f.Decisions, Groundedness)
+// addClaims adds the escalated claims' count c to f. The claims' cause
+// and reason come after those of the other decisions.
+func (f *FallbackInfo) addClaims(c *FallbackInfo) {
 	f.Settled += c.Settled
 	f.Unsettled += c.Unsettled
 	if f.Reason == "" {
@@ -394,7 +414,6 @@ func (g *Guard) mergeClaimFallback(res *Result, c *FallbackInfo) {
 		}
 		f.Causes[k] += n
 	}
-	f.LatencyMs += c.LatencyMs
 	f.Usage = f.Usage.Add(c.Usage)
 }
 

@@ -174,7 +174,8 @@ func (g *Guard) Policy() Policy { return g.policy }
 // }` loses no result.
 //
 // With an escalator (WithEscalator), a sample the judges leave
-// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator. Its
+// JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator, and in
+// claims mode its uncertain claims. Its
 // estimates replace the uncertain ones, read with the escalator's policy.
 // The sample is then diagnosed again, Route is Fallback, and
 // Result.Fallback records what happened.
@@ -199,12 +200,9 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		DiagnosisVersion: g.diagnoser.Version(),
 	}
 	t := table{ests: g.primary(ctx, &s, &res)}
-	var (
-		claimed bool
-		claimFB *FallbackInfo
-	)
+	var c *claimed
 	if g.claims != nil {
-		claimed, claimFB = g.claimsMode(ctx, &s, &t, &res)
+		c = g.claimsMode(ctx, &s, &t, &res)
 	}
 	g.decide(&res, &s, &t)
 	// A request cancelled before the fallback was asked, or a primary judge
@@ -212,12 +210,9 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	// turn it into Allow. (Only FailOpen reads it.)
 	broken := g.esc != nil && g.esc.rule == FailOpen && (ended(ctx) != nil || g.primaryFailed(&res))
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
-		g.escalate(ctx, &res, &s, &t, claimed)
+		g.escalate(ctx, &res, &s, &t, c)
 	}
 	g.finish(&res, &t)
-	if claimFB != nil {
-		g.mergeClaimFallback(&res, claimFB)
-	}
 	res.Action = action(&res, broken)
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
 	return res, nil

@@ -93,13 +93,13 @@ type ClaimJudge interface {
 	JudgeClaims(ctx context.Context, s *Sample, claims []string) ([]Estimate, error)
 }
 
-// Call asks j for the estimates of req. It is the one place a judge's panic
-// is recovered: it becomes a *PanicError. It is also the one check of an
-// answer. An estimate of a decision that was not asked, of an unknown
-// context, or with a NaN or out-of-range probability makes the whole answer
-// an error; the answer is returned beside it. The guard calls its judges and
-// its escalator through Call. An escalator that calls a judge of its own
-// should too (package cascade does).
+// Call asks j for the estimates of req. A panic becomes a *PanicError. An
+// estimate of a decision that was not asked, of an unknown context, or with
+// a NaN or out-of-range probability makes the whole answer an error; the
+// answer is returned beside it. The guard recovers and checks its judges
+// and its escalator the same way, with the same code. It also refuses an
+// answer given after ctx ended. An escalator that calls a judge of its own
+// should use Call (package cascade does).
 func Call(ctx context.Context, j Judge, req Request) ([]Estimate, error) {
 	out, err := safeJudge(ctx, j, req)
 	if err == nil {
@@ -181,10 +181,10 @@ type JudgeError struct {
 	Err       error      `json:"-"`
 	Message   string     `json:"error"`
 	// Cause is CauseJudgeFailed for one of the guard's own judges and the
-	// claim extractor. For the escalator, it is the cause its error wraps,
-	// else CauseDeadline or CauseCancelled when the request ended first,
-	// else CauseFallbackFailed. (A cascade never fails; another escalator
-	// may.)
+	// claim extractor. For the escalator, it is the cause its error wraps.
+	// Else it is CauseDeadline or CauseCancelled when the request ended
+	// first, else CauseFallbackFailed. (A cascade never fails; another
+	// escalator may.)
 	Cause Cause `json:"cause,omitempty"`
 }
 

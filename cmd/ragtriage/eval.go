@@ -79,8 +79,9 @@ Advanced groundedness (claims mode):
                     Its own calls and tokens are not in the report's usage
                     and cost.
                   Each claim is judged on its own by the mode's groundedness
-                  judge (in cascade mode a claim the primary leaves
-                  uncertain is escalated on its own); a row's groundedness
+                  judge (in cascade mode, when the row's diagnosis is
+                  JUDGE_UNCERTAIN, a claim the primary leaves uncertain is
+                  escalated on its own); a row's groundedness
                   is its weakest claim's. The report gains a claims section
                   listing the claims of the first 20 rows with a failed or
                   uncertain claim.
