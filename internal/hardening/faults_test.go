@@ -79,8 +79,11 @@ var (
 			rep.Truncate = true
 			return rep
 		}
-		// Valid JSON, but no yes/no: the judge abstains.
-		return fakeopenai.YesNo(0.9, "Banana")
+		// Valid JSON, but no yes/no, in the text or in the first token's
+		// log-probabilities: the judge abstains. (YesNo would make the first
+		// token "Yes", which a log-probability judge rightly reads as yes.)
+		return fakeopenai.Reply{Choices: []string{"Banana"},
+			First: []fakeopenai.TokenProb{{Token: "Banana", P: 0.9}, {Token: "Yes", P: 0.05}, {Token: "No", P: 0.05}}}
 	}
 )
 
