@@ -12,19 +12,20 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
-// keyVersion changes whenever the key layout or the normalization changes,
-// so that no cache (in-process or shared) ever mixes keys of two layouts.
-// v2: each decision's key covers only the inputs its prompt shows.
+// keyVersion changes whenever the key layout or the normalization changes.
+// That way no cache (in-process or shared) ever mixes keys of two layouts.
+// In v2, each decision's key covers only the inputs its prompt shows.
 const keyVersion = "ragtriage.cascade.key.v2"
 
-// Key names one cached estimate: a SHA-256 over the key layout's version,
-// the fallback judge's name and version, the decision's definition (its ID
-// and version in guard.Definitions of the sample's variant), the decision and, for
-// chunk relevance, the context ID, and the normalized texts of the inputs
-// that decision's question shows (see Inputs). Two samples that differ only
-// in what a decision does not look at share that decision's key: a right and
-// a hallucinated answer to the same question over the same contexts share
-// chunk relevance, sufficiency and conflict.
+// Key names one cached estimate. It is a SHA-256 over several fields. They
+// are the key layout's version and the fallback judge's name and version.
+// Then come the decision's definition (its ID and version in
+// guard.Definitions of the sample's variant) and the decision. For chunk
+// relevance, the context ID follows. Last come the normalized texts of the
+// inputs that decision's question shows (see Inputs). Two samples may differ
+// only in what a decision does not look at. Then they share that decision's
+// key. A right and a hallucinated answer to the same question over the same
+// contexts share chunk relevance, sufficiency and conflict.
 type Key [32]byte
 
 // String returns the key in hexadecimal (the form a shared store uses in its
@@ -42,9 +43,9 @@ const (
 	InputReference                   // the reference answer (present or absent)
 )
 
-// Inputs returns the parts of a sample the question of decision d shows,
-// and so what its cache key covers (the prompts of package guard/llmjudge
-// show exactly these):
+// Inputs returns the parts of a sample the question of decision d shows.
+// That is also what its cache key covers. The prompts of package
+// guard/llmjudge show exactly these:
 //
 //	chunk_relevance                        question, that one context
 //	context_sufficiency, context_conflict  question, every context
@@ -53,8 +54,8 @@ const (
 //	correctness                            question, reference, answer
 //
 // A fallback judge behind a cascade must not let an estimate of d depend on
-// anything else of the sample (metadata, scores and the sample ID are never
-// part of a key): the cache hands the estimate to every sample that agrees
+// anything else of the sample. Metadata, scores and the sample ID are never
+// part of a key. The cache hands the estimate to every sample that agrees
 // on these inputs. Inputs of an invalid decision are every part.
 func Inputs(d guard.Decision) Input {
 	switch d {
@@ -81,8 +82,8 @@ type hasher struct {
 
 var hasherPool = sync.Pool{New: func() any { return &hasher{h: sha256.New(), buf: make([]byte, 0, 1024)} }}
 
-// field writes a tag byte, then s as is, then a 0 terminator. s must not
-// hold NUL bytes (IDs and names; text goes through text).
+// field writes a tag byte, then s as is, then a 0 terminator. The string s
+// must not hold NUL bytes. It is for IDs and names; text goes through text.
 func (h *hasher) field(tag byte, s string) {
 	h.buf = append(h.buf, tag)
 	h.buf = append(h.buf, s...)
@@ -90,8 +91,9 @@ func (h *hasher) field(tag byte, s string) {
 	h.flush(false)
 }
 
-// flush hands the buffered bytes to the hash once there are enough of them
-// (or always, when all is set), so that short fields cost no call each.
+// flush hands the buffered bytes to the hash once there are enough of them.
+// When all is set, it always hands them over. Short fields thus cost no
+// call each.
 func (h *hasher) flush(all bool) {
 	if len(h.buf) >= 8192 || (all && len(h.buf) > 0) {
 		h.h.Write(h.buf)
@@ -108,8 +110,8 @@ func (h *hasher) sum() [32]byte {
 
 // text writes a tag byte, the normalized form of s, and a 0 terminator.
 // Normalization trims s and turns every run of Unicode white space (and NUL
-// bytes) into one ASCII space, so that texts differing only in spacing or
-// line breaks share a key. Case, punctuation and letters are kept: they can
+// bytes) into one ASCII space. Texts that differ only in spacing or line
+// breaks thus share a key. Case, punctuation and letters are kept: they can
 // change what a judge says.
 func (h *hasher) text(tag byte, s string) {
 	b := append(h.buf, tag)
@@ -174,9 +176,9 @@ func (h *hasher) text(tag byte, s string) {
 	h.flush(false)
 }
 
-// byteClass sorts bytes for the normalization scan: 0 a byte kept as is,
-// 1 ASCII white space (or NUL), 2 the start or continuation of a non-ASCII
-// rune.
+// byteClass sorts bytes for the normalization scan. Class 0 is a byte kept
+// as is. Class 1 is ASCII white space (or NUL). Class 2 is the start or
+// continuation of a non-ASCII rune.
 var byteClass = func() (t [256]uint8) {
 	for _, c := range []byte{' ', '\t', '\n', '\r', '\v', '\f', 0} {
 		t[c] = 1
@@ -194,11 +196,11 @@ func (h *hasher) int(tag byte, n int) {
 	h.buf = binary.AppendUvarint(h.buf, uint64(n))
 }
 
-// keyer computes the keys of one escalation's items. Each part of the
-// sample (question, each context, the context set, answer, reference) is
-// normalized and hashed once, when the first item that shows it asks for
-// it; an item's key is then a SHA-256 over fixed fields and the digests of
-// its parts. Not safe for concurrent use.
+// keyer computes the keys of one escalation's items. The parts of a sample
+// are its question, each context, the context set, its answer and its
+// reference. Each part is normalized and hashed once, when the first item
+// that shows it asks for it. An item's key is then a SHA-256 over fixed
+// fields and the digests of its parts. Not safe for concurrent use.
 type keyer struct {
 	judge guard.JudgeInfo
 	defs  *guard.DefinitionSet
@@ -207,9 +209,10 @@ type keyer struct {
 	q, a  [32]byte
 	r     [32]byte
 	set   [32]byte
-	// Per-context digests: the first 8 inline (no allocation for the
-	// usual sample), the rest in more; done has a bit per hashed inline
-	// context, moreDone one per context in more.
+	// Per-context digests. The first 8 are inline, so the usual sample
+	// needs no allocation. The rest are in more. The done field has a bit
+	// per hashed inline context. The moreDone field has one per context in
+	// more.
 	ctx      [8][32]byte
 	done     uint64
 	more     [][32]byte
@@ -217,7 +220,7 @@ type keyer struct {
 }
 
 // The two definition sets a sample's decisions can belong to (see
-// guard.Definitions); a key names the definition of its decision in the set
+// guard.Definitions). A key names the definition of its decision in the set
 // of the sample's variant.
 var (
 	defsWithRef    = guard.Definitions(guard.WithReference)
@@ -361,9 +364,10 @@ func (k *keyer) key(d guard.Decision, ctxID string, ci int) Key {
 	return out
 }
 
-// callKey names a fallback call by the keys of the estimates it asks for:
-// two calls that ask for the same keys would get interchangeable answers,
-// so they are collapsed into one.
+// callKey names a fallback call by the keys of the estimates it asks for.
+// Two calls that ask for the same keys would get interchangeable answers.
+// So they are collapsed into one.
+
 func callKey(keys []Key) [32]byte {
 	h := getHasher()
 	h.field('K', keyVersion)
