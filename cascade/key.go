@@ -367,7 +367,6 @@ func (k *keyer) key(d guard.Decision, ctxID string, ci int) Key {
 // callKey names a fallback call by the keys of the estimates it asks for.
 // Two calls that ask for the same keys would get interchangeable answers.
 // So they are collapsed into one.
-
 func callKey(keys []Key) [32]byte {
 	h := getHasher()
 	h.field('K', keyVersion)
