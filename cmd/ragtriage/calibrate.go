@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -228,9 +227,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // parseCalibrateFlags parses and checks calibrate's flags. On a usage error
 // or -help it returns nil and the exit status.
 func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int) {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage) }
+	fs := newFlagSet("calibrate")
 	var datasets, decisions listFlag
 	cf := &calibrateFlags{}
 	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
@@ -246,10 +243,7 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 	fs.StringVar(&cf.reportPath, "report", "", "calibration report `FILE`")
 	fs.BoolVar(&cf.allowUndecided, "allow-undecided", false, "exit 0 although a refitted decision decides nothing")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+		return nil, flagError(fs, calibrateUsage, err, stderr)
 	}
 	usage := func(format string, a ...any) (*calibrateFlags, int) {
 		fmt.Fprintf(stderr, "ragtriage calibrate: "+format+"\n", a...)

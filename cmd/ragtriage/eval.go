@@ -533,15 +533,10 @@ func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
 func parseEvalFlags(args []string, stderr io.Writer) (*evalRun, int) {
 	r := &evalRun{}
 	f := &r.f
-	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(stderr, evalUsage) }
+	fset := newFlagSet("eval")
 	defineEvalFlags(fset, f)
 	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+		return nil, flagError(fset, evalUsage, err, stderr)
 	}
 	fset.Visit(func(fl *flag.Flag) {
 		if fl.Name == "workers" {
@@ -618,7 +613,7 @@ func (r *evalRun) config(args []string, claims guard.ClaimExtractor, stderr io.W
 	prof := lexical.DefaultProfile()
 	if f.profile != "" {
 		var err error
-		if prof, err = lexical.LoadProfile(f.profile); err != nil {
+		if prof, err = loadProfile("profile", f.profile); err != nil {
 			return evalkit.Config{}, nil, err
 		}
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -286,16 +284,11 @@ func (c *selftestCase) outcome(res *guard.Result) string {
 }
 
 func runSelftest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, selftestUsage) }
+	fs := newFlagSet("selftest")
 	verbose := fs.Bool("v", false, "show the probabilities of passing cases")
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagError(fs, selftestUsage, err, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ragtriage selftest: unexpected argument %q\n", fs.Arg(0))
