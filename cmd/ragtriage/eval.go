@@ -48,9 +48,11 @@ judging costs. The JSON report's schema is documented in docs/report-schema.md.
 
 Input (-dataset, -records and -traces may be repeated, or given a comma-separated list):
   -dataset FILE   JSON Lines in the dataset shape (id, question, contexts,
-                  answer, referenceAnswer?, expected?). Without -records or
-                  -traces these are the rows replayed; with them they only
-                  supply the labels, joined to the records by id.
+                  answer, referenceAnswer?, expected?: the labels, described
+                  in docs/labels.md and "ragtriage help labels"). Without
+                  -records or -traces these are the rows replayed; with them
+                  they only supply the labels, joined to the records by id
+                  ("ragtriage export" writes records as rows to label).
   -records FILE   record files as the middleware's record sink writes them
                   (one ragtriage.record/2 line per evaluated request).
   -traces FILE    OTLP JSON as the OpenTelemetry Collector's file exporter
@@ -178,7 +180,8 @@ rows evaluated so far.
 
 Exit status: 0 on success; 1 when a row failed, the run was interrupted, the
 baseline gate failed, the fallback's calls failed (see above), or the run
-could not start (an input file that cannot be opened); 2 on a usage
+could not start (an input file that cannot be opened, or inputs that hold no
+row: then no report is written); 2 on a usage
 error (a bad flag, or a fallback that cannot be configured, such as openai
 without OPENAI_API_KEY).
 `
@@ -462,10 +465,14 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.Progress != nil {
 		cfg.Progress(-1)
 	}
+	if rep.Input.RowsRead == 0 && runErr == nil {
+		return exit(noRows(f))
+	}
 	if err := writeEvalOutputs(f, rep); err != nil {
 		return exit(err)
 	}
 	printEvalSummary(stderr, rep, src)
+	printCSVHints(stderr, "eval", f.datasets, f.records, f.traces)
 	status := 0
 	if runErr != nil {
 		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)

@@ -60,7 +60,7 @@ func TestEvalBaselineFailsClosed(t *testing.T) {
 		name, dataset string
 		want          []string
 	}{
-		{"empty dataset", empty, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: rows evaluated: 0, baseline 144"}},
+		{"empty dataset", empty, []string{"no rows: " + empty + " holds no JSON Lines row", "no report written"}},
 		{"labels stripped", unlabeled, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: decisions.groundedness.auroc: in the baseline, missing now", "gate: labelled rows: 0, baseline 144"}},
 	} {
 		st, out, e := runCmd(t, "eval", "-dataset", tc.dataset, "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "0.02")

@@ -174,3 +174,33 @@ func warnJudgeInput(stderr io.Writer, name string, lines, failed int) {
 		}
 	}
 }
+
+// printCSVHints prints csvHint's hint for each input file that looks like
+// CSV or TSV.
+func printCSVHints(stderr io.Writer, cmd string, lists ...[]string) {
+	for _, paths := range lists {
+		for _, p := range paths {
+			if h := csvHint(p); h != "" {
+				fmt.Fprintf(stderr, "ragtriage %s: %s: %s\n", cmd, p, h)
+			}
+		}
+	}
+}
+
+// noRows is eval's error for inputs that hold no row at all: there is
+// nothing to evaluate, so no report is written.
+func noRows(f *evalFlags) error {
+	files := f.datasets
+	if len(f.records) > 0 || len(f.traces) > 0 {
+		files = append(append([]string{}, f.records...), f.traces...)
+	}
+	return fmt.Errorf("no rows: %s: nothing to evaluate, no report written", holdNoRow(files))
+}
+
+// holdNoRow says that the files hold no row, in a sentence.
+func holdNoRow(files []string) string {
+	if len(files) == 1 {
+		return files[0] + " holds no JSON Lines row"
+	}
+	return strings.Join(files, ", ") + " hold no JSON Lines row"
+}

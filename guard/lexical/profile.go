@@ -132,6 +132,7 @@ func ParseProfile(b []byte) (*Profile, error) {
 func notAProfile(b []byte) string {
 	var head struct {
 		Schema   string          `json:"schema"`
+		Record   string          `json:"recordVersion"`
 		Alpha    json.RawMessage `json:"alpha"`
 		PassRule json.RawMessage `json:"passRule"`
 		Question json.RawMessage `json:"question"`
@@ -143,9 +144,9 @@ func notAProfile(b []byte) string {
 	const give = "give the profile that ragtriage calibrate -out wrote"
 	switch {
 	case strings.HasPrefix(head.Schema, "ragtriage.report/"):
-		return fmt.Sprintf("this file is an eval report (schema %q), not a profile: %s", head.Schema, give)
-	case strings.HasPrefix(head.Schema, "ragtriage.record/"):
-		return fmt.Sprintf("this file holds records (schema %q), not a profile: %s", head.Schema, give)
+		return fmt.Sprintf("this file is an eval report, not a profile (schema %q): %s", head.Schema, give)
+	case strings.HasPrefix(head.Record, "ragtriage.record/"):
+		return fmt.Sprintf("this file holds records, not a profile (%q): %s", head.Record, give)
 	case head.Alpha != nil && head.PassRule != nil:
 		return "this file is a calibration report (ragtriage calibrate -report), not a profile: " + give
 	case head.Question != nil && head.Answer != nil:
