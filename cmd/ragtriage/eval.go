@@ -158,7 +158,14 @@ Output:
   -html FILE       a self-contained HTML page with plots (no network)
   -baseline FILE   compare with an earlier JSON report: exit 1 when a
                    quality metric got worse by more than -max-drop (0.02),
-                   naming each such metric. The gate fails closed: it also
+                   naming each such metric. Per decision the metrics are
+                   coverage (the share decided automatically) and the error
+                   rate of what was decided, beside the probabilities'
+                   accuracy at 0.5, AUROC, Brier, ECE and AURC. When the two
+                   reports used different profiles it says so, naming both,
+                   and the probability metrics (two models) are notes, not
+                   gated: a profile that decides more is not a regression
+                   unless it errs more. The gate fails closed: it also
                    exits 1 when the current run (or the baseline) has no
                    labelled rows, when a metric of the baseline is missing
                    now, or when the rows evaluated or labelled differ from
