@@ -243,6 +243,13 @@ func reportExport(n *exportCounts, f *exportFlags, stderr io.Writer) int {
 			n.noContent, n.firstNoContent)
 	}
 	switch {
+	case n.bad == n.read:
+		for _, p := range f.records {
+			if looksLikeDataset(p) {
+				fmt.Fprintf(stderr, "ragtriage export: %s holds dataset rows, not records: it is already in the dataset shape; label it as it is (docs/labels.md)\n", p)
+			}
+		}
+		return 1
 	case n.bad > 0:
 		return 1
 	case n.written == 0 && n.noContent > 0:
@@ -250,4 +257,21 @@ func reportExport(n *exportCounts, f *exportFlags, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// looksLikeDataset reports whether the first line of the file at path is a
+// dataset row.
+func looksLikeDataset(path string) bool {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, dataset.MaxLineBytes)
+	if !sc.Scan() {
+		return false
+	}
+	_, err = dataset.ParseRow(sc.Bytes())
+	return err == nil
 }

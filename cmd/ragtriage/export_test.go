@@ -169,6 +169,7 @@ func TestExportFailures(t *testing.T) {
 		{[]string{"export", "-records", none}, []string{"3 records read: 0 written", "3 without content", "no record carried content: nothing to label"}},
 		{[]string{"export", "-records", empty}, []string{"no rows: " + empty + " holds no JSON Lines row"}},
 		{[]string{"export", "-records", "missing.jsonl"}, []string{"ragtriage export: -records missing.jsonl: no such file"}},
+		{[]string{"export", "-records", fixtureFile}, []string{"144 bad lines", fixtureFile + " holds dataset rows, not records"}},
 	} {
 		st, _, e := runCmd(t, tc.args...)
 		if st != 1 {
