@@ -70,7 +70,7 @@ Flags:
   -base FILE        profile whose other decisions are kept (default: embedded)
   -version NAME     profile version (default calibrated-DATE-HASH)
   -report FILE      also write the calibration report as JSON
-  -strict          exit 1 when any refitted decision decides nothing
+  -strict           exit 1 when any refitted decision decides nothing
   -allow-undecided  exit 0 although no refitted decision decides anything
 
 A line that is not a valid row is listed on standard error and skipped.
