@@ -185,3 +185,28 @@ func TestExportFailures(t *testing.T) {
 		t.Errorf("export without input: exit %d:\n%s", st, e)
 	}
 }
+
+// TestExportTraces: spans exported by the Collector give rows too, from the
+// evaluations that carried content; the others are counted.
+func TestExportTraces(t *testing.T) {
+	st, stdout, e := runCmd(t, "export", "-traces", "../../evalkit/otlp/testdata/otlp-roundtrip.jsonl")
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s", st, e)
+	}
+	var read, written, noContent, bad int
+	if _, err := fmt.Sscanf(e[strings.Index(e, "ragtriage export: ")+len("ragtriage export: "):], "%d records read: %d written to standard output, %d without content, %d bad lines",
+		&read, &written, &noContent, &bad); err != nil {
+		t.Fatalf("summary: %v:\n%s", err, e)
+	}
+	if read != written+noContent+bad || written == 0 {
+		t.Errorf("counts do not add up, or nothing written: %d read, %d written, %d without content, %d bad", read, written, noContent, bad)
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if _, err := dataset.ParseRow([]byte(l)); err != nil {
+			t.Errorf("row %d: %v", i+1, err)
+		}
+	}
+	if n := strings.Count(stdout, "\n"); n != written {
+		t.Errorf("%d rows; the summary says %d", n, written)
+	}
+}
