@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +70,8 @@ Flags:
   -base FILE        profile whose other decisions are kept (default: embedded)
   -version NAME     profile version (default calibrated-DATE-HASH)
   -report FILE      also write the calibration report as JSON
-  -allow-undecided  exit 0 although a refitted decision decides nothing
+  -strict           exit 1 when any refitted decision decides nothing
+  -allow-undecided  exit 0 although no refitted decision decides anything
 
 A line that is not a valid row is listed on standard error and skipped.
 Every decision or side left undecided by policy is named on standard
@@ -80,10 +79,19 @@ output. The default profile version hashes the data and every setting that
 shapes the profile (alpha, confidence, folds, label minimums, decisions,
 base profile, features version).
 
-Exit status: 0 when the profile was written and every refitted decision
-decides something; 1 when calibration refused or failed, or when a refitted
-decision decides nothing (the profile is still written; -allow-undecided
-accepts it); 2 on a usage error.
+Labels are read from each row's "expected" object: decision labels under
+"expected.retrieval" and "expected.generation", true when the decision's
+proposition holds (for contextConflict and contradiction, true is the bad
+outcome). The format, what true means for each decision, and a worked row:
+docs/labels.md, or "ragtriage help labels". "ragtriage export" writes rows
+to label.
+
+Exit status: 0 when the profile was written and at least one refitted
+decision decides something; the ones that decide nothing are named in a
+warning on standard error (with -strict they make the exit status 1). 1 when
+calibration refused or failed, when the datasets hold no row or no label, or
+when no refitted decision decides anything (the profile is still written;
+-allow-undecided accepts it). 2 on a usage error.
 `
 
 // calibrationReport is what -report writes and the summary prints.
@@ -159,7 +167,7 @@ type calibrateFlags struct {
 	reportPath                 string
 	alpha, confidence          float64
 	minLabels, minClass, folds int
-	allowUndecided             bool
+	allowUndecided, strict     bool
 }
 
 // settings are the numbers the fit package takes from the flags.
@@ -175,6 +183,10 @@ type calibrationSet struct {
 	groups *rowGroups
 	bad    int
 	data   []lexical.DataFile
+	// read counts the lines read; withExpected the rows with an "expected"
+	// object, empty those of them that hold no label this parser reads.
+	// diagnosisOnly counts the empty ones that have a diagnosis label.
+	read, withExpected, empty, diagnosisOnly int
 }
 
 func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -186,10 +198,13 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ragtriage calibrate: %v\n", err)
 		return 1
 	}
+	if err := checkInputs("dataset", cf.datasets); err != nil {
+		return fail(err)
+	}
 	base := lexical.DefaultProfile()
 	if cf.basePath != "" {
 		var err error
-		if base, err = lexical.LoadProfile(cf.basePath); err != nil {
+		if base, err = loadProfile("base", cf.basePath); err != nil {
 			return fail(err)
 		}
 	}
@@ -197,11 +212,11 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	if len(cf.want) == 0 {
-		cf.want = set.labelled()
+	if len(set.labelled()) == 0 {
+		return fail(set.noLabels(cf.datasets))
 	}
 	if len(cf.want) == 0 {
-		return fail(errors.New("no labels in the datasets: nothing to calibrate"))
+		cf.want = set.labelled()
 	}
 	if refusals := set.refusals(cf); len(refusals) > 0 {
 		for _, r := range refusals {
@@ -228,9 +243,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // parseCalibrateFlags parses and checks calibrate's flags. On a usage error
 // or -help it returns nil and the exit status.
 func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int) {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage) }
+	fs := newFlagSet("calibrate")
 	var datasets, decisions listFlag
 	cf := &calibrateFlags{}
 	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
@@ -244,12 +257,10 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 	fs.StringVar(&cf.basePath, "base", "", "base profile `FILE`")
 	fs.StringVar(&cf.version, "version", "", "profile version")
 	fs.StringVar(&cf.reportPath, "report", "", "calibration report `FILE`")
-	fs.BoolVar(&cf.allowUndecided, "allow-undecided", false, "exit 0 although a refitted decision decides nothing")
+	fs.BoolVar(&cf.allowUndecided, "allow-undecided", false, "exit 0 although no refitted decision decides anything")
+	fs.BoolVar(&cf.strict, "strict", false, "exit 1 when any refitted decision decides nothing")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+		return nil, flagError(fs, calibrateUsage, err, stderr)
 	}
 	usage := func(format string, a ...any) (*calibrateFlags, int) {
 		fmt.Fprintf(stderr, "ragtriage calibrate: "+format+"\n", a...)
@@ -310,12 +321,20 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 			continue
 		}
 		if it.Expected != nil {
+			set.withExpected++
+			if !hasDecisionLabel(it.Expected) {
+				set.empty++
+				if it.Expected.Diagnosis != nil {
+					set.diagnosisOnly++
+				}
+			}
 			set.add(judge, it.Sample, it.Expected, it.Pos.File)
 		}
 	}
 	for _, w := range src.Warnings() {
 		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
 	}
+	printCSVHints(stderr, "calibrate", datasets)
 	for _, es := range set.ex {
 		for i := range es {
 			es[i].group = set.groups.find(es[i].group)
@@ -323,6 +342,7 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 	}
 	for _, in := range src.Inputs() {
 		set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
+		set.read += in.Lines
 	}
 	return set, nil
 }
@@ -543,8 +563,11 @@ func writeCalibration(cf *calibrateFlags, prof *lexical.Profile, rep *calibratio
 	return nil
 }
 
-// refuseIdle exits 1, naming them, when refitted decisions decide nothing,
-// unless -allow-undecided accepts it.
+// refuseIdle names the refitted decisions that decide nothing and returns
+// the exit status. They are a warning when another refitted decision
+// decides something: the profile is useful. It exits 1 when none decides
+// anything (unless -allow-undecided accepts it), and with -strict when any
+// decides nothing.
 func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) int {
 	var idle []string
 	for _, d := range rep.Decisions {
@@ -552,16 +575,68 @@ func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) in
 			idle = append(idle, d.Decision)
 		}
 	}
-	if len(idle) == 0 || cf.allowUndecided {
+	if len(idle) == 0 {
 		return 0
 	}
 	verb := "decides"
 	if len(idle) > 1 {
 		verb = "decide"
 	}
-	fmt.Fprintf(stderr, "ragtriage calibrate: %s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review; add labels, leave them out with -decisions, or accept it with -allow-undecided\n",
+	what := fmt.Sprintf("%s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review",
 		strings.Join(idle, ", "), verb, cf.out)
+	switch {
+	case cf.strict:
+		fmt.Fprintf(stderr, "ragtriage calibrate: %s; -strict makes this a failure (exit 1)\n", what)
+		return 1
+	case len(idle) < len(rep.Decisions):
+		fmt.Fprintf(stderr, "ragtriage calibrate: warning: %s; the other decisions are calibrated (exit 0; -strict makes this a failure)\n", what)
+		return 0
+	case cf.allowUndecided:
+		fmt.Fprintf(stderr, "ragtriage calibrate: warning: %s; accepted by -allow-undecided\n", what)
+		return 0
+	}
+	fmt.Fprintf(stderr, "ragtriage calibrate: %s, and no refitted decision decides anything: add labels, leave them out with -decisions, or accept it with -allow-undecided\n", what)
 	return 1
+}
+
+// hasDecisionLabel reports whether e holds a label of a decision (not only
+// a diagnosis).
+func hasDecisionLabel(e *dataset.Expected) bool {
+	if r := e.Retrieval; r != nil && (len(r.ChunkRelevance) > 0 || r.ContextSufficiency != nil || r.ContextConflict != nil) {
+		return true
+	}
+	g := e.Generation
+	return g != nil && (g.AnswerRelevance != nil || g.Groundedness != nil || g.Contradiction != nil || g.Correctness != nil)
+}
+
+// labelsHelp is where the label format is described.
+const labelsHelp = "docs/labels.md (or 'ragtriage help labels')"
+
+// noLabels says why the datasets gave nothing to calibrate, and what to do:
+// no rows, no rows that could be read, no "expected" object, or "expected"
+// objects with no label where calibrate reads them.
+func (set *calibrationSet) noLabels(datasets []string) error {
+	const nothing = "no labels in the datasets: nothing to calibrate"
+	switch {
+	case set.read == 0:
+		return fmt.Errorf("no rows: %s; nothing to calibrate", holdNoRow(datasets))
+	case set.read == set.bad:
+		return fmt.Errorf("%s: none of the %d lines is a valid row (listed above)", nothing, set.read)
+	case set.withExpected == 0:
+		return fmt.Errorf("%s: none of the %d rows has an \"expected\" object; the label format is in %s, and 'ragtriage export' writes rows to label", nothing, set.read-set.bad, labelsHelp)
+	case set.empty > 0:
+		only := ""
+		if set.diagnosisOnly > 0 {
+			only = fmt.Sprintf(" (%d of them only a diagnosis, which calibrate does not fit)", set.diagnosisOnly)
+		}
+		verb := "hold"
+		if set.empty == 1 {
+			verb = "holds"
+		}
+		return fmt.Errorf("%s: %d of the %d rows with an \"expected\" object %s no decision label%s: decision labels go under \"expected.retrieval\" and \"expected.generation\", as in {\"expected\":{\"generation\":{\"groundedness\":true}}}; a label at the top of \"expected\" ({\"expected\":{\"groundedness\":true}}) is misplaced and ignored; see %s",
+			nothing, set.empty, set.withExpected, verb, only, labelsHelp)
+	}
+	return fmt.Errorf("%s: the rows' labels are of decisions these rows cannot be judged on (correctness needs a referenceAnswer); see %s", nothing, labelsHelp)
 }
 
 // fitCalibration fits one decision through package fit (out-of-fold

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,4 +132,42 @@ func firstLineDiff(got, want string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// TestCalibrateIdleDecisionsWarn: when some refitted decisions decide
+// something, those that decide nothing are a warning (exit 0) that names
+// them and -strict; -strict makes them exit 1 (issue 19, item 3: the
+// README's example exited 1).
+func TestCalibrateIdleDecisionsWarn(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-dataset", "../../data/natural/natural.jsonl", "-dataset", "../../data/dev/halueval.jsonl", "-out", filepath.Join(dir, "p.json"),
+		"-report", filepath.Join(dir, "r.json")}
+	var stdout, stderr bytes.Buffer
+	code := runCalibrate(args, nil, &stdout, &stderr)
+	var rep calibrationReport
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("exit %d, no report: %v\n%s", code, err, stderr.String())
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	idle, decided := 0, 0
+	for _, d := range rep.Decisions {
+		if d.Coverage == 0 {
+			idle++
+		} else {
+			decided++
+		}
+	}
+	if idle == 0 || decided == 0 {
+		t.Skipf("%d idle and %d deciding decisions: the data no longer shows the case", idle, decided)
+	}
+	if code != 0 || !strings.Contains(stderr.String(), "ragtriage calibrate: warning: ") || !strings.Contains(stderr.String(), "-strict makes this a failure") {
+		t.Errorf("exit %d; want 0 and a warning naming -strict:\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := runCalibrate(append(args, "-strict"), nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "nothing on this data") {
+		t.Errorf("-strict: exit %d; want 1:\n%s", code, stderr.String())
+	}
 }

@@ -155,7 +155,7 @@ var cases = []selftestCase{
 		// Talks around the question in the context's own words without
 		// giving the weight.
 		Name:      "evasive-answer",
-		KnownMiss: "an answer that talks around the question shares its words; the lexical relevance judge cannot tell it from an answer (it is still flagged, as ungrounded)",
+		KnownMiss: "an answer that talks around the question shares its words; the lexical relevance judge cannot tell it from an answer (it is still not allowed: groundedness leans ungrounded, so the answer goes to review)",
 		Sample: guard.Sample{
 			Question: "What is the maximum weight of a cabin bag on Skyline Air?",
 			Contexts: []guard.Context{{ID: "skyline-baggage", Text: "Cabin baggage. Each passenger on Skyline Air may bring one cabin bag weighing no more than 8 kg, " +

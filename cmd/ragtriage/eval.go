@@ -48,9 +48,11 @@ judging costs. The JSON report's schema is documented in docs/report-schema.md.
 
 Input (-dataset, -records and -traces may be repeated, or given a comma-separated list):
   -dataset FILE   JSON Lines in the dataset shape (id, question, contexts,
-                  answer, referenceAnswer?, expected?). Without -records or
-                  -traces these are the rows replayed; with them they only
-                  supply the labels, joined to the records by id.
+                  answer, referenceAnswer?, expected?: the labels, described
+                  in docs/labels.md and "ragtriage help labels"). Without
+                  -records or -traces these are the rows replayed; with them
+                  they only supply the labels, joined to the records by id
+                  ("ragtriage export" writes records as rows to label).
   -records FILE   record files as the middleware's record sink writes them
                   (one ragtriage.record/2 line per evaluated request).
   -traces FILE    OTLP JSON as the OpenTelemetry Collector's file exporter
@@ -156,7 +158,14 @@ Output:
   -html FILE       a self-contained HTML page with plots (no network)
   -baseline FILE   compare with an earlier JSON report: exit 1 when a
                    quality metric got worse by more than -max-drop (0.02),
-                   naming each such metric. The gate fails closed: it also
+                   naming each such metric. Per decision the metrics are
+                   coverage (the share decided automatically) and the error
+                   rate of what was decided, beside the probabilities'
+                   accuracy at 0.5, AUROC, Brier, ECE and AURC. When the two
+                   reports used different profiles it says so, naming both,
+                   and the probability metrics (two models) are notes, not
+                   gated: a profile that decides more is not a regression
+                   unless it errs more. The gate fails closed: it also
                    exits 1 when the current run (or the baseline) has no
                    labelled rows, when a metric of the baseline is missing
                    now, or when the rows evaluated or labelled differ from
@@ -178,7 +187,8 @@ rows evaluated so far.
 
 Exit status: 0 on success; 1 when a row failed, the run was interrupted, the
 baseline gate failed, the fallback's calls failed (see above), or the run
-could not start (an input file that cannot be opened); 2 on a usage
+could not start (an input file that cannot be opened, or inputs that hold no
+row: then no report is written); 2 on a usage
 error (a bad flag, or a fallback that cannot be configured, such as openai
 without OPENAI_API_KEY).
 `
@@ -462,10 +472,14 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if cfg.Progress != nil {
 		cfg.Progress(-1)
 	}
+	if rep.Input.RowsRead == 0 && runErr == nil {
+		return exit(noRows(f))
+	}
 	if err := writeEvalOutputs(f, rep); err != nil {
 		return exit(err)
 	}
 	printEvalSummary(stderr, rep, src)
+	printCSVHints(stderr, "eval", f.datasets, f.records, f.traces)
 	status := 0
 	if runErr != nil {
 		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)
@@ -533,15 +547,10 @@ func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
 func parseEvalFlags(args []string, stderr io.Writer) (*evalRun, int) {
 	r := &evalRun{}
 	f := &r.f
-	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() { fmt.Fprint(stderr, evalUsage) }
+	fset := newFlagSet("eval")
 	defineEvalFlags(fset, f)
 	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+		return nil, flagError(fset, evalUsage, err, stderr)
 	}
 	fset.Visit(func(fl *flag.Flag) {
 		if fl.Name == "workers" {
@@ -618,7 +627,7 @@ func (r *evalRun) config(args []string, claims guard.ClaimExtractor, stderr io.W
 	prof := lexical.DefaultProfile()
 	if f.profile != "" {
 		var err error
-		if prof, err = lexical.LoadProfile(f.profile); err != nil {
+		if prof, err = loadProfile("profile", f.profile); err != nil {
 			return evalkit.Config{}, nil, err
 		}
 	}

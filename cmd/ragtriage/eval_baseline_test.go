@@ -60,7 +60,7 @@ func TestEvalBaselineFailsClosed(t *testing.T) {
 		name, dataset string
 		want          []string
 	}{
-		{"empty dataset", empty, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: rows evaluated: 0, baseline 144"}},
+		{"empty dataset", empty, []string{"no rows: " + empty + " holds no JSON Lines row", "no report written"}},
 		{"labels stripped", unlabeled, []string{"gate: the current run has no labelled rows", "gate: diagnosis.accuracy: in the baseline, missing now", "gate: decisions.groundedness.auroc: in the baseline, missing now", "gate: labelled rows: 0, baseline 144"}},
 	} {
 		st, out, e := runCmd(t, "eval", "-dataset", tc.dataset, "-out", filepath.Join(dir, "cur.json"), "-baseline", base, "-max-drop", "0.02")
@@ -115,5 +115,46 @@ func TestEvalBaselineFailsClosed(t *testing.T) {
 		if st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-out", filepath.Join(dir, "cur.json"), "-max-row-change", bad); st != 2 || !strings.Contains(e, "-max-row-change") {
 			t.Errorf("-max-row-change %s: exit %d, stderr %q; want a usage error", bad, st, e)
 		}
+	}
+}
+
+// TestEvalBaselineOtherProfile: a profile calibrated on a dataset passes
+// the baseline gate against the shipped profile's report on the same data:
+// it decides more, which is not a regression. The gate names both profiles
+// and does not gate their probability metrics (issue 19, item 3).
+func TestEvalBaselineOtherProfile(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	const data = "../../data/dev/halueval.jsonl"
+	prof := filepath.Join(dir, "p.json")
+	if st, _, e := runCmd(t, "calibrate", "-dataset", data, "-out", prof); st != 0 {
+		t.Fatalf("calibrate: exit %d:\n%s", st, e)
+	}
+	base, cur := filepath.Join(dir, "base.json"), filepath.Join(dir, "cur.json")
+	if st, _, e := runCmd(t, "eval", "-dataset", data, "-out", base); st != 0 {
+		t.Fatalf("eval: exit %d:\n%s", st, e)
+	}
+	st, out, e := runCmd(t, "eval", "-dataset", data, "-profile", prof, "-out", cur, "-baseline", base)
+	if st != 0 || strings.Contains(e, "regression:") {
+		t.Errorf("the calibrated profile fails the gate on its own data: exit %d:\n%s", st, e)
+	}
+	b, c := readReportFile(t, base), readReportFile(t, cur)
+	want := "baseline: the reports used different profiles: baseline " + b.Reproduce.ProfileVersion + ", current " + c.Reproduce.ProfileVersion
+	if b.Reproduce.ProfileVersion == c.Reproduce.ProfileVersion || !strings.Contains(e, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, e)
+	}
+	if !strings.Contains(out, "no metric dropped") {
+		t.Errorf("stdout: %q", out)
+	}
+	more := false
+	for _, d := range c.Decisions.All() {
+		for _, bd := range b.Decisions.All() {
+			if bd.Decision == d.Decision && d.Policy.Coverage > bd.Policy.Coverage {
+				more = true
+			}
+		}
+	}
+	if !more {
+		t.Errorf("the calibrated profile decides no more than the shipped one: the test shows nothing")
 	}
 }

@@ -105,17 +105,12 @@ const (
 )
 
 func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, judgeUsage) }
+	fs := newFlagSet("judge")
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	workers := fs.Int("workers", 1, "lines judged in parallel")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagError(fs, judgeUsage, err, stderr)
 	}
 	if len(files) > 1 {
 		fmt.Fprintf(stderr, "ragtriage judge: want at most one input file, got %d:", len(files))
@@ -151,7 +146,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(files) == 1 && files[0] != "-" {
 		f, err := os.Open(files[0])
 		if err != nil {
-			fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
+			fmt.Fprintf(stderr, "ragtriage judge: %v\n", inputError("", files[0], err))
 			return 1
 		}
 		defer f.Close()
@@ -168,6 +163,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ragtriage judge: %s: %s\n", where, w.Message)
 	}
 	fmt.Fprintf(stderr, "ragtriage judge: %d lines, %d judged, %d failed\n", st.judged+st.failed, st.judged, st.failed)
+	warnJudgeInput(stderr, name, st.judged+st.failed, st.failed)
 	if err != nil {
 		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
 		return 1
@@ -230,7 +226,7 @@ func newGuard(path string) (*guard.Guard, error) {
 	if path == "" {
 		return lexical.NewGuard()
 	}
-	p, err := lexical.LoadProfile(path)
+	p, err := loadProfile("profile", path)
 	if err != nil {
 		return nil, err
 	}

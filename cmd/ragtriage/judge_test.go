@@ -785,7 +785,7 @@ func TestJudgeFlagsAfterFile(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"judge", sampleFile, "-profile", filepath.Join(t.TempDir(), "missing.json")}, 1, "missing.json"},
-		{[]string{"judge", sampleFile, "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"judge", sampleFile, "-bogus"}, 2, "unknown flag -bogus; run 'ragtriage help judge'"},
 		{[]string{"judge", sampleFile, "-workers", "-1"}, 2, "-workers -1: want 0 or more"},
 		{[]string{"judge", "a.jsonl", "-workers", "2", "b.jsonl"}, 2, `ragtriage judge: want at most one input file, got 2: "a.jsonl" "b.jsonl"`},
 		{[]string{"judge", "--", "a.jsonl", "-workers"}, 2, `got 2: "a.jsonl" "-workers"`},

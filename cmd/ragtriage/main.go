@@ -6,8 +6,9 @@
 //	ragtriage selftest [-v] [-profile FILE]                 run the planted cases
 //	ragtriage eval -dataset FILE -out report.json [flags]    replay labeled data, write a deployment report
 //	ragtriage calibrate -dataset FILE -out profile.json      fit a calibration profile with risk-bounded thresholds
+//	ragtriage export -records FILE [-uncertain]              write recorded requests as dataset rows to label
 //	ragtriage version                                        print the module, profile, features and Go versions
-//	ragtriage help [COMMAND]                                 show help
+//	ragtriage help [COMMAND|labels]                          show help, or the label format
 //
 // Flags may also follow judge's input file ("ragtriage judge data.jsonl
 // -workers 4").
@@ -40,7 +41,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{judgeCommand, selftestCommand, evalCommand, calibrateCommand, versionCommand}
+	commands = []*command{judgeCommand, selftestCommand, evalCommand, calibrateCommand, exportCommand, versionCommand}
 }
 
 const mainUsage = `ragtriage judges RAG answers: whether each answer is grounded in the retrieved
@@ -52,8 +53,9 @@ Usage:
 
 Commands:
 %s
-Run "ragtriage help <command>" for a command's flags; "ragtriage -version" or
-"ragtriage --version" is "ragtriage version".
+Run "ragtriage help <command>" for a command's flags, "ragtriage help labels"
+for the label format of datasets; "ragtriage -version" or "ragtriage
+--version" is "ragtriage version".
 
 Exit status: 0 on success, 1 when the command found a failure (a bad input
 line, a failing selftest case) or could not run, 2 on a usage error.
@@ -87,6 +89,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
+		if name == "help" && len(args) > 1 && args[1] == "labels" {
+			fmt.Fprint(stdout, labelsHelpText)
+			return 0
+		}
 		if name == "help" && len(args) > 1 {
 			c := lookup(args[1])
 			if c == nil {

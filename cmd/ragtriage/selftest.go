@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -32,9 +30,14 @@ right way (P < 0.5 for groundedness, relevance, sufficiency; P > 0.5 for
 conflict, contradiction) and the evidence is of the right kind. Planted passes
 must not be flagged: groundedness P ≥ 0.5 and no failure diagnosis.
 
-It prints one line per case, "PASS name" or "FAIL name: reason" (the reason
-shows the diagnosis and the probabilities), then a summary. The exit status is
-1 when any case fails.
+It prints one line per case, then a summary. "PASS name: what happened" says
+what the guard did with the answer: a planted failure is "caught" when it is
+not allowed (blocked, or reviewed: JUDGE_UNCERTAIN sends it to the fallback or
+a person), a planted pass is "not flagged" when no failure diagnosis is given
+(allowed, or reviewed). "FAIL name: reason" and, for the limitations the
+README lists, "MISS name (known limitation: …): reason" show the diagnosis and
+the probabilities. The exit status is 1 when any case fails; a MISS does not
+fail it.
 
 Flags:
   -v             also show the probabilities of passing cases
@@ -244,31 +247,48 @@ func describe(res *guard.Result) string {
 }
 
 // runCase evaluates one case and returns what is wrong (nothing when it
-// passes) and a description of the result.
-func runCase(ctx context.Context, g *guard.Guard, c *selftestCase) (problems []string, desc string) {
+// passes), a description of the result and what happened to the answer.
+func runCase(ctx context.Context, g *guard.Guard, c *selftestCase) (problems []string, desc, outcome string) {
 	res, err := g.Evaluate(ctx, c.Sample)
 	if err != nil {
-		return []string{"the guard rejected the sample: " + err.Error()}, ""
+		return []string{"the guard rejected the sample: " + err.Error()}, "", ""
 	}
 	if err := res.Err(); err != nil {
 		// A judge failure: its decisions are uncertain. A planted case
 		// must be decided by working judges.
 		problems = append(problems, "judge failed: "+err.Error())
 	}
-	return append(problems, c.Want.check(&res)...), describe(&res)
+	return append(problems, c.Want.check(&res)...), describe(&res), c.outcome(&res)
+}
+
+// outcome says, for a PASS line, what the guard did with the answer and
+// what that means for the case: a planted failure is caught when it is not
+// allowed, a planted pass is not flagged when no failure diagnosis is given.
+func (c *selftestCase) outcome(res *guard.Result) string {
+	var did string
+	switch res.Action {
+	case guard.Allow:
+		did = fmt.Sprintf("allowed (%s)", res.Diagnosis)
+	case guard.Block:
+		did = fmt.Sprintf("blocked (%s)", res.Diagnosis)
+	default:
+		did = fmt.Sprintf("reviewed (%s)", res.Diagnosis)
+	}
+	if slices.Contains(c.Want.NotDiagnosis, guard.PassDiagnosis) || len(c.Want.Diagnosis) > 0 && !slices.Contains(c.Want.Diagnosis, guard.PassDiagnosis) {
+		return "caught: " + did + ", not allowed" // an allowed one fails its check
+	}
+	if res.Action == guard.Allow {
+		return "not flagged: " + did
+	}
+	return "not flagged: " + did + ", no failure diagnosis"
 }
 
 func runSelftest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, selftestUsage) }
+	fs := newFlagSet("selftest")
 	verbose := fs.Bool("v", false, "show the probabilities of passing cases")
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagError(fs, selftestUsage, err, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ragtriage selftest: unexpected argument %q\n", fs.Arg(0))
@@ -283,9 +303,9 @@ func runSelftest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	failed, known := 0, 0
 	for i := range cases {
 		c := &cases[i]
-		problems, desc := runCase(ctx, g, c)
+		problems, desc, outcome := runCase(ctx, g, c)
 		if len(problems) == 0 {
-			fmt.Fprintf(stdout, "PASS %s\n", c.Name)
+			fmt.Fprintf(stdout, "PASS %s: %s\n", c.Name, outcome)
 			if *verbose {
 				fmt.Fprintf(stdout, "     %s\n", desc)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestSelftest(t *testing.T) {
 		c := &cases[i]
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			problems, desc := runCase(ctx, g, c)
+			problems, desc, _ := runCase(ctx, g, c)
 			if c.KnownMiss == "" {
 				if len(problems) > 0 {
 					t.Errorf("%s\nresult: %s", strings.Join(problems, "\n"), desc)
@@ -157,9 +158,10 @@ func TestSelftestCommand(t *testing.T) {
 	failed, known := 0, 0
 	for i, c := range cases {
 		switch l := lines[i]; {
-		case l == "PASS "+c.Name && c.KnownMiss != "":
+		case strings.HasPrefix(l, "PASS "+c.Name+": ") && c.KnownMiss != "":
 			t.Errorf("line %d: %q: a known miss passes silently", i+1, l)
-		case l == "PASS "+c.Name:
+		case strings.HasPrefix(l, "PASS "+c.Name+": "):
+			checkPassWords(t, i+1, l, &c)
 		case strings.HasPrefix(l, "FAIL "+c.Name+": "):
 			failed++
 		case c.KnownMiss != "" && strings.HasPrefix(l, "MISS "+c.Name+" "):
@@ -176,5 +178,47 @@ func TestSelftestCommand(t *testing.T) {
 	}
 	if (code != 0) != (failed > 0) {
 		t.Errorf("exit status %d with %d failing cases", code, failed)
+	}
+}
+
+// checkPassWords checks that a PASS line says what happened to the answer
+// in the words of its action, and what that means for the case: a planted
+// failure is caught (not allowed), a planted pass is not flagged.
+func checkPassWords(t *testing.T, n int, line string, c *selftestCase) {
+	t.Helper()
+	g, err := newGuard("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Evaluate(context.Background(), c.Sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := map[guard.Action]string{guard.Allow: "allowed", guard.Block: "blocked", guard.Review: "reviewed"}[res.Action]
+	if want := fmt.Sprintf("%s (%s)", word, res.Diagnosis); !strings.Contains(line, want) {
+		t.Errorf("line %d: %q lacks %q (action %s)", n, line, want, res.Action)
+	}
+	planted := slices.Contains(c.Want.NotDiagnosis, guard.PassDiagnosis) || len(c.Want.Diagnosis) > 0 && !slices.Contains(c.Want.Diagnosis, guard.PassDiagnosis)
+	if want := "not flagged: "; planted {
+		if want = "caught: "; !strings.Contains(line, ", not allowed") {
+			t.Errorf("line %d: %q: a caught failure must say it is not allowed", n, line)
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("line %d: %q lacks %q", n, line, want)
+		}
+	} else if !strings.Contains(line, want) {
+		t.Errorf("line %d: %q lacks %q", n, line, want)
+	}
+}
+
+// TestSelftestMissWords: a MISS line never calls a JUDGE_UNCERTAIN answer
+// flagged (it is reviewed).
+func TestSelftestMissWords(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	run([]string{"selftest"}, nil, &stdout, &stderr)
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.Contains(l, "diagnosis=JUDGE_UNCERTAIN") && strings.Contains(strings.ReplaceAll(l, "not flagged", ""), "flagged") {
+			t.Errorf("a line says flagged beside JUDGE_UNCERTAIN: %q", l)
+		}
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -40,14 +38,9 @@ const modulePath = "github.com/ragtriage/ragtriage"
 var readBuildInfo = debug.ReadBuildInfo
 
 func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, versionUsage) }
+	fs := newFlagSet("version")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+		return flagError(fs, versionUsage, err, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "ragtriage version: unexpected argument %q\n", fs.Arg(0))

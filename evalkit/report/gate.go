@@ -26,42 +26,56 @@ func (r Regression) String() string {
 }
 
 // gateMetric is one quality metric of a report and its direction.
+// Probability metrics measure the judges' probabilities themselves; they
+// are gated only between reports made with the same profile.
 type gateMetric struct {
-	value  float64
-	higher bool
+	value       float64
+	higher      bool
+	probability bool
 }
 
 // gateMetrics lists the quality metrics the baseline gate compares: the
 // diagnosis accuracies and AURC, the cascade's end-to-end accuracy, and per
-// decision accuracy and AUROC (higher is better) and Brier, ECE and AURC
-// (lower is better). A metric computed on no rows (null) is left out.
+// decision what the policy did with the labelled items (coverage, the share
+// decided automatically, higher is better; autoErrorRate, the error rate
+// of those decided, lower is better, present when some were decided) and
+// the probability metrics: accuracy at 0.5 and AUROC (higher is better),
+// Brier, ECE and AURC (lower is better). A metric computed on no rows
+// (null) is left out.
 func gateMetrics(r *Report) map[string]gateMetric {
 	m := map[string]gateMetric{}
-	add := func(name string, v *float64, higher bool) {
+	add := func(name string, v *float64, higher, prob bool) {
 		if v != nil {
-			m[name] = gateMetric{*v, higher}
+			m[name] = gateMetric{*v, higher, prob}
 		}
 	}
 	d := &r.Diagnosis
 	if d.Attempted > 0 {
-		add("diagnosis.accuracy", d.Accuracy, true)
-		add("diagnosis.overallAccuracy", d.OverallAccuracy, true)
-		add("diagnosis.successfulAccuracy", d.SuccessfulAccuracy, true)
-		add("diagnosis.aurc", d.Selective.AURC, false)
+		add("diagnosis.accuracy", d.Accuracy, true, false)
+		add("diagnosis.overallAccuracy", d.OverallAccuracy, true, false)
+		add("diagnosis.successfulAccuracy", d.SuccessfulAccuracy, true, false)
+		add("diagnosis.aurc", d.Selective.AURC, false, false)
 	}
 	if c := r.Cascade; c != nil && c.EndToEnd.Count > 0 {
-		add("cascade.endToEndAccuracy", c.EndToEndAccuracy, true)
+		add("cascade.endToEndAccuracy", c.EndToEndAccuracy, true, false)
 	}
 	for _, dr := range r.Decisions.All() {
 		if dr.N == 0 {
 			continue
 		}
 		p := "decisions." + dr.Decision + "."
-		add(p+"accuracy", dr.Accuracy, true)
-		add(p+"auroc", dr.AUROC, true)
-		add(p+"brier", dr.Brier, false)
-		add(p+"ece", dr.ECE, false)
-		add(p+"aurc", dr.AURC, false)
+		po := &dr.Policy
+		cov := po.Coverage
+		add(p+"coverage", &cov, true, false)
+		if n := po.AutoPass.Count + po.AutoFail.Count; n > 0 {
+			rate := float64(po.AutoPass.Errors+po.AutoFail.Errors) / float64(n)
+			add(p+"autoErrorRate", &rate, false, false)
+		}
+		add(p+"accuracy", dr.Accuracy, true, true)
+		add(p+"auroc", dr.AUROC, true, true)
+		add(p+"brier", dr.Brier, false, true)
+		add(p+"ece", dr.ECE, false, true)
+		add(p+"aurc", dr.AURC, false, true)
 	}
 	return m
 }
@@ -105,8 +119,24 @@ func (g GateResult) Failed() bool { return len(g.Regressions) > 0 || len(g.Probl
 // opt.MaxRowChange (relative) are Problems. Notes say what differs without
 // failing (a different mode or input data, a partial report, a metric only
 // cur has).
+//
+// When the reports were made with different profiles, the probability
+// metrics (accuracy at 0.5, AUROC, Brier, ECE, AURC) compare two models,
+// and a calibrated profile holds the probabilities of rows without hard
+// evidence inside its escalation band on purpose. Their changes are then
+// notes, and a note names both profiles. What the policy did stays gated:
+// the diagnosis metrics, and each decision's coverage and error rate of
+// the automatic decisions. A profile that decides more is not a regression
+// unless it decides with more error.
 func Compare(base, cur *Report, opt GateOptions) GateResult {
 	var g GateResult
+	otherProfile := base.Reproduce.ProfileVersion != cur.Reproduce.ProfileVersion
+	if otherProfile {
+		g.Notes = append(g.Notes, fmt.Sprintf("the reports used different profiles: baseline %s, current %s; "+
+			"the probability metrics (accuracy at 0.5, AUROC, Brier, ECE, AURC) compare different models and are not gated; "+
+			"the diagnosis metrics and each decision's coverage and automatic-decision error rate are",
+			profileName(base.Reproduce.ProfileVersion), profileName(cur.Reproduce.ProfileVersion)))
+	}
 	if base.Mode != cur.Mode {
 		g.Notes = append(g.Notes, fmt.Sprintf("modes differ: baseline %s, current %s", base.Mode, cur.Mode))
 	}
@@ -148,9 +178,15 @@ func Compare(base, cur *Report, opt GateOptions) GateResult {
 		if !b.higher {
 			worse = -worse
 		}
-		if worse > opt.MaxDrop {
-			g.Regressions = append(g.Regressions, Regression{Metric: k, Baseline: b.value, Current: c.value, HigherIsBetter: b.higher})
+		if worse <= opt.MaxDrop {
+			continue
 		}
+		r := Regression{Metric: k, Baseline: b.value, Current: c.value, HigherIsBetter: b.higher}
+		if otherProfile && b.probability {
+			g.Notes = append(g.Notes, r.String()+": not gated (the profiles differ)")
+			continue
+		}
+		g.Regressions = append(g.Regressions, r)
 	}
 	for _, k := range sortedKeys(cm) {
 		if _, ok := bm[k]; !ok {
@@ -158,6 +194,14 @@ func Compare(base, cur *Report, opt GateOptions) GateResult {
 		}
 	}
 	return g
+}
+
+// profileName is a report's profile version, or what an empty one means.
+func profileName(v string) string {
+	if v == "" {
+		return "(none recorded)"
+	}
+	return v
 }
 
 // rowChange describes a change of a row count beyond the tolerance, or

@@ -11,7 +11,8 @@
 // wrong number of days) is escalated too, and the fallback settles it as
 // unsupported (GENERATOR_UNGROUNDED, blocked); one stays JUDGE_UNCERTAIN
 // because the fallback cannot settle it either, and the fail-closed rule
-// withholds the answer for review; and one is a retrieval miss (the keyword
+// blocks the answer (action block: an answer nobody could verify is not
+// shown); and one is a retrieval miss (the keyword
 // retriever returned a passage about something else) that the embedded
 // judges decide on their own: RETRIEVAL_MISS, blocked, the fallback never
 // asked.
@@ -153,10 +154,8 @@ func ask(ctx context.Context, w io.Writer, chain chains.Chain, question string) 
 	fmt.Fprintf(w, "\nQ: %s\n", question)
 	var gate *middleware.GateError
 	switch {
-	case errors.As(err, &gate) && gate.Result != nil && gate.Result.Diagnosis == guard.JudgeUncertain:
-		fmt.Fprintln(w, "withheld for review (fail-closed): the guard could not verify the answer")
 	case errors.As(err, &gate):
-		fmt.Fprintf(w, "blocked: %s\n", gate.Result.Diagnosis)
+		fmt.Fprintln(w, withheld(gate))
 	case err != nil:
 		return err
 	default:
@@ -176,6 +175,23 @@ func ask(ctx context.Context, w io.Writer, chain chains.Chain, question string) 
 	}
 	fmt.Fprintf(w, "   diagnosis %s, confidence %.2f, route %s, action %s: %s\n", r.Diagnosis, r.Confidence, r.Route, r.Action, r.Reason)
 	return nil
+}
+
+// withheld says why the gate withheld an answer, in the words of its
+// action: blocked is blocked, also when the fail-closed rule blocks an
+// escalation the fallback could not settle; review is withheld for review.
+func withheld(gate *middleware.GateError) string {
+	d := guard.Diagnosis("")
+	if gate.Result != nil {
+		d = gate.Result.Diagnosis
+	}
+	switch {
+	case gate.Action == guard.Block && d == guard.JudgeUncertain:
+		return "blocked: JUDGE_UNCERTAIN (fail-closed: neither the guard nor the fallback could verify the answer)"
+	case gate.Action == guard.Block:
+		return fmt.Sprintf("blocked: %s", d)
+	}
+	return fmt.Sprintf("withheld for review: %s (the guard could not verify the answer)", d)
 }
 
 func contextList(cs []guard.Context) string {

@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 			"diagnosis PASS, confidence", "route fallback, action allow"},
 		{"blocked: GENERATOR_UNGROUNDED", "escalated to cascade(llmjudge/scripted-stand-in)", "0 unsettled",
 			"diagnosis GENERATOR_UNGROUNDED", "route fallback, action block"},
-		{"withheld for review (fail-closed)", "1 unsettled (samples disagree: 3 yes, 2 no)",
+		{"blocked: JUDGE_UNCERTAIN (fail-closed", "1 unsettled (samples disagree: 3 yes, 2 no)",
 			"diagnosis JUDGE_UNCERTAIN", "route fallback, action block"},
 		{"blocked: RETRIEVAL_MISS", "from context geo/france", "decided by the embedded judges alone; the fallback was not asked",
 			"diagnosis RETRIEVAL_MISS", "route auto, action block"},
@@ -40,6 +40,16 @@ func TestRun(t *testing.T) {
 			if !strings.Contains(blocks[i], want) {
 				t.Errorf("question %d lacks %q:\n%s", i+1, want, blocks[i])
 			}
+		}
+	}
+	for i, b := range blocks {
+		// The words follow the action: "withheld for review" is never
+		// printed beside action block, nor "blocked" beside review.
+		if strings.Contains(b, "action block") && strings.Contains(b, "for review") {
+			t.Errorf("question %d: says review beside action block:\n%s", i+1, b)
+		}
+		if strings.Contains(b, "action review") && strings.Contains(b, "blocked") {
+			t.Errorf("question %d: says blocked beside action review:\n%s", i+1, b)
 		}
 	}
 	if !strings.Contains(out, "fallback judge: scripted stand-in for an LLM") {

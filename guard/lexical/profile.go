@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
@@ -108,12 +110,49 @@ func LoadProfile(path string) (*Profile, error) {
 func ParseProfile(b []byte) (*Profile, error) {
 	var p Profile
 	if err := json.Unmarshal(b, &p); err != nil {
+		if what := notAProfile(b); what != "" {
+			return nil, fmt.Errorf("lexical: profile: %s", what)
+		}
 		return nil, fmt.Errorf("lexical: profile: %w", err)
+	}
+	if p.Version == "" {
+		if what := notAProfile(b); what != "" {
+			return nil, fmt.Errorf("lexical: profile: %s", what)
+		}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// notAProfile says what a file that does not decode as a profile is, when
+// its first JSON value tells: an eval report, a calibration report, a
+// record or a dataset row. It returns "" otherwise.
+func notAProfile(b []byte) string {
+	var head struct {
+		Schema   string          `json:"schema"`
+		Record   string          `json:"recordVersion"`
+		Alpha    json.RawMessage `json:"alpha"`
+		PassRule json.RawMessage `json:"passRule"`
+		Question json.RawMessage `json:"question"`
+		Answer   json.RawMessage `json:"answer"`
+	}
+	if json.NewDecoder(bytes.NewReader(b)).Decode(&head) != nil {
+		return ""
+	}
+	const give = "give the profile that ragtriage calibrate -out wrote"
+	switch {
+	case strings.HasPrefix(head.Schema, "ragtriage.report/"):
+		return fmt.Sprintf("this file is an eval report, not a profile (schema %q): %s", head.Schema, give)
+	case strings.HasPrefix(head.Record, "ragtriage.record/"):
+		return fmt.Sprintf("this file holds records, not a profile (%q): %s", head.Record, give)
+	case head.Alpha != nil && head.PassRule != nil:
+		return "this file is a calibration report (ragtriage calibrate -report), not a profile: " + give
+	case head.Question != nil && head.Answer != nil:
+		return "this file holds dataset rows, not a profile: " + give
+	}
+	return ""
 }
 
 // Validate checks that the profile fits these judges: the features version,
