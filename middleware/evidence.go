@@ -44,8 +44,7 @@ type kindMask uint16
 
 // Indexes into evidenceVocabulary, and the names a span or record carries.
 var (
-	kindIndex = map[guard.EvidenceKind]uint8{}
-	otherKind uint8
+	otherKind int
 	// decisionOrder lists the decisions' slots (the decision's value; 0
 	// for "other") in the byte order of their names.
 	decisionOrder []guard.Decision
@@ -66,11 +65,14 @@ func init() {
 	if len(evidenceVocabulary) > 16 {
 		panic("middleware: evidence vocabulary outgrew kindMask")
 	}
+	if !slices.IsSorted(evidenceVocabulary) {
+		panic("middleware: evidence vocabulary not sorted")
+	}
 	kindNames = make([]string, len(evidenceVocabulary))
 	for i, k := range evidenceVocabulary {
-		kindIndex[k], kindNames[i] = uint8(i), string(k)
+		kindNames[i] = string(k)
 	}
-	otherKind = kindIndex[otelkeys.EvidenceOther]
+	otherKind, _ = slices.BinarySearch(evidenceVocabulary, otelkeys.EvidenceOther)
 	for d := range decisionSlots {
 		decisionOrder = append(decisionOrder, guard.Decision(d))
 		pairNames[d] = make([]string, len(evidenceVocabulary))
@@ -86,7 +88,7 @@ func init() {
 // kindBit is the bit of k in a kindMask; a kind outside the vocabulary
 // (or an empty one) is "other".
 func kindBit(k guard.EvidenceKind) kindMask {
-	i, ok := kindIndex[k]
+	i, ok := slices.BinarySearch(evidenceVocabulary, k)
 	if !ok {
 		i = otherKind
 	}
@@ -95,7 +97,7 @@ func kindBit(k guard.EvidenceKind) kindMask {
 
 // boundedKind is k when the guard knows it, and "other" otherwise.
 func boundedKind(k guard.EvidenceKind) guard.EvidenceKind {
-	if _, ok := kindIndex[k]; ok {
+	if _, ok := slices.BinarySearch(evidenceVocabulary, k); ok {
 		return k
 	}
 	return otelkeys.EvidenceOther
@@ -119,12 +121,14 @@ type evidenceKinds struct {
 	chunks map[string]kindMask
 	// pairs is the whole set as "decision:kind" strings (see pairsOf).
 	pairs []string
+	// scratch backs what of returns.
+	scratch []string
 }
 
 // kindsOf gathers the kinds of r's evidence (every kept estimate's).
 // Chunk-relevance evidence counts for the context its quote (or
-// counterpart) is taken from. It allocates nothing when r has no evidence
-// beyond chunk relevance.
+// counterpart) is taken from. It allocates nothing when r has no
+// evidence.
 func kindsOf(r *guard.Result) evidenceKinds {
 	var ek evidenceKinds
 	for i := range r.Evidence {
@@ -171,13 +175,16 @@ func (ek *evidenceKinds) pairsOf() []string {
 	}
 	out := make([]string, 0, n)
 	for _, d := range decisionOrder {
-		out = appendKinds(out, ek.byDecision[d], pairNames[d])
+		if m := ek.byDecision[d]; m != 0 {
+			out = appendKinds(out, m, pairNames[d])
+		}
 	}
 	return out
 }
 
 // of returns one decision's kinds, sorted (the event attribute), or nil.
-// ctxID names the context of a chunk-relevance event.
+// ctxID names the context of a chunk-relevance event. The slice is valid
+// until the next call: attribute.StringSlice copies it.
 func (ek *evidenceKinds) of(d guard.Decision, ctxID string) []string {
 	m := ek.byDecision[decisionSlot(d)]
 	if d == guard.ChunkRelevance {
@@ -186,16 +193,14 @@ func (ek *evidenceKinds) of(d guard.Decision, ctxID string) []string {
 	if m == 0 {
 		return nil
 	}
-	return appendKinds(make([]string, 0, bitCount(m)), m, kindNames)
+	ek.scratch = appendKinds(ek.scratch[:0], m, kindNames)
+	return ek.scratch
 }
 
 // appendKinds appends names[k] for each bit k of m, in bit order.
 func appendKinds(out []string, m kindMask, names []string) []string {
-	for k := 0; m != 0; k++ {
-		if m&1 != 0 {
-			out = append(out, names[k])
-		}
-		m >>= 1
+	for ; m != 0; m &= m - 1 {
+		out = append(out, names[bits.TrailingZeros16(uint16(m))])
 	}
 	return out
 }

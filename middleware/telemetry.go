@@ -429,14 +429,15 @@ func decisionEvents(span trace.Span, r *guard.Result, rt resultText) {
 // label, its evidence kinds, and its score or, without one, why the judge
 // abstained.
 func decisionEvent(r *guard.Result, rt resultText, d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) []attribute.KeyValue {
-	ea := make([]attribute.KeyValue, 0, 7)
+	ks := rt.kinds.of(d, ctxID)
+	ea := make([]attribute.KeyValue, 0, 6+min(len(ks), 1))
 	ea = append(ea,
 		attribute.String(otelkeys.GenAIEvaluationName, d.String()),
 		attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
 	if ctxID != "" {
 		ea = append(ea, attribute.String(otelkeys.EventContextID, ctxID))
 	}
-	if ks := rt.kinds.of(d, ctxID); ks != nil {
+	if ks != nil {
 		ea = append(ea, attribute.StringSlice(otelkeys.EventEvidenceKinds, ks))
 	}
 	if p.Known {
