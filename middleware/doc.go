@@ -132,6 +132,11 @@
 //     3.0 µs), for building the sample and handing it to the queue. It
 //     makes 34 allocations more than the bare chain, the worker's included.
 //
+// The evidence kinds cost nothing when a result has no evidence. With
+// evidence, on a recording span, they add about 0.25 µs of CPU and 4
+// allocations (BenchmarkEvidenceKinds: two kinds, the span attribute and
+// one event's).
+//
 // BenchmarkWrapInlineContent adds content capture and recording spans to
 // the sink benchmark. Reproduce with
 // `go test -run '^$' -bench . -benchmem ./middleware`.
