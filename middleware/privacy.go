@@ -16,9 +16,10 @@ import (
 // of a reason or an error message. It drops the texts and details of a
 // result's evidence, citations and claims, and keeps their kinds, sources
 // and offsets. An evidence kind outside the guard's list (a custom
-// judge's, which may be any text) reads "other". With content capture, each of them goes through the Redactor
-// first. Quotes and details go as the field their quote comes from, and
-// reasons as FieldCompletion (judges' words). Error messages given to the
+// judge's, which may be any text) reads "other". With content capture,
+// each of them goes through the Redactor first. Quotes and details go as
+// the field their quote comes from, and reasons as FieldCompletion
+// (judges' words). Error messages given to the
 // error handler always have their quoted excerpts withheld.
 
 // scrubText returns s with every quoted excerpt withheld
