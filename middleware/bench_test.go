@@ -8,9 +8,11 @@ import (
 	"unicode"
 
 	"github.com/tmc/langchaingo/chains"
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/otelkeys"
 	"github.com/ragtriage/ragtriage/record"
 )
 
@@ -159,3 +161,44 @@ func BenchmarkWrapShadow(b *testing.B) {
 }
 
 var _ = chains.Call
+
+// BenchmarkWrapInlineEvidence: the "90 days" answer, whose scripted
+// evidence (a number mismatch) goes on recording spans, their events and
+// the record, without content capture.
+func BenchmarkWrapInlineEvidence(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	c, err := New(handBuilt{r: WrapRetriever(kbRetriever{}), llm: WrapLLM(&scriptedLLM{})}, WithGuard(testGuard(b), Gate{Block: AnnotateOnly}),
+		WithTracerProvider(tp), WithSink(record.NewWriter(io.Discard)), WithSinkQueue(1<<16))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	in := map[string]any{"q": qFail}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Call(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if err := c.Shutdown(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkEvidenceKinds is what the evidence kinds add to an evaluation
+// with evidence: gathering them (kindsOf) and writing the span's and one
+// event's attributes. The result is the embedded-style "90 days" one:
+// groundedness and contradiction number mismatches.
+func BenchmarkEvidenceKinds(b *testing.B) {
+	r := guard.Result{Evidence: []guard.Evidence{
+		{Decision: guard.Groundedness, Kind: guard.EvidenceNumberMismatch},
+		{Decision: guard.Contradiction, Kind: guard.EvidenceNumberMismatch},
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		ek := kindsOf(&r)
+		_ = attribute.StringSlice(otelkeys.EvidenceKinds, ek.pairs)
+		_ = attribute.StringSlice(otelkeys.EventEvidenceKinds, ek.of(guard.Groundedness, ""))
+	}
+}

@@ -66,6 +66,13 @@
 // included. The span's attributes hold the diagnosis, route, action and
 // decision ID and version, and ragtriage.verdicts = "answer" says so.
 //
+// The span, each event and each record also say why, without text:
+// ragtriage.evidence.kinds lists the kinds of the judges' evidence as
+// "decision:kind" names, such as "groundedness:number_mismatch" for "90
+// days" against a context's "30 days" (Record.EvidenceKinds in records).
+// They are written with or without content capture. The names come from
+// fixed lists, and a custom judge's kind outside them reads "other".
+//
 // Metrics count evaluations by route, diagnosis, action and mode. They
 // also record the guard's latency, shadow drops and sink errors. Every name
 // is in package [github.com/ragtriage/ragtriage/otelkeys]. The global
@@ -124,6 +131,11 @@
 //   - Shadow mode: +1.9 µs on the caller's side (BenchmarkWrapShadow,
 //     3.0 µs), for building the sample and handing it to the queue. It
 //     makes 34 allocations more than the bare chain, the worker's included.
+//
+// The evidence kinds cost nothing when a result has no evidence. With
+// evidence, on a recording span, they add about 0.25 µs of CPU and 4
+// allocations (BenchmarkEvidenceKinds: two kinds, the span attribute and
+// one event's).
 //
 // BenchmarkWrapInlineContent adds content capture and recording spans to
 // the sink benchmark. Reproduce with

@@ -15,9 +15,11 @@ import (
 // Without content capture, the middleware withholds every quoted excerpt
 // of a reason or an error message. It drops the texts and details of a
 // result's evidence, citations and claims, and keeps their kinds, sources
-// and offsets. With content capture, each of them goes through the Redactor
-// first. Quotes and details go as the field their quote comes from, and
-// reasons as FieldCompletion (judges' words). Error messages given to the
+// and offsets. An evidence kind outside the guard's list (a custom
+// judge's, which may be any text) reads "other". With content capture,
+// each of them goes through the Redactor first. Quotes and details go as
+// the field their quote comes from, and reasons as FieldCompletion
+// (judges' words). Error messages given to the
 // error handler always have their quoted excerpts withheld.
 
 // scrubText returns s with every quoted excerpt withheld
@@ -159,6 +161,9 @@ func (c *config) exportEvidence(ev []guard.Evidence, t *sampleTexts) []guard.Evi
 	}
 	out := make([]guard.Evidence, len(ev))
 	for i, e := range ev {
+		if c.redact == nil {
+			e.Kind = boundedKind(e.Kind)
+		}
 		if c.redact == nil || e.Detail == "" {
 			e.Detail = ""
 		} else {

@@ -143,8 +143,12 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		x := c.exportResult(&v.res, ev.redacted())
 		exported = &x
 	}
+	var kinds evidenceKinds
+	if v.ok && (exported != nil || span.IsRecording()) {
+		kinds = kindsOf(&v.res)
+	}
 	if span.IsRecording() {
-		ev.annotate(span, &v, exported)
+		ev.annotate(span, &v, exported, &kinds)
 		if v.timedOut {
 			span.SetAttributes(attribute.Bool(otelkeys.ShadowTimedOut, true))
 			span.SetStatus(codes.Error, "shadow evaluation timed out")
@@ -154,7 +158,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	span.End()
 
 	if exported != nil {
-		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, start, sc))
+		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, kinds.pairs, start, sc))
 	}
 	return v
 }
@@ -226,8 +230,8 @@ func labelOf(v guard.Verdict) string {
 
 // annotate sets the evaluation span's attributes and adds one
 // gen_ai.evaluation.result event per decision. x is the record's copy of
-// the result, or nil when there is no record.
-func (ev *evaluation) annotate(span trace.Span, v *verdict, x *guard.Result) {
+// the result, or nil when there is no record; ek is its evidence kinds.
+func (ev *evaluation) annotate(span trace.Span, v *verdict, x *guard.Result, ek *evidenceKinds) {
 	attrs := ev.sampleAttrs(v)
 	if !v.ok {
 		attrs = append(attrs, attribute.String(otelkeys.EvaluationError, ev.cfg.reasonText(v.err.Error())))
@@ -236,7 +240,7 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict, x *guard.Result) {
 		return
 	}
 	r := &v.res
-	rt := resultText{c: ev.cfg, r: r, x: x}
+	rt := resultText{c: ev.cfg, r: r, x: x, kinds: ek}
 	attrs = resultAttrs(attrs, r, rt)
 	if r.Fallback != nil {
 		attrs = fallbackAttrs(attrs, r, rt)
@@ -288,10 +292,12 @@ func (ev *evaluation) sampleAttrs(v *verdict) []attribute.KeyValue {
 
 // resultText gives the span a result's free texts as they may leave the
 // process. With a record they come from the record's copy (x), so each is
-// redacted once. Without one they are redacted here.
+// redacted once. Without one they are redacted here. kinds is the result's
+// evidence kinds, which need no redaction.
 type resultText struct {
-	c    *config
-	r, x *guard.Result
+	c     *config
+	r, x  *guard.Result
+	kinds *evidenceKinds
 }
 
 func (t resultText) reason() string {
@@ -331,6 +337,9 @@ func resultAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []a
 	)
 	if r.Reason != "" {
 		attrs = append(attrs, attribute.String(otelkeys.Reason, rt.reason()))
+	}
+	if ks := rt.kinds.pairs; ks != nil {
+		attrs = append(attrs, attribute.StringSlice(otelkeys.EvidenceKinds, ks))
 	}
 	if len(r.Judges) > 0 {
 		js := make([]string, 0, len(r.Judges))
@@ -417,14 +426,19 @@ func decisionEvents(span trace.Span, r *guard.Result, rt resultText) {
 }
 
 // decisionEvent is the attributes of one decision's event: its name and
-// label, and its score or, without one, why the judge abstained.
+// label, its evidence kinds, and its score or, without one, why the judge
+// abstained.
 func decisionEvent(r *guard.Result, rt resultText, d guard.Decision, ctxID string, p guard.Prob, vd guard.Verdict) []attribute.KeyValue {
-	ea := make([]attribute.KeyValue, 0, 6)
+	ks := rt.kinds.of(d, ctxID)
+	ea := make([]attribute.KeyValue, 0, 6+min(len(ks), 1))
 	ea = append(ea,
 		attribute.String(otelkeys.GenAIEvaluationName, d.String()),
 		attribute.String(otelkeys.GenAIEvaluationScoreLabel, labelOf(vd)))
 	if ctxID != "" {
 		ea = append(ea, attribute.String(otelkeys.EventContextID, ctxID))
+	}
+	if ks != nil {
+		ea = append(ea, attribute.StringSlice(otelkeys.EventEvidenceKinds, ks))
 	}
 	if p.Known {
 		return append(ea, attribute.Float64(otelkeys.GenAIEvaluationScoreValue, p.Value))
@@ -449,16 +463,17 @@ func decisionEvent(r *guard.Result, rt resultText, d guard.Decision, ctxID strin
 }
 
 // record builds the record the sink writes. x is the result as it may
-// leave the process (exportResult).
-func (ev *evaluation) record(v *verdict, x *guard.Result, start time.Time, sc trace.SpanContext) *record.Record {
+// leave the process (exportResult), kinds its evidence kinds.
+func (ev *evaluation) record(v *verdict, x *guard.Result, kinds []string, start time.Time, sc trace.SpanContext) *record.Record {
 	rec := &record.Record{
-		Version:  record.Version,
-		ID:       ev.id,
-		Time:     start,
-		Result:   *x,
-		Legs:     record.Legs(&v.res, fallbackUsage(&v.res)),
-		Metadata: ev.sample.Metadata,
-		TimedOut: v.timedOut,
+		Version:       record.Version,
+		ID:            ev.id,
+		Time:          start,
+		Result:        *x,
+		EvidenceKinds: kinds,
+		Legs:          record.Legs(&v.res, fallbackUsage(&v.res)),
+		Metadata:      ev.sample.Metadata,
+		TimedOut:      v.timedOut,
 	}
 	if sc.IsValid() {
 		rec.TraceID, rec.SpanID = sc.TraceID().String(), sc.SpanID().String()

@@ -137,6 +137,15 @@ const (
 	// never text), so a reader can tell a dropped chunk event from an absent
 	// context.
 	ContextIDs = "ragtriage.context.ids"
+	// EvidenceKinds lists what the result's evidence shows, as
+	// "decision:kind" strings ("groundedness:number_mismatch",
+	// "answer_relevance:refusal"), sorted and unique; absent when the
+	// judges gave no evidence. Decisions are the seven decision names and
+	// kinds the guard's evidence kinds (guard.EvidenceKind); a custom
+	// judge's decision or kind outside them is EvidenceOther. It names no
+	// text, number or context ID: it is written with or without content
+	// capture, and its values are a fixed, small set.
+	EvidenceKinds = "ragtriage.evidence.kinds"
 	// EvaluationError is the evaluation's error, when it had one.
 	EvaluationError = "ragtriage.evaluation.error"
 	// ShadowTimedOut is true on a shadow evaluation whose deadline
@@ -188,7 +197,17 @@ const (
 	// EventCause is the cause (a guard.Cause name) of an event without a
 	// score: why the decision has no probability.
 	EventCause = "ragtriage.cause"
+	// EventEvidenceKinds lists the kinds of the event's decision's
+	// evidence ("number_mismatch", ...), sorted and unique; for chunk
+	// relevance, those about the event's context. Absent without
+	// evidence. Like EvidenceKinds, it names no text.
+	EventEvidenceKinds = "ragtriage.evidence.kinds"
 )
+
+// EvidenceOther stands, in EvidenceKinds and EventEvidenceKinds, for an
+// evidence kind or a decision outside the fixed lists, so that a custom
+// judge cannot widen the set of values.
+const EvidenceOther = "other"
 
 // Metric names and their attribute keys.
 const (

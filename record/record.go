@@ -38,6 +38,14 @@ type Record struct {
 	// stays: older records read as before, without causes, and reports
 	// count their unsettled decisions and abstentions as "unrecorded".
 	Result guard.Result `json:"result"`
+	// EvidenceKinds sums up the result's evidence as sorted, unique
+	// "decision:kind" strings ("groundedness:number_mismatch"), as the
+	// evaluation span's ragtriage.evidence.kinds attribute does. It holds
+	// no text, so the middleware writes it with or without content
+	// capture. A decision or kind outside the fixed lists (a custom
+	// judge's) is "other". It is a new optional field, so the version
+	// stays: a record without it had no evidence, or predates it.
+	EvidenceKinds []string `json:"evidenceKinds,omitempty"`
 	// Legs holds latency and usage per leg of the evaluation: "primary" (the
 	// guard's own judges) and, when the answer was escalated, "fallback".
 	Legs []Leg `json:"legs,omitempty"`

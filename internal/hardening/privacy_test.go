@@ -29,6 +29,7 @@ import (
 	"github.com/ragtriage/ragtriage/guard/guardtest"
 	"github.com/ragtriage/ragtriage/internal/fakeopenai"
 	"github.com/ragtriage/ragtriage/middleware"
+	"github.com/ragtriage/ragtriage/otelkeys"
 	"github.com/ragtriage/ragtriage/record"
 )
 
@@ -338,6 +339,48 @@ func TestPrivacyDefaultOptions(t *testing.T) {
 		if len(texts[name]) == 0 {
 			t.Errorf("channel %q carried nothing: the test did not exercise it", name)
 		}
+	}
+	checkEvidenceKinds(t, ch)
+}
+
+// evidenceKindRe matches an evidence kind as spans and records carry it:
+// "decision:kind" in lower-case names, no text.
+var evidenceKindRe = regexp.MustCompile(`^[a-z_]+:[a-z_]+$`)
+
+// checkEvidenceKinds checks that the evidence kinds went out without
+// content capture (the "90 days" answer's number mismatch among them), and
+// that they hold names only.
+func checkEvidenceKinds(t *testing.T, ch *channels) {
+	t.Helper()
+	seen := map[string]int{}
+	note := func(where string, kinds []string) {
+		for _, k := range kinds {
+			if !evidenceKindRe.MatchString(k) {
+				t.Errorf("%s: evidence kind %q is not a decision:kind name", where, k)
+			}
+			seen[k]++
+		}
+	}
+	for _, s := range ch.spans.Ended() {
+		for _, kv := range s.Attributes() {
+			if kv.Key == otelkeys.EvidenceKinds {
+				note("span "+s.Name(), kv.Value.AsStringSlice())
+			}
+		}
+	}
+	ch.mu.Lock()
+	lines := append([]string(nil), ch.records...)
+	ch.mu.Unlock()
+	for _, line := range lines {
+		var rec record.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("record %q: %v", line, err)
+		}
+		note("record "+rec.ID, rec.EvidenceKinds)
+	}
+	t.Logf("evidence kinds on spans and records: %v", seen)
+	if seen["groundedness:number_mismatch"] == 0 {
+		t.Error("no span or record names the contradicted answer's groundedness:number_mismatch")
 	}
 }
 
