@@ -24,26 +24,35 @@ const (
 // Diagnoses lists every diagnosis in precedence order.
 var Diagnoses = []Diagnosis{ConflictingEvidence, RetrievalMiss, RetrievalInsufficient, AnswerIrrelevant, GeneratorUngrounded, AnswerIncorrect, JudgeUncertain, PassDiagnosis}
 
-// Route says who decides: the guard on its own (Auto), or the fallback judge
-// or a human (Fallback). The zero Route is Fallback.
+// Route says who decides: the guard on its own (Auto), the fallback judge
+// (Fallback), or a human when no fallback is configured (RouteReview). The
+// zero Route is Fallback. A Diagnoser routes every JUDGE_UNCERTAIN
+// outcome to Fallback; a guard without an escalator reports it as
+// RouteReview instead.
 type Route uint8
 
 const (
 	Fallback Route = iota
 	Auto
+	// RouteReview: the guard could not decide and has no fallback to ask,
+	// so the answer goes to review (Result.Action is Review).
+	RouteReview
 )
 
 func (r Route) String() string {
-	if r == Auto {
+	switch r {
+	case Auto:
 		return "auto"
+	case RouteReview:
+		return "review"
 	}
 	return "fallback"
 }
 
-// MarshalJSON writes "auto" or "fallback".
+// MarshalJSON writes "auto", "fallback" or "review".
 func (r Route) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
 
-// UnmarshalJSON reads "auto" or "fallback".
+// UnmarshalJSON reads "auto", "fallback" or "review".
 func (r *Route) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -54,6 +63,8 @@ func (r *Route) UnmarshalJSON(b []byte) error {
 		*r = Auto
 	case "fallback":
 		*r = Fallback
+	case "review":
+		*r = RouteReview
 	default:
 		return fmt.Errorf("guard: unknown route %q", s)
 	}
