@@ -86,8 +86,8 @@ func (b *budget) slot(t time.Time) int {
 func (b *budget) sums(n int64) (calls, tokens int) {
 	for i := range b.calls {
 		if b.stamp[i] > n-int64(len(b.calls)) && b.stamp[i] <= n {
-			calls += b.calls[i]
-			tokens += b.tokens[i]
+			calls = satAdd(calls, b.calls[i])
+			tokens = satAdd(tokens, b.tokens[i])
 		}
 	}
 	return calls, tokens
@@ -121,14 +121,15 @@ func (b *budget) Reserve() (charge, string) {
 	return charge{bucket: b.stamp[i], ok: true}, ""
 }
 
-// Spend adds tokens to the current bucket.
+// Spend adds tokens to the current bucket, saturating at math.MaxInt.
 func (b *budget) Spend(tokens int) {
 	if b == nil || tokens <= 0 {
 		return
 	}
 	t := b.now()
 	b.mu.Lock()
-	b.tokens[b.slot(t)] += tokens
+	i := b.slot(t)
+	b.tokens[i] = satAdd(b.tokens[i], tokens)
 	b.mu.Unlock()
 }
 
