@@ -42,7 +42,9 @@ func TestLateAnswerIsDeadline(t *testing.T) {
 			func(clk *clock, _ func()) { clk.Advance(2 * time.Second) },
 			guard.ErrFallbackDeadline, true, false},
 		{"past the caller's deadline",
-			func(t *testing.T, clk *clock) (context.Context, func()) { return within(t, clk, 500*time.Millisecond), func() {} },
+			func(t *testing.T, clk *clock) (context.Context, func()) {
+				return within(t, clk, 500*time.Millisecond), func() {}
+			},
 			func(clk *clock, _ func()) { clk.Advance(600 * time.Millisecond) },
 			guard.ErrFallbackDeadline, false, false},
 		{"cancelled by the caller",

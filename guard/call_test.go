@@ -21,7 +21,9 @@ func TestCallRefuses(t *testing.T) {
 	for i := range 70 { // past the sizes that switch to a map and to a wider bitset
 		many.Contexts = append(many.Contexts, guard.Context{ID: fmt.Sprintf("k%d", i), Text: "Refunds."})
 	}
-	est := func(d guard.Decision, id string) guard.Estimate { return guard.Estimate{Decision: d, ContextID: id, P: 0.9} }
+	est := func(d guard.Decision, id string) guard.Estimate {
+		return guard.Estimate{Decision: d, ContextID: id, P: 0.9}
+	}
 	withUsage := func(u guard.Usage) guard.Estimate { e := est(guard.Groundedness, ""); e.Usage = u; return e }
 	asked := []guard.Decision{guard.ChunkRelevance, guard.Groundedness, guard.AnswerRelevance}
 	tests := []struct {

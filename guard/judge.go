@@ -170,7 +170,7 @@ func checkAnswer(out []Estimate, req *Request, perClaim bool) error {
 type estimateSet struct {
 	s      *Sample
 	at     [numDecisions + 1]int32 // 1 + the index of the decision's estimate, by decision
-	ids    map[string]int      // context index by ID, for many contexts
+	ids    map[string]int          // context index by ID, for many contexts
 	small  [1]uint64
 	chunks []uint64 // contexts estimated, a bit per context index
 }
