@@ -23,7 +23,10 @@ type Budget struct {
 	// MaxTokens is the largest number of tokens (input plus output, as the
 	// fallback reports them in Estimate.Usage) spent within a window. A call
 	// is refused once the window's spend has reached it; a call under way
-	// may overshoot it by what that call spends.
+	// may overshoot it by what that call spends. Sums saturate instead of
+	// wrapping. A negative count makes the fallback's answer invalid (the
+	// call failed), and its other counts are still charged, so no answer
+	// buys budget back.
 	MaxTokens int
 	// Buckets is how many slices the window is kept in (the resolution of
 	// the sliding window). Zero means DefaultBudgetBuckets.

@@ -65,9 +65,12 @@ type Limits struct {
 	// NoLimit (any negative value) means no bound: every call waits for a
 	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
-	// CallTimeout caps one fallback call, whatever the caller's deadline. A
-	// call stopped by this cap counts as a failure of the fallback; one
-	// stopped by the caller's own deadline does not. Default 30s.
+	// CallTimeout caps one fallback call, whatever the caller's context:
+	// the caller stops waiting half the Reserve after it, also for a
+	// fallback that ignores its context. A call stopped by this cap, or an
+	// answer given after it, abstains with guard.CauseDeadline and counts as
+	// a failure of the fallback; one stopped by the caller's own deadline
+	// does not count. Default 30s.
 	CallTimeout time.Duration
 	// Reserve is kept back from the caller's deadline. The fallback call
 	// must end that long before it, and the caller stops waiting half that
