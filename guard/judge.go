@@ -171,8 +171,8 @@ type estimateSet struct {
 	s      *Sample
 	at     [numDecisions + 1]int32 // 1 + the index of the decision's estimate, by decision
 	ids    map[string]int          // context index by ID, for many contexts
-	small  [1]uint64
-	chunks []uint64 // contexts estimated, a bit per context index
+	small  uint64   // contexts estimated, a bit per context index, for up to 64
+	chunks []uint64 // the same for more
 }
 
 func (z *estimateSet) init(s *Sample) {
@@ -184,9 +184,7 @@ func (z *estimateSet) init(s *Sample) {
 			z.ids[s.Contexts[i].ID] = i
 		}
 	}
-	if n <= 64 {
-		z.chunks = z.small[:]
-	} else {
+	if n > 64 {
 		z.chunks = make([]uint64, (n+63)/64)
 	}
 }
@@ -217,11 +215,15 @@ func (z *estimateSet) addChunk(id string, i int) string {
 	if k < 0 {
 		return fmt.Sprintf("chunk_relevance estimate for unknown context %q", id)
 	}
-	w, b := k/64, uint64(1)<<(k%64)
-	if z.chunks[w]&b != 0 {
+	word := &z.small
+	if z.chunks != nil {
+		word = &z.chunks[k/64]
+	}
+	b := uint64(1) << (k % 64)
+	if *word&b != 0 {
 		return fmt.Sprintf("estimate %d repeats the chunk_relevance estimate for context %q: one estimate per chunk", i, id)
 	}
-	z.chunks[w] |= b
+	*word |= b
 	return ""
 }
 
