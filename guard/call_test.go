@@ -129,6 +129,8 @@ func TestNoFallbackRoutesToReview(t *testing.T) {
 	}{
 		{"no fallback", []guard.Option{unsure, guard.WithPolicy(testPolicy)}, guard.RouteReview, "; no fallback configured"},
 		{"with a fallback", []guard.Option{unsure, guard.WithPolicy(testPolicy), guard.WithEscalator(answered, testPolicy, guard.FailClosed)}, guard.Fallback, ""},
+		{"no fallback, a diagnoser of one's own", []guard.Option{unsure, guard.WithPolicy(testPolicy), guard.WithDiagnoser(ownDiagnoser{})},
+			guard.RouteReview, "uncertain, by my rules; no fallback configured"},
 	} {
 		r, err := mustNew(t, tt.opts...).Evaluate(context.Background(), newSample(false, "c1"))
 		if err != nil {
@@ -148,4 +150,13 @@ func TestNoFallbackRoutesToReview(t *testing.T) {
 	if err := back.UnmarshalJSON([]byte(`"review"`)); err != nil || back != guard.RouteReview || guard.RouteReview.String() != "review" {
 		t.Errorf(`Route "review" reads as %v (%v)`, back, err)
 	}
+}
+
+// ownDiagnoser routes everything to the fallback.
+type ownDiagnoser struct{}
+
+func (ownDiagnoser) Version() string { return "own/1" }
+
+func (ownDiagnoser) Diagnose(*guard.Result) guard.Outcome {
+	return guard.Outcome{Diagnosis: guard.JudgeUncertain, Route: guard.Fallback, Reason: "uncertain, by my rules"}
 }

@@ -119,8 +119,13 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 // Auto and the confidence of its least certain decided decision; the reason
 // names the decisions the rule waived. "Uncertain" for chunk relevance means
 // no chunk passes and not all fail.
-func Diagnose(r *Result) Outcome {
-	dg := diagnosis{r: r, minConf: 1}
+func Diagnose(r *Result) Outcome { return diagnose(r, false) }
+
+// diagnose is Diagnose. With noFallback set, it routes JUDGE_UNCERTAIN to
+// RouteReview, its reason ending with reasonNoFallback (built in the same
+// allocation), as a guard without an escalator reports it.
+func diagnose(r *Result, noFallback bool) Outcome {
+	dg := diagnosis{r: r, minConf: 1, noFallback: noFallback}
 	if o, ok := dg.conflict(); ok {
 		return o
 	}
@@ -140,6 +145,8 @@ type diagnosis struct {
 	pending [numDecisions]Decision // the first n are uncertain
 	n       int
 	minConf float64
+	// noFallback routes JUDGE_UNCERTAIN to review (see diagnose).
+	noFallback bool
 }
 
 func (dg *diagnosis) unsure(d Decision) { dg.pending[dg.n] = d; dg.n++ }
@@ -256,6 +263,10 @@ func (dg *diagnosis) conclude() Outcome {
 	}
 	for _, d := range dg.uncertain() {
 		if !r.PassRule.Waives(d) {
+			if dg.noFallback {
+				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: RouteReview,
+					Reason: names("uncertain: ", dg.uncertain(), reasonNoFallback)}
+			}
 			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
 				Reason: names("uncertain: ", dg.uncertain(), "")}
 		}

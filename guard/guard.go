@@ -216,6 +216,8 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		broken = broken || (g.esc.rule == FailOpen && errors.Is(ctx.Err(), context.Canceled))
 	}
 	if g.esc == nil && res.Route == Fallback {
+		// A Diagnoser of the caller's routes to the fallback that is not
+		// there (the built-in one already said review).
 		res.Route = RouteReview
 		res.Reason += reasonNoFallback
 	}
