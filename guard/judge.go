@@ -171,8 +171,8 @@ type estimateSet struct {
 	s      *Sample
 	at     [numDecisions + 1]int32 // 1 + the index of the decision's estimate, by decision
 	ids    map[string]int          // context index by ID, for many contexts
-	small  uint64   // contexts estimated, a bit per context index, for up to 64
-	chunks []uint64 // the same for more
+	small  uint64                  // contexts estimated, a bit per context index, for up to 64
+	chunks []uint64                // the same for more
 }
 
 func (z *estimateSet) init(s *Sample) {
