@@ -66,8 +66,8 @@ type Limits struct {
 	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
 	// CallTimeout caps one fallback call, whatever the caller's context:
-	// the caller stops waiting half the Reserve after it, also for a
-	// fallback that ignores its context. A call stopped by this cap, or an
+	// the caller stops waiting a tenth of CallTimeout after it (at least
+	// half the Reserve), also for a fallback that ignores its context. A call stopped by this cap, or an
 	// answer given after it, abstains with guard.CauseDeadline and counts as
 	// a failure of the fallback; one stopped by the caller's own deadline
 	// does not count. Default 30s.
@@ -778,9 +778,10 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		wctx, cancel = context.WithDeadline(ctx, dl.Add(-c.limits.Reserve/2))
 		defer cancel()
 	}
-	// Nor does a call that ignores its context hold the caller past
-	// CallTimeout (and half the reserve), whatever the caller's context.
-	giveUp := hard.Add(c.limits.Reserve / 2)
+	// Nor does a call that ignores its context hold the caller long past
+	// CallTimeout, whatever the caller's context. The grace lets a call
+	// that honours it end, and be counted, before its caller leaves.
+	giveUp := hard.Add(max(c.limits.Reserve/2, c.limits.CallTimeout/10))
 	res, shared, ok := c.flights.do(wctx, callKey(g.keys), want, hard, giveUp, func(fctx *flightCtx) outcome {
 		return c.call(fctx, g, probe, p95)
 	})
