@@ -23,7 +23,10 @@ type Budget struct {
 	// MaxTokens is the largest number of tokens (input plus output, as the
 	// fallback reports them in Estimate.Usage) spent within a window. A call
 	// is refused once the window's spend has reached it; a call under way
-	// may overshoot it by what that call spends.
+	// may overshoot it by what that call spends. Sums saturate instead of
+	// wrapping. A negative count makes the fallback's answer invalid (the
+	// call failed), and its other counts are still charged, so no answer
+	// buys budget back.
 	MaxTokens int
 	// Buckets is how many slices the window is kept in (the resolution of
 	// the sliding window). Zero means DefaultBudgetBuckets.
@@ -86,8 +89,8 @@ func (b *budget) slot(t time.Time) int {
 func (b *budget) sums(n int64) (calls, tokens int) {
 	for i := range b.calls {
 		if b.stamp[i] > n-int64(len(b.calls)) && b.stamp[i] <= n {
-			calls += b.calls[i]
-			tokens += b.tokens[i]
+			calls = satAdd(calls, b.calls[i])
+			tokens = satAdd(tokens, b.tokens[i])
 		}
 	}
 	return calls, tokens
@@ -121,14 +124,15 @@ func (b *budget) Reserve() (charge, string) {
 	return charge{bucket: b.stamp[i], ok: true}, ""
 }
 
-// Spend adds tokens to the current bucket.
+// Spend adds tokens to the current bucket, saturating at math.MaxInt.
 func (b *budget) Spend(tokens int) {
 	if b == nil || tokens <= 0 {
 		return
 	}
 	t := b.now()
 	b.mu.Lock()
-	b.tokens[b.slot(t)] += tokens
+	i := b.slot(t)
+	b.tokens[i] = satAdd(b.tokens[i], tokens)
 	b.mu.Unlock()
 }
 

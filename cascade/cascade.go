@@ -65,9 +65,12 @@ type Limits struct {
 	// NoLimit (any negative value) means no bound: every call waits for a
 	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
-	// CallTimeout caps one fallback call, whatever the caller's deadline. A
-	// call stopped by this cap counts as a failure of the fallback; one
-	// stopped by the caller's own deadline does not. Default 30s.
+	// CallTimeout caps one fallback call, whatever the caller's context:
+	// the caller stops waiting a tenth of CallTimeout after it (at least
+	// half the Reserve), also for a fallback that ignores its context. A call stopped by this cap, or an
+	// answer given after it, abstains with guard.CauseDeadline and counts as
+	// a failure of the fallback; one stopped by the caller's own deadline
+	// does not count. Default 30s.
 	CallTimeout time.Duration
 	// Reserve is kept back from the caller's deadline. The fallback call
 	// must end that long before it, and the caller stops waiting half that
@@ -670,7 +673,11 @@ func (c *Cascade) place(ctx context.Context, out []guard.Estimate, g *group, res
 	}
 	if res.fresh && res.called {
 		cnt.FallbackCalls++
-		cnt.Tokens += uint64(max(res.tokens, 0))
+		if t := cnt.Tokens + uint64(max(res.tokens, 0)); t >= cnt.Tokens {
+			cnt.Tokens = t
+		} else {
+			cnt.Tokens = math.MaxUint64
+		}
 	}
 	for k, slot := range g.slots {
 		it := g.items[k]
@@ -771,19 +778,33 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		wctx, cancel = context.WithDeadline(ctx, dl.Add(-c.limits.Reserve/2))
 		defer cancel()
 	}
-	res, shared, ok := c.flights.do(wctx, callKey(g.keys), want, hard, func(fctx *flightCtx) outcome {
+	// Nor does a call that ignores its context hold the caller long past
+	// CallTimeout, whatever the caller's context. The grace lets a call
+	// that honours it end, and be counted, before its caller leaves.
+	giveUp := hard.Add(max(c.limits.Reserve/2, c.limits.CallTimeout/10))
+	res, shared, ok := c.flights.do(wctx, callKey(g.keys), want, hard, giveUp, func(fctx *flightCtx) outcome {
 		return c.call(fctx, g, probe, p95)
 	})
 	if !ok {
 		// The wait ends half the reserve before the caller's deadline; on a
 		// loaded machine that deadline may have passed too by now, which is
 		// still the deadline, not a cancellation.
-		if err := ctx.Err(); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		switch err := ctx.Err(); {
+		case err == nil && wctx.Err() == nil:
+			return refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the call timeout %v", reasonDeadline, c.limits.CallTimeout))
+		case err == nil || errors.Is(err, context.DeadlineExceeded):
 			return refuse(guard.CauseDeadline, reasonDeadline+": the fallback did not answer before the request's deadline")
 		}
 		return refuseEnded(ctx, reasonCancelled+": "+ctx.Err().Error())
 	}
 	res.fresh = !shared
+	if res.reason == "" && ctx.Err() != nil {
+		// The answer came as the caller's context ended: too late for
+		// this caller, although the call was made (and is counted).
+		late := refuseEnded(ctx, reasonCancelled+": "+ctx.Err().Error())
+		late.fresh, late.called, late.tokens = res.fresh, res.called, res.tokens
+		return late
+	}
 	return res
 }
 
@@ -816,11 +837,16 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	}
 	start := c.now()
 	ran := false
+	var ended error // how ctx ended, by the cascade's clock, when it did
 	ests, err := c.breaker.Execute(func() ([]guard.Estimate, error) {
 		ran = true
 		c.st.calls.Add(1)
 		ests, err := guard.Call(ctx, c.fallback, g.req)
-		if err != nil && ctx.Err() != nil && (ctx.bound() || errors.Is(ctx.Err(), context.Canceled)) {
+		if ended = c.ended(ctx); ended != nil && err == nil {
+			// A late answer is a deadline, not a result.
+			err = fmt.Errorf("the fallback answered after its call ended: %w", ended)
+		}
+		if err != nil && ended != nil && (ctx.bound() || errors.Is(ended, context.Canceled)) {
 			err = fmt.Errorf("%w: %w", ErrCallerGone, err)
 		}
 		return ests, err
@@ -832,19 +858,51 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 	}
 	bg := context.WithoutCancel(ctx)
 	c.m.duration.Record(bg, elapsed.Seconds())
-	switch {
-	case err == nil:
+	if err == nil {
 		return c.answered(bg, g, ests, sc, probe, p95, elapsed)
-	case IsExcluded(err):
-		return c.excluded(ctx, err, probe, elapsed)
-	default:
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
-			c.lat.Observe(elapsed)
-		}
-		c.st.callErrors.Add(1)
-		c.m.calls.Add(bg, 1, c.m.failed)
+	}
+	// What a refused answer spent still counts against the budget.
+	tokens := c.spend(bg, ests)
+	if IsExcluded(err) {
+		r = c.excluded(ctx, ended, err, probe, elapsed)
+	} else {
+		r = c.failed(bg, ended, err, probe, elapsed)
+	}
+	r.tokens = tokens
+	if c.shared != nil {
+		r.after = func() { c.afterCall(g, nil, sc, true, tokens) }
+	}
+	return r
+}
+
+// ended returns how the call's context ctx ended: its error, or
+// context.DeadlineExceeded once the cascade's clock has reached its
+// deadline (the context's timer may not have fired yet), or nil.
+func (c *Cascade) ended(ctx *flightCtx) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, _ := ctx.Deadline(); !c.now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// failed is the outcome of a call that failed: the fallback's error, an
+// answer the guard refused, or CallTimeout reached (ended is then
+// context.DeadlineExceeded). It counts against the breaker.
+func (c *Cascade) failed(bg context.Context, ended, err error, probe bool, elapsed time.Duration) outcome {
+	c.st.callErrors.Add(1)
+	c.m.calls.Add(bg, 1, c.m.failed)
+	if !errors.Is(ended, context.DeadlineExceeded) {
 		return made(refuse(guard.CauseFallbackFailed, reasonFailed+": "+trim(err.Error(), 300)))
 	}
+	if !probe {
+		c.lat.Observe(elapsed)
+	}
+	// Stopped by CallTimeout: a failure of the fallback, and a deadline.
+	return made(refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the call timeout %v: %s",
+		reasonDeadline, c.limits.CallTimeout, trim(err.Error(), 300))))
 }
 
 // reserve charges the budgets for one call: the in-process one, then the
@@ -896,12 +954,8 @@ func (c *Cascade) answered(bg context.Context, g *group, ests []guard.Estimate, 
 	}
 	c.lat.Observe(elapsed)
 	c.m.calls.Add(bg, 1, c.m.ok)
-	tokens := 0
 	for i := range ests {
 		e := &ests[i]
-		tokens += e.Usage.InputTokens + e.Usage.OutputTokens
-		c.st.inTokens.Add(uint64(max(e.Usage.InputTokens, 0)))
-		c.st.outTokens.Add(uint64(max(e.Usage.OutputTokens, 0)))
 		if e.Judge == "" {
 			e.Judge, e.JudgeVersion = c.info.Name, c.info.Version
 		}
@@ -909,10 +963,7 @@ func (c *Cascade) answered(bg context.Context, g *group, ests []guard.Estimate, 
 			e.Latency = elapsed
 		}
 	}
-	c.budget.Spend(tokens)
-	if tokens > 0 {
-		c.m.tokens.Add(bg, int64(tokens))
-	}
+	tokens := c.spend(bg, ests)
 	r := outcome{ests: ests, called: true, tokens: tokens}
 	if c.shared != nil {
 		r.after = func() { c.afterCall(g, ests, sc, true, tokens) }
@@ -920,19 +971,42 @@ func (c *Cascade) answered(bg context.Context, g *group, ests []guard.Estimate, 
 	return r
 }
 
-// excluded is the outcome of a call the caller's context ended. It is not
-// counted against the breaker.
-func (c *Cascade) excluded(ctx *flightCtx, err error, probe bool, elapsed time.Duration) outcome {
+// spend charges the in-process budget, the stats and the token metric with
+// what the fallback reported spending on ests, and returns it. A negative
+// count adds nothing and the sum saturates (guard.Usage.Tokens), so no
+// answer buys budget back.
+func (c *Cascade) spend(bg context.Context, ests []guard.Estimate) int {
+	tokens := 0
+	for i := range ests {
+		u := &ests[i].Usage
+		tokens = satAdd(tokens, u.Tokens())
+		satAddUint64(&c.st.inTokens, u.InputTokens)
+		satAddUint64(&c.st.outTokens, u.OutputTokens)
+	}
+	c.budget.Spend(tokens)
+	if tokens > 0 {
+		c.m.tokens.Add(bg, int64(tokens))
+	}
+	return tokens
+}
+
+// excluded is the outcome of a call the caller's context ended (how: ended).
+// It is not counted against the breaker.
+func (c *Cascade) excluded(ctx *flightCtx, ended, err error, probe bool, elapsed time.Duration) outcome {
 	c.st.excluded.Add(1)
 	c.m.calls.Add(context.WithoutCancel(ctx), 1, c.m.excluded)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !probe {
+	if errors.Is(ended, context.DeadlineExceeded) && !probe {
 		// A lower bound on the fallback's latency: keep it, so that calls
 		// with as little time left are skipped. (A probe's is below the
 		// p95 it tested and would only refresh the window.)
 		c.lat.Observe(elapsed)
 		return made(refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the %v the request left it", reasonDeadline, elapsed.Round(time.Millisecond))))
 	}
-	return made(refuseEnded(ctx, reasonCancelled+": "+err.Error()))
+	o := refuseEnded(ctx, reasonCancelled+": "+err.Error())
+	if errors.Is(ended, context.DeadlineExceeded) {
+		o.cause = guard.CauseDeadline // by the cascade's clock; ctx's timer may not have fired
+	}
+	return made(o)
 }
 
 // observeState counts a trip of a caller-supplied breaker when a call sees
@@ -1000,6 +1074,34 @@ func refuseEnded(ctx context.Context, reason string) outcome {
 // made marks an outcome as that of a call the fallback received (which
 // failed or was cut short): it counts as a fallback call.
 func made(o outcome) outcome { o.called = true; return o }
+
+// satAdd returns a+b with a negative term taken as zero, capped at
+// math.MaxInt instead of wrapping.
+func satAdd(a, b int) int {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// satAddUint64 adds n (taken as zero when negative) to v, capped at
+// math.MaxUint64 instead of wrapping.
+func satAddUint64(v *atomic.Uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	for {
+		old := v.Load()
+		sum := old + uint64(n)
+		if sum < old {
+			sum = math.MaxUint64
+		}
+		if v.CompareAndSwap(old, sum) {
+			return
+		}
+	}
+}
 
 func trim(s string, n int) string {
 	if len(s) <= n {

@@ -163,9 +163,10 @@ func (g *flights) close() {
 // goroutine with a context that is cancelled when every waiting caller has
 // left, and whose deadline is the latest of the waiting callers' deadlines
 // (each given as want), capped at hard. do returns fn's outcome, or ok=false
-// when ctx ended first. shared reports whether the call was joined rather
-// than started.
-func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn func(*flightCtx) outcome) (res outcome, shared, ok bool) {
+// when ctx ended first or the caller's clock reached giveUp: a call that
+// ignores its context cannot hold its caller past giveUp. shared reports
+// whether the call was joined rather than started.
+func (g *flights) do(ctx context.Context, key [32]byte, want, hard, giveUp time.Time, fn func(*flightCtx) outcome) (res outcome, shared, ok bool) {
 	g.mu.Lock()
 	if g.m == nil {
 		g.m = make(map[[32]byte]*flight)
@@ -206,29 +207,39 @@ func (g *flights) do(ctx context.Context, key [32]byte, want, hard time.Time, fn
 	}
 	g.mu.Unlock()
 
+	stop := time.NewTimer(giveUp.Sub(g.now()))
+	defer stop.Stop()
 	select {
 	case <-f.done:
 		return f.res, shared, true
 	case <-ctx.Done():
-		g.mu.Lock()
-		f.waiters--
-		if f.waiters == 0 {
-			// Nobody wants the answer any more: stop the call, and let a
-			// later identical request start afresh. A last caller whose
-			// deadline ran out ends it as its deadline (on a loaded machine
-			// its wait can end before the call's own timer fires), so that
-			// the call's time still counts as a lower bound of the
-			// fallback's latency.
-			err := context.Canceled
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				err = context.DeadlineExceeded
-			}
-			f.ctx.end(err)
-			if g.m[key] == f {
-				delete(g.m, key)
-			}
-		}
-		g.mu.Unlock()
-		return outcome{}, shared, false
+		g.leave(key, f, ctx.Err())
+	case <-stop.C:
+		g.leave(key, f, context.DeadlineExceeded)
+	}
+	return outcome{}, shared, false
+}
+
+// leave is called by a caller of f that stops waiting, because its context
+// ended with err or it waited as long as it may.
+func (g *flights) leave(key [32]byte, f *flight, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f.waiters--
+	if f.waiters > 0 {
+		return
+	}
+	// Nobody wants the answer any more: stop the call, and let a later
+	// identical request start afresh. A last caller whose deadline ran out
+	// ends it as its deadline (on a loaded machine its wait can end before
+	// the call's own timer fires), so that the call's time still counts as
+	// a lower bound of the fallback's latency.
+	end := context.Canceled
+	if errors.Is(err, context.DeadlineExceeded) {
+		end = context.DeadlineExceeded
+	}
+	f.ctx.end(end)
+	if g.m[key] == f {
+		delete(g.m, key)
 	}
 }

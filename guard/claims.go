@@ -79,7 +79,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 	}
 	claims, err := g.extractClaims(ctx, s)
 	if err != nil {
-		res.Errors = append(res.Errors, *newJudgeError(describe(g.claims), []Decision{Groundedness}, CauseJudgeFailed, err))
+		res.Errors = append(res.Errors, *newJudgeError(describe(g.claims), []Decision{Groundedness}, judgeCause(err), err))
 		return nil
 	}
 	c := &claimed{claims: claims, runs: make([]claimRun, len(claims))}
@@ -169,9 +169,10 @@ type claimRun struct {
 // judged records the primary estimate of a claim, or the judge's failure.
 func (g *Guard) judged(r *claimRun, b *binding, e Estimate, err error) {
 	if err != nil {
-		r.errs = append(r.errs, *newJudgeError(b.info.Name, []Decision{Groundedness}, CauseJudgeFailed, err))
+		c := judgeCause(err)
+		r.errs = append(r.errs, *newJudgeError(b.info.Name, []Decision{Groundedness}, c, err))
 		e = Abstain(Groundedness, "", "the judge failed on this claim")
-		e.Cause = CauseJudgeFailed
+		e.Cause = c
 	}
 	r.e, r.v = e, Uncertain
 	if !e.Abstained {
@@ -194,7 +195,7 @@ func (g *Guard) judgeClaims(ctx context.Context, b *binding, cj ClaimJudge, s *S
 	j := JudgeFunc(func(ctx context.Context, _ Request) ([]Estimate, error) {
 		return cj.JudgeClaims(ctx, s, claims)
 	})
-	out, err := g.call(ctx, j, b.inline, Request{Sample: s, Decisions: []Decision{Groundedness}})
+	out, err := g.callJudge(ctx, j, b.inline, Request{Sample: s, Decisions: []Decision{Groundedness}}, true)
 	if err == nil && len(out) != len(claims) {
 		err = fmt.Errorf("%d estimates for %d claims", len(out), len(claims))
 	}

@@ -156,10 +156,10 @@ func (e *endingEscalator) Escalate(ctx context.Context, _ guard.Escalation) ([]g
 	return nil, ctx.Err()
 }
 
-// TestFailOpenClaimsRequestEndsDuringEscalation: a request that ends while
-// the fallback is asked leaves the escalation unsettled, which FailOpen
-// lets through. Claims mode must give the same action: the request had not
-// ended before the escalation.
+// TestFailOpenClaimsRequestEndsDuringEscalation: a request cancelled while
+// the fallback is asked leaves the escalation unsettled. That is not an
+// unavailable fallback, so FailOpen gives review, never allow (issue 18
+// item 2; it was allow). Claims mode must give the same action.
 func TestFailOpenClaimsRequestEndsDuringEscalation(t *testing.T) {
 	for _, claims := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -177,8 +177,8 @@ func TestFailOpenClaimsRequestEndsDuringEscalation(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := res.Fallback
-		if res.Diagnosis != guard.JudgeUncertain || res.Action != guard.Allow || f == nil || f.Causes[guard.CauseCancelled] != f.Unsettled || f.Unsettled == 0 {
-			t.Errorf("claims %v: diagnosis %v action %v fallback %+v; want JUDGE_UNCERTAIN allow, every unsettled decision cancelled",
+		if res.Diagnosis != guard.JudgeUncertain || res.Action != guard.Review || f == nil || f.Causes[guard.CauseCancelled] != f.Unsettled || f.Unsettled == 0 {
+			t.Errorf("claims %v: diagnosis %v action %v fallback %+v; want JUDGE_UNCERTAIN review, every unsettled decision cancelled",
 				claims, res.Diagnosis, res.Action, f)
 		}
 	}

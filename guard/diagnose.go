@@ -24,26 +24,35 @@ const (
 // Diagnoses lists every diagnosis in precedence order.
 var Diagnoses = []Diagnosis{ConflictingEvidence, RetrievalMiss, RetrievalInsufficient, AnswerIrrelevant, GeneratorUngrounded, AnswerIncorrect, JudgeUncertain, PassDiagnosis}
 
-// Route says who decides: the guard on its own (Auto), or the fallback judge
-// or a human (Fallback). The zero Route is Fallback.
+// Route says who decides: the guard on its own (Auto), the fallback judge
+// (Fallback), or a human when no fallback is configured (RouteReview). The
+// zero Route is Fallback. A Diagnoser routes every JUDGE_UNCERTAIN
+// outcome to Fallback; a guard without an escalator reports it as
+// RouteReview instead.
 type Route uint8
 
 const (
 	Fallback Route = iota
 	Auto
+	// RouteReview: the guard could not decide and has no fallback to ask,
+	// so the answer goes to review (Result.Action is Review).
+	RouteReview
 )
 
 func (r Route) String() string {
-	if r == Auto {
+	switch r {
+	case Auto:
 		return "auto"
+	case RouteReview:
+		return "review"
 	}
 	return "fallback"
 }
 
-// MarshalJSON writes "auto" or "fallback".
+// MarshalJSON writes "auto", "fallback" or "review".
 func (r Route) MarshalJSON() ([]byte, error) { return json.Marshal(r.String()) }
 
-// UnmarshalJSON reads "auto" or "fallback".
+// UnmarshalJSON reads "auto", "fallback" or "review".
 func (r *Route) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -54,6 +63,8 @@ func (r *Route) UnmarshalJSON(b []byte) error {
 		*r = Auto
 	case "fallback":
 		*r = Fallback
+	case "review":
+		*r = RouteReview
 	default:
 		return fmt.Errorf("guard: unknown route %q", s)
 	}
@@ -108,8 +119,13 @@ func (diagnoserV1) Diagnose(r *Result) Outcome { return Diagnose(r) }
 // Auto and the confidence of its least certain decided decision; the reason
 // names the decisions the rule waived. "Uncertain" for chunk relevance means
 // no chunk passes and not all fail.
-func Diagnose(r *Result) Outcome {
-	dg := diagnosis{r: r, minConf: 1}
+func Diagnose(r *Result) Outcome { return diagnose(r, false) }
+
+// diagnose is Diagnose. With noFallback set, it routes JUDGE_UNCERTAIN to
+// RouteReview, its reason ending with reasonNoFallback (built in the same
+// allocation), as a guard without an escalator reports it.
+func diagnose(r *Result, noFallback bool) Outcome {
+	dg := diagnosis{r: r, minConf: 1, noFallback: noFallback}
 	if o, ok := dg.conflict(); ok {
 		return o
 	}
@@ -129,6 +145,8 @@ type diagnosis struct {
 	pending [numDecisions]Decision // the first n are uncertain
 	n       int
 	minConf float64
+	// noFallback routes JUDGE_UNCERTAIN to review (see diagnose).
+	noFallback bool
 }
 
 func (dg *diagnosis) unsure(d Decision) { dg.pending[dg.n] = d; dg.n++ }
@@ -245,6 +263,10 @@ func (dg *diagnosis) conclude() Outcome {
 	}
 	for _, d := range dg.uncertain() {
 		if !r.PassRule.Waives(d) {
+			if dg.noFallback {
+				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: RouteReview,
+					Reason: names("uncertain: ", dg.uncertain(), reasonNoFallback)}
+			}
 			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
 				Reason: names("uncertain: ", dg.uncertain(), "")}
 		}

@@ -27,8 +27,9 @@
 // RETRIEVAL_MISS, RETRIEVAL_INSUFFICIENT, ANSWER_IRRELEVANT,
 // GENERATOR_UNGROUNDED, ANSWER_INCORRECT, JUDGE_UNCERTAIN, PASS. It gives
 // the first that applies, with a confidence and a [Route]: [Auto] for a
-// confident finding, [Fallback] for JUDGE_UNCERTAIN. [WithDiagnoser]
-// replaces the rules.
+// confident finding, [Fallback] for JUDGE_UNCERTAIN. A guard without a
+// fallback reports JUDGE_UNCERTAIN with [RouteReview] instead, its reason
+// ending "no fallback configured". [WithDiagnoser] replaces the rules.
 //
 // [Guard.Evaluate] does all of this for one sample and returns a [Result].
 // It holds the probabilities and verdicts per decision, the diagnosis, the

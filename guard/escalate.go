@@ -59,9 +59,9 @@ const (
 	FailClosed Degrade = iota
 	// FailOpen lets the answer through, marked as not verified, when the
 	// fallback could not settle it. It covers an unavailable fallback only:
-	// when a primary judge failed or the request's context had ended
-	// (cancelled or past its deadline) before the escalation, the action is
-	// Review, never Allow.
+	// when a primary judge failed, the request's context had ended
+	// (cancelled or past its deadline) before the escalation, or the request
+	// was cancelled during it, the action is Review, never Allow.
 	FailOpen
 )
 

@@ -39,7 +39,8 @@ type Estimate struct {
 	Usage        Usage         `json:"usage,omitzero"`
 }
 
-// Usage is what a judge spent on an estimate. Zero for local judges.
+// Usage is what a judge spent on an estimate. Zero for local judges. A
+// negative count makes the estimate invalid (see Call).
 type Usage struct {
 	InputTokens  int `json:"inputTokens,omitempty"`
 	OutputTokens int `json:"outputTokens,omitempty"`
@@ -47,9 +48,41 @@ type Usage struct {
 	Retries      int `json:"retries,omitempty"`
 }
 
-// Add returns the sum of two usages.
+// Add returns the sum of two usages. Each sum saturates at math.MaxInt
+// instead of wrapping, and a negative count adds nothing. So a total never
+// falls below what was spent.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.Calls + o.Calls, u.Retries + o.Retries}
+	return Usage{satAdd(u.InputTokens, o.InputTokens), satAdd(u.OutputTokens, o.OutputTokens),
+		satAdd(u.Calls, o.Calls), satAdd(u.Retries, o.Retries)}
+}
+
+// Tokens returns the input plus the output tokens, saturating at
+// math.MaxInt. A negative count adds nothing.
+func (u Usage) Tokens() int { return satAdd(u.InputTokens, u.OutputTokens) }
+
+// satAdd returns a+b with a negative term taken as zero, capped at
+// math.MaxInt instead of wrapping.
+func satAdd(a, b int) int {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// negative names the first negative count of u, or "".
+func (u *Usage) negative() string {
+	switch {
+	case u.InputTokens < 0:
+		return fmt.Sprintf("usage has %d input tokens", u.InputTokens)
+	case u.OutputTokens < 0:
+		return fmt.Sprintf("usage has %d output tokens", u.OutputTokens)
+	case u.Calls < 0:
+		return fmt.Sprintf("usage has %d calls", u.Calls)
+	case u.Retries < 0:
+		return fmt.Sprintf("usage has %d retries", u.Retries)
+	}
+	return ""
 }
 
 // Abstain returns an abstaining estimate for d.
@@ -72,8 +105,12 @@ func (e *Estimate) Err() error {
 	return &CauseError{Cause: c, Reason: e.Reason}
 }
 
-// check reports why e is not a usable estimate, or "".
+// check reports why e is not a usable estimate, or "". A negative usage
+// count makes even an abstention unusable: it would buy budget back.
 func (e *Estimate) check() string {
+	if why := e.Usage.negative(); why != "" {
+		return why
+	}
 	if e.Abstained {
 		return ""
 	}

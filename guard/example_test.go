@@ -69,7 +69,7 @@ func ExampleGuard_Evaluate() {
 }
 
 // With no judge and the zero policy, every decision is uncertain: the
-// answer is escalated, never passed.
+// answer is never passed. With no fallback configured, it goes to review.
 func ExampleNew() {
 	g, err := guard.New()
 	if err != nil {
@@ -80,9 +80,9 @@ func ExampleNew() {
 		Contexts: []guard.Context{{ID: "policy#1", Text: "Refunds are processed within 5 business days."}},
 		Answer:   "Five business days.",
 	})
-	fmt.Println(res.Diagnosis, res.Route)
+	fmt.Println(res.Diagnosis, res.Route, res.Action)
 	// Output:
-	// JUDGE_UNCERTAIN fallback
+	// JUDGE_UNCERTAIN review review
 }
 
 func ExampleThresholds_Verdict() {

@@ -175,17 +175,18 @@ func (g *Guard) Policy() Policy { return g.policy }
 //
 // With an escalator (WithEscalator), a sample the judges leave
 // JUDGE_UNCERTAIN has its uncertain decisions sent to the escalator, and in
-// claims mode its uncertain claims. Its
-// estimates replace the uncertain ones, read with the escalator's policy.
-// The sample is then diagnosed again, Route is Fallback, and
-// Result.Fallback records what happened.
+// claims mode its uncertain claims. Its estimates replace the uncertain
+// ones, read with the escalator's policy. The sample is then diagnosed
+// again, Route is Fallback, and Result.Fallback records what happened.
+// Without an escalator, such a sample has Route RouteReview, and its reason
+// ends with "no fallback configured".
 //
 // Result.Action is decided once, at the end. It is Allow for PASS and Block
 // for a confident failure. For JUDGE_UNCERTAIN it is the degrade rule's
 // when an escalation left decisions unsettled, and Review otherwise. The
 // degrade rule covers an unavailable fallback only. When a primary judge
-// failed, or ctx was done before the escalation, FailOpen gives Review,
-// never Allow.
+// failed, ctx was done before the escalation, or ctx was cancelled while the
+// escalator was asked, FailOpen gives Review, never Allow.
 func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
@@ -211,12 +212,24 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	broken := g.esc != nil && g.esc.rule == FailOpen && (ended(ctx) != nil || g.primaryFailed(&res))
 	if g.esc != nil && res.Diagnosis == JudgeUncertain && res.Route == Fallback {
 		g.escalate(ctx, &res, &s, &t, c)
+		// Nor is a request cancelled while the fallback was asked.
+		broken = broken || (g.esc.rule == FailOpen && errors.Is(ctx.Err(), context.Canceled))
+	}
+	if g.esc == nil && res.Route == Fallback {
+		// A Diagnoser of the caller's routes to the fallback that is not
+		// there (the built-in one already said review).
+		res.Route = RouteReview
+		res.Reason += reasonNoFallback
 	}
 	g.finish(&res, &t)
 	res.Action = action(&res, broken)
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
 	return res, nil
 }
+
+// reasonNoFallback ends the reason of an undecided result when the guard
+// has no escalator: it goes to review, not to a fallback.
+const reasonNoFallback = "; no fallback configured"
 
 // primary runs the guard's own judges. Inline judges run here, one after
 // another; when more than one judge is not inline, those run concurrently
@@ -255,7 +268,7 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 			out, err = g.call(ctx, b.judge, b.inline, Request{Sample: s, Decisions: slices.Clone(ds)})
 		}
 		if err != nil {
-			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, ds, CauseJudgeFailed, err))
+			res.Errors = append(res.Errors, *newJudgeError(b.info.Name, ds, judgeCause(err), err))
 			continue
 		}
 		// The returned slice belongs to the guard (see Judge): the first
@@ -340,20 +353,26 @@ func action(r *Result, broken bool) Action {
 // goroutine. Another runs on a goroutine of its own when ctx can end, so
 // that Evaluate can return when ctx ends even if the judge does not.
 func (g *Guard) call(ctx context.Context, j Judge, inline bool, req Request) ([]Estimate, error) {
+	return g.callJudge(ctx, j, inline, req, false)
+}
+
+// callJudge is call; perClaim allows one Groundedness estimate per claim
+// (ClaimJudge.JudgeClaims).
+func (g *Guard) callJudge(ctx context.Context, j Judge, inline bool, req Request, perClaim bool) ([]Estimate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if inline || ctx.Done() == nil {
 		out, err := safeJudge(ctx, j, req)
-		return checked(ctx, &req, out, err)
+		return checked(ctx, &req, out, err, perClaim)
 	}
-	return g.callAsync(ctx, j, req)
+	return g.callAsync(ctx, j, req, perClaim)
 }
 
 // callAsync runs j on a goroutine of its own and waits for it until ctx
 // ends. A judge that ignores cancellation keeps its goroutine after ctx
 // ends: those are counted, and bounded (abandon.go).
-func (g *Guard) callAsync(ctx context.Context, j Judge, req Request) ([]Estimate, error) {
+func (g *Guard) callAsync(ctx context.Context, j Judge, req Request, perClaim bool) ([]Estimate, error) {
 	if err := g.abandon.admit(); err != nil {
 		return nil, err
 	}
@@ -366,22 +385,37 @@ func (g *Guard) callAsync(ctx context.Context, j Judge, req Request) ([]Estimate
 	select {
 	case r := <-c.reply:
 		asked := req // a copy: the goroutine captures req by value
-		return checked(ctx, &asked, r.out, r.err)
+		return checked(ctx, &asked, r.out, r.err, perClaim)
 	case <-ctx.Done():
 		g.abandon.leave(c)
 		return nil, fmt.Errorf("judge did not return before cancellation: %w", ctx.Err())
 	}
 }
 
-// checked refuses an answer given after ctx ended, then checks it.
-func checked(ctx context.Context, req *Request, out []Estimate, err error) ([]Estimate, error) {
+// checked refuses an answer given after ctx ended, then checks it. The
+// refused answer is returned beside the error, so that what it spent
+// counts.
+func checked(ctx context.Context, req *Request, out []Estimate, err error, perClaim bool) ([]Estimate, error) {
 	if err != nil {
 		return out, err
 	}
 	if err := ended(ctx); err != nil {
-		return nil, fmt.Errorf("judge returned after cancellation: %w", err)
+		return out, fmt.Errorf("judge returned after cancellation: %w", err)
 	}
-	return out, checkEstimates(out, req)
+	return out, checkAnswer(out, req, perClaim)
+}
+
+// judgeCause is the cause of a failure of one of the guard's own judges:
+// CauseDeadline or CauseCancelled when the judge did not answer before ctx
+// ended (or answered after), else CauseJudgeFailed.
+func judgeCause(err error) Cause {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return CauseDeadline
+	case errors.Is(err, context.Canceled):
+		return CauseCancelled
+	}
+	return CauseJudgeFailed
 }
 
 // ended returns ctx's error, or context.DeadlineExceeded once its deadline

@@ -92,26 +92,37 @@ func TestEvaluateFailedJudge(t *testing.T) {
 		ctx    func() (context.Context, context.CancelFunc)
 		wantIs error  // the failure the error must wrap, besides ErrJudge
 		wantIn string // a substring of the error message
+		// cause is the JudgeError's and the abstentions' (CauseJudgeFailed
+		// when empty): a judge that did not answer before the request's
+		// deadline is a deadline (issue 18 item 2).
+		cause guard.Cause
 	}{
-		{"error", guardtest.Failing{Err: errBoom}, background, errBoom, "boom"},
-		{"error, cancellable context", guardtest.Failing{Err: errBoom}, cancellable, errBoom, "boom"},
-		{"panic", guardtest.Panicking{Value: "kaboom"}, background, nil, "panicked: kaboom"},
-		{"panic on the judge's goroutine", guardtest.Panicking{Value: "kaboom"}, cancellable, nil, "panicked: kaboom"},
-		{"NaN", guardtest.NaN{}, background, nil, "NaN"},
-		{"P=1.7", estimatesFunc(setP(guard.Groundedness, 1.7)), background, nil, "outside [0, 1]"},
-		{"P=-0.1", estimatesFunc(setP(guard.Groundedness, -0.1)), background, nil, "outside [0, 1]"},
-		{"P=+Inf", estimatesFunc(setP(guard.Groundedness, math.Inf(1))), background, nil, "outside [0, 1]"},
-		{"decision not asked", estimatesFunc(notAsked), background, nil, "not asked"},
+		{"error", guardtest.Failing{Err: errBoom}, background, errBoom, "boom", ""},
+		{"error, cancellable context", guardtest.Failing{Err: errBoom}, cancellable, errBoom, "boom", ""},
+		{"panic", guardtest.Panicking{Value: "kaboom"}, background, nil, "panicked: kaboom", ""},
+		{"panic on the judge's goroutine", guardtest.Panicking{Value: "kaboom"}, cancellable, nil, "panicked: kaboom", ""},
+		{"NaN", guardtest.NaN{}, background, nil, "NaN", ""},
+		{"P=1.7", estimatesFunc(setP(guard.Groundedness, 1.7)), background, nil, "outside [0, 1]", ""},
+		{"P=-0.1", estimatesFunc(setP(guard.Groundedness, -0.1)), background, nil, "outside [0, 1]", ""},
+		{"P=+Inf", estimatesFunc(setP(guard.Groundedness, math.Inf(1))), background, nil, "outside [0, 1]", ""},
+		{"decision not asked", estimatesFunc(notAsked), background, nil, "not asked", ""},
 		{"unknown context", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
 			return append(es, guard.Estimate{Decision: guard.ChunkRelevance, ContextID: "nope", P: 1})
-		}), background, nil, "chunk_relevance"}, // unknown context, or not asked
+		}), background, nil, "chunk_relevance", ""}, // unknown context, or not asked
 		{"context ID on a set-level decision", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
 			return append(es[:0:0], guard.Estimate{Decision: guard.Groundedness, ContextID: "c1", P: 1})
-		}), background, nil, "names context"},
-		{"cancelled before the call", healthyJudge(), cancelled, context.Canceled, "canceled"},
-		{"honours a 20ms deadline", guardtest.Slow{Release: release}, deadline20ms, context.DeadlineExceeded, "deadline"},
-		{"ignores a 20ms deadline", guardtest.Slow{IgnoreContext: true, Release: release}, deadline20ms, context.DeadlineExceeded, "did not return before cancellation"},
-		{"inline, answers after the deadline", inlineSlow{guardtest.Slow{IgnoreContext: true, Delay: 40 * time.Millisecond, Then: healthyJudge()}}, deadline20ms, context.DeadlineExceeded, "returned after cancellation"},
+		}), background, nil, "names context", ""},
+		{"duplicate estimate", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
+			return append(es, es[len(es)-1])
+		}), background, nil, "one estimate per decision", ""},
+		{"negative usage", estimatesFunc(func(_ guard.Request, es []guard.Estimate) []guard.Estimate {
+			es[0].Usage.OutputTokens = -5
+			return es
+		}), background, nil, "-5 output tokens", ""},
+		{"cancelled before the call", healthyJudge(), cancelled, context.Canceled, "canceled", guard.CauseCancelled},
+		{"honours a 20ms deadline", guardtest.Slow{Release: release}, deadline20ms, context.DeadlineExceeded, "deadline", guard.CauseDeadline},
+		{"ignores a 20ms deadline", guardtest.Slow{IgnoreContext: true, Release: release}, deadline20ms, context.DeadlineExceeded, "did not return before cancellation", guard.CauseDeadline},
+		{"inline, answers after the deadline", inlineSlow{guardtest.Slow{IgnoreContext: true, Delay: 40 * time.Millisecond, Then: healthyJudge()}}, deadline20ms, context.DeadlineExceeded, "returned after cancellation", guard.CauseDeadline},
 	}
 	for _, tt := range tests {
 		for _, scope := range []struct {
@@ -137,8 +148,8 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				if r.Diagnosis == guard.PassDiagnosis {
 					t.Errorf("Evaluate with a judge that fails (%s) = PASS; want anything else", tt.name)
 				}
-				if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.Fallback {
-					t.Errorf("Evaluate with a judge that fails (%s) = %v/%v; want %v/%v", tt.name, r.Diagnosis, r.Route, guard.JudgeUncertain, guard.Fallback)
+				if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.RouteReview {
+					t.Errorf("Evaluate with a judge that fails (%s) = %v/%v; want %v/%v", tt.name, r.Diagnosis, r.Route, guard.JudgeUncertain, guard.RouteReview)
 				}
 				if !errors.Is(err, guard.ErrJudge) {
 					t.Errorf("Evaluate error = %v; want it to wrap ErrJudge", err)
@@ -180,13 +191,17 @@ func TestEvaluateFailedJudge(t *testing.T) {
 				if len(r.Errors) != len(jes) {
 					t.Errorf("Result.Errors = %+v; want the %d failures of the error", r.Errors, len(jes))
 				}
-				if je.Cause != guard.CauseJudgeFailed {
-					t.Errorf("JudgeError.Cause = %q; want %q", je.Cause, guard.CauseJudgeFailed)
+				wantCause := tt.cause
+				if wantCause == "" {
+					wantCause = guard.CauseJudgeFailed
+				}
+				if je.Cause != wantCause {
+					t.Errorf("JudgeError.Cause = %q; want %q", je.Cause, wantCause)
 				}
 				// Each of its decisions is an abstention with the failure's cause.
 				for _, a := range r.Abstentions {
-					if slices.Contains(wantDs, a.Decision) && (a.Cause != guard.CauseJudgeFailed || !errors.Is(a.Err(), guard.ErrJudge)) {
-						t.Errorf("abstention %+v: want cause %q, its Err wrapping ErrJudge", a, guard.CauseJudgeFailed)
+					if slices.Contains(wantDs, a.Decision) && (a.Cause != wantCause || !errors.Is(a.Err(), wantCause.Err())) {
+						t.Errorf("abstention %+v: want cause %q, its Err wrapping %v", a, wantCause, wantCause.Err())
 					}
 				}
 				for i := range r.Errors {
@@ -225,8 +240,8 @@ func TestEvaluateFailedJudgeNeverPasses(t *testing.T) {
 			g := mustNew(t, guard.WithJudge(guardtest.Fixed{Default: 1, P: p{guard.ContextConflict: 0, guard.Contradiction: 0}}),
 				guard.WithJudge(j, d), guard.WithPolicy(lax))
 			r, _ := g.Evaluate(context.Background(), newSample(true, "c1"))
-			if r.Diagnosis == guard.PassDiagnosis || r.Route != guard.Fallback {
-				t.Errorf("Evaluate with %T on %v = %v/%v; want an escalation", j, d, r.Diagnosis, r.Route)
+			if r.Diagnosis == guard.PassDiagnosis || r.Route != guard.RouteReview {
+				t.Errorf("Evaluate with %T on %v = %v/%v; want review (no fallback configured)", j, d, r.Diagnosis, r.Route)
 			}
 		}
 	}
@@ -335,8 +350,8 @@ func TestEvaluateUnjudgedDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.Fallback {
-		t.Errorf("Evaluate with only groundedness judged = %v/%v; want %v/%v", r.Diagnosis, r.Route, guard.JudgeUncertain, guard.Fallback)
+	if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.RouteReview {
+		t.Errorf("Evaluate with only groundedness judged = %v/%v; want %v/%v", r.Diagnosis, r.Route, guard.JudgeUncertain, guard.RouteReview)
 	}
 	// Two chunks, sufficiency, conflict, relevance, contradiction.
 	if len(r.Abstentions) != 6 {

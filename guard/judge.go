@@ -94,15 +94,21 @@ type ClaimJudge interface {
 }
 
 // Call asks j for the estimates of req. A panic becomes a *PanicError. An
-// estimate of a decision that was not asked, of an unknown context, or with
-// a NaN or out-of-range probability makes the whole answer an error; the
-// answer is returned beside it. The guard recovers and checks its judges
-// and its escalator the same way, with the same code. It also refuses an
-// answer given after ctx ended. An escalator that calls a judge of its own
-// should use Call (package cascade does).
+// answer given after ctx ended is an error that wraps ctx.Err(): a late
+// answer is a deadline (or a cancellation), not a result. An estimate of a
+// decision that was not asked, of an unknown context, a second estimate of
+// one decision (or one chunk), a NaN or out-of-range probability, or a
+// negative usage count makes the whole answer an error. In both cases the
+// answer is returned beside the error, so that what it spent can be counted.
+// The guard recovers and checks its judges and its escalator the same way,
+// with the same code. An escalator that calls a judge of its own should use
+// Call (package cascade does).
 func Call(ctx context.Context, j Judge, req Request) ([]Estimate, error) {
 	out, err := safeJudge(ctx, j, req)
 	if err == nil {
+		if e := ctx.Err(); e != nil {
+			return out, fmt.Errorf("judge answered after its context ended: %w", e)
+		}
 		err = checkEstimates(out, &req)
 	}
 	return out, err
@@ -119,34 +125,32 @@ func safeJudge(ctx context.Context, j Judge, req Request) (out []Estimate, err e
 }
 
 // checkEstimates rejects a judge's whole answer when any estimate is
-// malformed. A judge that returns garbage for one decision is not trusted
-// for the others.
+// malformed or repeats one given before. A judge that returns garbage for
+// one decision is not trusted for the others.
 func checkEstimates(out []Estimate, req *Request) error {
-	s := req.Sample
-	var ids map[string]struct{}
-	if len(s.Contexts) > 32 {
-		ids = make(map[string]struct{}, len(s.Contexts))
-		for i := range s.Contexts {
-			ids[s.Contexts[i].ID] = struct{}{}
-		}
-	}
+	return checkAnswer(out, req, false)
+}
+
+// checkAnswer is checkEstimates. perClaim allows one Groundedness estimate
+// per claim (ClaimJudge.JudgeClaims answers that way).
+func checkAnswer(out []Estimate, req *Request, perClaim bool) error {
+	var seen estimateSet
+	seen.init(req.Sample)
 	for i := range out {
 		e := &out[i]
 		if !req.Wants(e.Decision) {
 			return fmt.Errorf("estimate %d is for %v, which was not asked", i, e.Decision)
 		}
 		if e.Decision == ChunkRelevance {
-			known := false
-			if ids != nil {
-				_, known = ids[e.ContextID]
-			} else {
-				known = hasContext(s, e.ContextID)
-			}
-			if !known {
-				return fmt.Errorf("chunk_relevance estimate for unknown context %q", e.ContextID)
+			if why := seen.addChunk(e.ContextID, i); why != "" {
+				return errors.New(why)
 			}
 		} else if e.ContextID != "" {
 			return fmt.Errorf("%v estimate names context %q", e.Decision, e.ContextID)
+		} else if !perClaim {
+			if why := seen.addDecision(e.Decision, i); why != "" {
+				return errors.New(why)
+			}
 		}
 		if why := e.check(); why != "" {
 			return fmt.Errorf("%v estimate: %s", e.Decision, why)
@@ -160,13 +164,77 @@ func checkEstimates(out []Estimate, req *Request) error {
 	return nil
 }
 
-func hasContext(s *Sample, id string) bool {
-	for i := range s.Contexts {
-		if s.Contexts[i].ID == id {
-			return true
+// estimateSet is what one answer has estimated so far: its decisions and,
+// for chunk relevance, its contexts by index. It allocates only for a
+// sample of more than 64 contexts.
+type estimateSet struct {
+	s      *Sample
+	at     [numDecisions + 1]int32 // 1 + the index of the decision's estimate, by decision
+	ids    map[string]int          // context index by ID, for many contexts
+	small  uint64                  // contexts estimated, a bit per context index, for up to 64
+	chunks []uint64                // the same for more
+}
+
+func (z *estimateSet) init(s *Sample) {
+	z.s = s
+	n := len(s.Contexts)
+	if n > 32 {
+		z.ids = make(map[string]int, n)
+		for i := range s.Contexts {
+			z.ids[s.Contexts[i].ID] = i
 		}
 	}
-	return false
+	if n > 64 {
+		z.chunks = make([]uint64, (n+63)/64)
+	}
+}
+
+// addDecision notes estimate i of d, or says why d was already estimated.
+func (z *estimateSet) addDecision(d Decision, i int) string {
+	if int(d) >= len(z.at) {
+		return ""
+	}
+	if k := z.at[d]; k > 0 {
+		return fmt.Sprintf("estimate %d repeats the %v estimate %d: one estimate per decision", i, d, k-1)
+	}
+	z.at[d] = int32(i) + 1
+	return ""
+}
+
+// addChunk notes estimate i of the chunk id, or says why it cannot be
+// taken: the sample has no such context, or the chunk was estimated.
+func (z *estimateSet) addChunk(id string, i int) string {
+	k := -1
+	if z.ids != nil {
+		if j, ok := z.ids[id]; ok {
+			k = j
+		}
+	} else {
+		k = contextIndex(z.s, id)
+	}
+	if k < 0 {
+		return fmt.Sprintf("chunk_relevance estimate for unknown context %q", id)
+	}
+	word := &z.small
+	if z.chunks != nil {
+		word = &z.chunks[k/64]
+	}
+	b := uint64(1) << (k % 64)
+	if *word&b != 0 {
+		return fmt.Sprintf("estimate %d repeats the chunk_relevance estimate for context %q: one estimate per chunk", i, id)
+	}
+	*word |= b
+	return ""
+}
+
+// contextIndex returns the index of the context with the ID, or -1.
+func contextIndex(s *Sample, id string) int {
+	for i := range s.Contexts {
+		if s.Contexts[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // ErrJudge is wrapped by every JudgeError.
@@ -180,11 +248,12 @@ type JudgeError struct {
 	Decisions []Decision `json:"decisions"`
 	Err       error      `json:"-"`
 	Message   string     `json:"error"`
-	// Cause is CauseJudgeFailed for one of the guard's own judges and the
-	// claim extractor. For the escalator, it is the cause its error wraps.
-	// Else it is CauseDeadline or CauseCancelled when the request ended
-	// first, else CauseFallbackFailed. (A cascade never fails; another
-	// escalator may.)
+	// Cause, for one of the guard's own judges and the claim extractor, is
+	// CauseDeadline or CauseCancelled when the judge did not answer before
+	// the request ended (or answered after), else CauseJudgeFailed. For the
+	// escalator, it is the cause its error wraps. Else it is CauseDeadline
+	// or CauseCancelled when the request ended first, else
+	// CauseFallbackFailed. (A cascade never fails; another escalator may.)
 	Cause Cause `json:"cause,omitempty"`
 }
 

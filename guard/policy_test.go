@@ -169,8 +169,8 @@ func TestZeroPolicyEscalates(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Evaluate: %v", err)
 			}
-			if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.Fallback {
-				t.Errorf("zero policy, reference=%v: Diagnose = %v/%v; want %v/%v", ref, r.Diagnosis, r.Route, guard.JudgeUncertain, guard.Fallback)
+			if r.Diagnosis != guard.JudgeUncertain || r.Route != guard.RouteReview {
+				t.Errorf("zero policy, reference=%v: Diagnose = %v/%v; want %v/%v", ref, r.Diagnosis, r.Route, guard.JudgeUncertain, guard.RouteReview)
 			}
 			for _, d := range guard.Decisions {
 				if d == guard.ChunkRelevance {

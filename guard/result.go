@@ -176,8 +176,9 @@ type Abstention struct {
 	Judge     string   `json:"judge,omitempty"`
 	Reason    string   `json:"reason"`
 	// Cause names the reason: CauseAbstained or CauseJudgeFailed for the
-	// guard's own judges, a fallback cause when the escalator's abstention
-	// is what the result kept. Empty only in results written before causes
+	// guard's own judges (CauseDeadline or CauseCancelled for one that did
+	// not answer before the request ended), a fallback cause when the
+	// escalator's abstention is what the result kept. Empty only in results written before causes
 	// were recorded.
 	Cause Cause `json:"cause,omitempty"`
 }

@@ -88,7 +88,7 @@ func TestResultJSONRoundTrip(t *testing.T) {
 		`"contextSufficiency":0.43`, `"contextSufficiency":"uncertain"`,
 		`"contextConflict":0.04`, `"contextConflict":"pass"`,
 		`"correctness":null`, `"correctness":"uncertain"`,
-		`"diagnosis":"JUDGE_UNCERTAIN"`, `"route":"fallback"`,
+		`"diagnosis":"JUDGE_UNCERTAIN"`, `"route":"review"`, `; no fallback configured"`,
 		`"decisionVariant":"with-reference"`,
 		`"errors":[{"judge":"guardtest.Failing","decisions":["correctness"],"error":"boom","cause":"judge_failed"}]`,
 		`{"decision":"correctness","reason":"judge guardtest.Failing failed","cause":"judge_failed"}`,

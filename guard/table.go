@@ -127,7 +127,12 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 	}
 
 	r.PassRule = g.policy.PassRule
-	o := g.diagnoser.Diagnose(r)
+	var o Outcome
+	if g.esc == nil && g.diagnoser == DefaultDiagnoser {
+		o = diagnose(r, true) // routed to review, in one allocation
+	} else {
+		o = g.diagnoser.Diagnose(r)
+	}
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
 }
 

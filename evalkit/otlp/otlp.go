@@ -422,8 +422,10 @@ func outcomeAttrs(a attrs, r *guard.Result) error {
 		r.Route = guard.Auto
 	case "fallback":
 		r.Route = guard.Fallback
+	case "review":
+		r.Route = guard.RouteReview
 	default:
-		return fmt.Errorf("%s %q: want auto or fallback", otelkeys.Route, route)
+		return fmt.Errorf("%s %q: want auto, fallback or review", otelkeys.Route, route)
 	}
 	act, _ := a.str(otelkeys.Action)
 	if err := r.Action.UnmarshalText([]byte(act)); err != nil {

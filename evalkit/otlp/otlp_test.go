@@ -190,3 +190,29 @@ func TestReadOTLPVerdictSemantics(t *testing.T) {
 		}
 	}
 }
+
+// A span of a guard without a fallback says route "review" (issue 19 item
+// 5): it reads back as guard.RouteReview, not as a bad span.
+func TestReadOTLPRouteReview(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(fixture, []byte("\n"))
+	for _, route := range []string{"auto", "fallback"} {
+		first = bytes.ReplaceAll(first, []byte(`"ragtriage.route","value":{"stringValue":"`+route+`"}`), []byte(`"ragtriage.route","value":{"stringValue":"review"}`))
+	}
+	var routes []guard.Route
+	st, err := Read(bytes.NewReader(first), func(_ int, r record.Record) error { routes = append(routes, r.Result.Route); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.BadSpans != 0 || len(routes) == 0 {
+		t.Fatalf("stats %+v, %d records; want every span read", st, len(routes))
+	}
+	for _, r := range routes {
+		if r != guard.RouteReview {
+			t.Errorf("route %v; want review", r)
+		}
+	}
+}

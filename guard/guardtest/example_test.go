@@ -67,6 +67,6 @@ func ExampleSlow() {
 	fmt.Println(res.Diagnosis, res.Route, res.Verdicts.Generation.Groundedness, res.Action)
 	fmt.Println(errors.Is(res.Err(), guard.ErrJudge), errors.Is(res.Err(), context.DeadlineExceeded), res.Abstentions[0].Cause)
 	// Output:
-	// JUDGE_UNCERTAIN fallback uncertain review
-	// true true judge_failed
+	// JUDGE_UNCERTAIN review uncertain review
+	// true true deadline
 }

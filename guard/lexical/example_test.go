@@ -25,10 +25,10 @@ func Example_quickStart() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// res.Diagnosis == guard.JudgeUncertain, res.Route == guard.Fallback, res.Action == guard.Review:
+	// res.Diagnosis == guard.JudgeUncertain, res.Route == guard.RouteReview, res.Action == guard.Review:
 	// P(grounded) is low and res.Evidence names "90 days" against the context's "30 days", but the shipped
 	// policy certifies no region of confident "ungrounded" (a number that differs from the context is wrong
-	// in most labelled rows, not in ≥ 95% of them on every source), so the answer is escalated, not blocked.
+	// in most labelled rows, not in ≥ 95% of them on every source), so the answer goes to review, not blocked.
 	fmt.Println(res.Diagnosis, res.Route, res.Action)
 	for _, e := range res.Evidence {
 		if e.Kind == guard.EvidenceNumberMismatch {
@@ -36,7 +36,7 @@ func Example_quickStart() {
 		}
 	}
 	// Output:
-	// JUDGE_UNCERTAIN fallback review
+	// JUDGE_UNCERTAIN review review
 	// groundedness, number_mismatch: "90 days" vs "30 days"
 	// contradiction, number_mismatch: "90 days" vs "30 days"
 }

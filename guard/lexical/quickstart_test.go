@@ -19,7 +19,7 @@ func TestQuickStart(t *testing.T) {
 	// confident "ungrounded" (see testdata/quality/dev-report.md), so the
 	// embedded judges alone escalate this answer, with the evidence that
 	// makes it unlikely: P(grounded) < 0.5, the mismatched numbers named.
-	if res.Diagnosis != guard.JudgeUncertain || res.Route != guard.Fallback || res.Action != guard.Review {
+	if res.Diagnosis != guard.JudgeUncertain || res.Route != guard.RouteReview || res.Action != guard.Review {
 		t.Fatalf("diagnosis %v route %v action %v", res.Diagnosis, res.Route, res.Action)
 	}
 	if p := res.Prob(guard.Groundedness); !p.Known || p.Value >= 0.5 {

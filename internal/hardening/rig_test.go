@@ -296,7 +296,7 @@ func TestKBGuard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Diagnosis != want[c.name] || (c.name == "escalate") != (res.Route == guard.Fallback) {
+		if res.Diagnosis != want[c.name] || (c.name == "escalate") != (res.Route == guard.RouteReview) {
 			t.Errorf("%s: %s route %s (%s); want %s", c.name, res.Diagnosis, res.Route, res.Reason, want[c.name])
 		}
 		if len(res.Citations) == 0 {
