@@ -152,14 +152,17 @@ func (e *RowError) Unwrap() error { return ErrBadRow }
 // was likely meant ("query" for "question"). Samples are further checked by
 // guard's Validate (size limits, NUL bytes) when evaluated. The id is
 // optional; a numeric id, of the row or of a context, is kept as its decimal
-// text. Unknown top-level keys are listed in Row.UnknownKeys; a
-// DatasetChecker turns them into warnings.
+// text. Keys match exactly, at the top and in the contexts and labels:
+// "Question" is an unknown key, never read as "question". Unknown keys are
+// listed in Row.UnknownKeys (top-level) and Row.UnknownPaths (nested); a
+// Checker turns them into warnings.
 //
 // Strings of the row that hold no escape sequence share the memory of one
-// copy of the line. A well-formed row is decoded in a single pass; anything
-// unusual (an error, a key spelled in another case, a duplicate key) is
-// decoded again by encoding/json, which gives the error its wording, so both
-// paths accept and reject exactly the same lines.
+// copy of the line. A well-formed row is decoded in a single pass, in time
+// linear in its length; anything unusual (an error, a key with escapes, a
+// duplicate key) is decoded again through encoding/json, which gives the
+// error its wording, so both paths accept and reject exactly the same
+// lines.
 func ParseRow(line []byte) (Row, error) {
 	if len(line) > MaxLineBytes {
 		return Row{}, &RowError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
@@ -1437,7 +1440,15 @@ const expectedJSONL = "expected JSON Lines: one JSON object per line"
 //     how to convert the file.
 //   - Unknown top-level keys (Row.UnknownKeys): one warning per file and
 //     key, at the first line that has it, naming the key likely meant
-//     ("reference_answer" → "referenceAnswer").
+//     ("reference_answer" → "referenceAnswer", "Question" → "question").
+//   - Unknown and misplaced label keys (Row.UnknownPaths), naming where
+//     the label belongs: "expected.groundedness" → "did you mean
+//     expected.generation.groundedness?"; a case variant, a typo or
+//     another name ("faithfulness") of a label is matched too. Unknown
+//     keys of contexts warn only when they likely mean a known one
+//     ("Text"); contexts carry keys of their own (a title, a URL).
+//   - An unknown diagnosis label ("PASSED"), which is not used: one
+//     warning per file and value, naming the closest diagnosis.
 //
 // Parse does both for one line. A caller that parses lines concurrently
 // calls Line for each line in order, then ParseRow and Row in any order.
