@@ -604,7 +604,7 @@ type fastParser struct {
 	top       keySet // the row's unknown keys
 	ctxKeys   keySet // the contexts' unknown keys
 	labelKeys keySet // the labels' unknown keys
-	ids       keySet // the context ids so far, to refuse a duplicate
+	idWork    int    // context ids compared, for the test that parsing is linear
 }
 
 // parseRowFast decodes a well-formed line. ok is false when the line is
@@ -1108,6 +1108,7 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 	}
 	var small [4]guard.Context
 	list := small[:0]
+	var ids map[string]struct{} // the ids of list, once it is long
 	p.ws()
 	if !p.eat(']') {
 		for {
@@ -1158,8 +1159,8 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 			if !ok || !haveID || !haveText {
 				return nil, false
 			}
-			if !p.ids.add(pathKey{key: c.ID}) {
-				return nil, false // a duplicate id: the fallback words the error
+			if p.duplicateID(list, &ids, c.ID) {
+				return nil, false // the fallback words the error
 			}
 			list = append(list, c)
 			p.ws()
@@ -1174,6 +1175,33 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 	out := make([]guard.Context, len(list))
 	copy(out, list)
 	return out, true
+}
+
+// duplicateID reports whether id is the id of one of list. A short list is
+// scanned; from smallSetMax contexts on, *ids indexes them, so that a row of
+// n contexts costs O(n) comparisons (p.idWork counts them), not O(n²).
+func (p *fastParser) duplicateID(list []guard.Context, ids *map[string]struct{}, id string) bool {
+	if len(list) < smallSetMax {
+		for j := range list {
+			p.idWork++
+			if list[j].ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	if *ids == nil {
+		*ids = make(map[string]struct{}, 2*len(list))
+		for _, c := range list {
+			(*ids)[c.ID] = struct{}{}
+		}
+	}
+	p.idWork++
+	if _, dup := (*ids)[id]; dup {
+		return true
+	}
+	(*ids)[id] = struct{}{}
+	return false
 }
 
 // boolMap reads an object of booleans.

@@ -102,7 +102,7 @@ var labelHomes = func() map[string]string {
 		"grounded": "expected.generation.groundedness", "faithfulness": "expected.generation.groundedness",
 		"faithful": "expected.generation.groundedness", "supported": "expected.generation.groundedness",
 		"contradicts": "expected.generation.contradiction", "contradicted": "expected.generation.contradiction",
-		"correct": "expected.generation.correctness", "accuracy": "expected.generation.correctness",
+		"correct": "expected.generation.correctness",
 	}
 	for _, k := range retrievalKeys {
 		m[normKey(k)] = "expected.retrieval." + k

@@ -118,8 +118,8 @@ func TestParseRowLinearInContexts(t *testing.T) {
 		if !ok || len(row.Sample.Contexts) != n {
 			t.Fatalf("n=%d: single-pass parse ok=%v, %d contexts", n, ok, len(row.Sample.Contexts))
 		}
-		if perContext := float64(p.ids.work) / float64(n); perContext > 2 {
-			t.Errorf("n=%d: %d id comparisons, %.1f per context; want at most 2", n, p.ids.work, perContext)
+		if perContext := float64(p.idWork) / float64(n); perContext > 2 {
+			t.Errorf("n=%d: %d id comparisons, %.1f per context; want at most 2", n, p.idWork, perContext)
 		}
 	}
 	// Many distinct unknown keys are linear too.
