@@ -150,3 +150,26 @@ func TestSaturatingSums(t *testing.T) {
 		t.Errorf("meanMs = %v; want 3", got)
 	}
 }
+
+// The label files joined to records warn like datasets do: misplaced
+// label keys and unknown diagnoses, with file:line.
+func TestRecordSourceLabelWarnings(t *testing.T) {
+	labels := writeFile(t, "labels.jsonl", `{"id":"good1","question":"q","contexts":[],"answer":"a","expected":{"groundedness":true,"diagnosis":"PASSED"}}`+"\n")
+	l, err := ReadLabels(labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewRecordSource(l, writeFile(t, "records.jsonl", recLine("good1", "", "")+"\n"))
+	defer src.Close()
+	var got []string
+	for _, w := range src.Warnings() {
+		got = append(got, w.String())
+	}
+	want := []string{
+		`labels.jsonl:1: expected.groundedness: not a label key, ignored; did you mean "expected.generation.groundedness"?`,
+		`labels.jsonl:1: expected.diagnosis: unknown diagnosis "PASSED": the label is not used; did you mean "PASS"?`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
