@@ -262,8 +262,8 @@ func (a *accumulator) addLegs(o *outcome) {
 		}
 		a.legRows[l]++
 		a.lat[l] = append(a.lat[l], s.latencyMs)
-		total += s.latencyMs
-		a.usage[l] = a.usage[l].Add(s.usage)
+		total = addMs(total, s.latencyMs)
+		a.usage[l] = addUsage(a.usage[l], s.usage)
 		if s.usage.Retries > 0 {
 			a.retries = true
 		}
@@ -272,10 +272,10 @@ func (a *accumulator) addLegs(o *outcome) {
 		}
 	}
 	if s := &o.legs[legFallback]; s.calls > 0 {
-		a.fbCalls += s.calls
-		a.fbFailed += s.callErrors
-		a.fbTransport += s.transportErrors
-		a.fbEstimates += s.estimates
+		a.fbCalls = addCount(a.fbCalls, s.calls)
+		a.fbFailed = addCount(a.fbFailed, s.callErrors)
+		a.fbTransport = addCount(a.fbTransport, s.transportErrors)
+		a.fbEstimates = addCount(a.fbEstimates, s.estimates)
 		for _, e := range s.errs {
 			if len(a.fbErrs) < report.MaxListedFallbackErrors && !slices.Contains(a.fbErrs, e) {
 				a.fbErrs = append(a.fbErrs, e)
@@ -315,13 +315,13 @@ func (a *accumulator) addCascade(o *outcome, hasTruth, correct bool) {
 // addEscalation counts one escalated row.
 func (a *accumulator) addEscalation(o *outcome, fb *guard.FallbackInfo) {
 	a.escalated++
-	a.settled += fb.Settled
-	a.unsettled += fb.Unsettled
+	a.settled = addCount(a.settled, fb.Settled)
+	a.unsettled = addCount(a.unsettled, fb.Unsettled)
 	named := 0
 	for c, n := range fb.Causes {
 		if n > 0 && c != "" {
-			a.unsettledBy[string(c)] += n
-			named += n
+			a.unsettledBy[string(c)] = addCount(a.unsettledBy[string(c)], n)
+			named = addCount(named, n)
 		}
 	}
 	if rest := fb.Unsettled - named; rest > 0 {
@@ -867,9 +867,9 @@ func percentiles(xs []float64) report.Percentiles {
 	}
 	var sum float64
 	for _, x := range s {
-		sum += x
+		sum = addMs(sum, x)
 	}
-	return report.Percentiles{N: n, P50: q(0.5), P95: q(0.95), Mean: sum / float64(n), Max: s[n-1]}
+	return report.Percentiles{N: n, P50: q(0.5), P95: q(0.95), Mean: meanMs(s, sum), Max: s[n-1]}
 }
 
 func (a *accumulator) reproducibility(r *report.Report, elapsed time.Duration) report.Reproducibility {

@@ -33,7 +33,10 @@ func (e *recordError) Unwrap() error { return errBadRecord }
 // rejects, with a *recordError: invalid UTF-8, malformed JSON, a
 // recordVersion other than record.Version (a version 1 record is refused by
 // name; a newer one needs a newer reader), a missing id, and a captured
-// sample whose contexts lack ids or repeat one. Unknown fields are ignored,
+// sample whose contexts lack ids or repeat one, and a result that no
+// evaluation can produce (see record.Check: a probability outside 0 to 1, a
+// negative latency or token count, an unknown diagnosis, verdict or cause).
+// Unknown fields are ignored,
 // so records with new optional fields still read.
 func parseRecord(line []byte) (record.Record, error) {
 	var r record.Record
@@ -75,6 +78,9 @@ func parseRecord(line []byte) (record.Record, error) {
 			seen[c.ID] = i
 		}
 	}
+	if err := record.Check(&r); err != nil {
+		return bad("%v", err)
+	}
 	return r, nil
 }
 
@@ -107,10 +113,21 @@ type Labels struct {
 	// (bad lines, rows without an id, repeated ids: the first row wins).
 	Problems []report.Failure
 	used     map[string]bool
+	check    dataset.Checker // the label files' warnings: unknown and misplaced keys, unknown diagnoses
+}
+
+// warnings returns the warnings about the label files (none for nil).
+func (l *Labels) warnings() []dataset.Warning {
+	if l == nil {
+		return nil
+	}
+	return l.check.Warnings()
 }
 
 // ReadLabels reads the labels of the dataset files at paths. A bad line is
-// listed in Problems, not an error; an unreadable file is.
+// listed in Problems, not an error; an unreadable file is. What is worth
+// telling the files' author (an unknown or misplaced key, an unknown
+// diagnosis) is a warning of the sources that join the labels.
 func ReadLabels(paths ...string) (*Labels, error) {
 	l := &Labels{m: map[string]*dataset.Expected{}, used: map[string]bool{}}
 	for _, p := range paths {
@@ -133,7 +150,7 @@ func ReadLabels(paths ...string) (*Labels, error) {
 				lf.Close()
 				return nil, fmt.Errorf("evalkit: labels: %w", err)
 			}
-			row, err := dataset.ParseRow(line)
+			row, err := l.check.Parse(pos, line)
 			switch {
 			case err != nil:
 				lf.Bad()
@@ -245,6 +262,10 @@ func (s *RecordSource) Inputs() []dataset.InputFile {
 
 // Close implements Source.
 func (s *RecordSource) Close() error { return s.lines.Close() }
+
+// Warnings returns the warnings about the label files: unknown and
+// misplaced label keys, unknown diagnoses.
+func (s *RecordSource) Warnings() []dataset.Warning { return s.labels.warnings() }
 
 // recordedLegs returns the latency and usage of each leg of a record, from
 // its Legs when present and otherwise from its result.

@@ -72,7 +72,7 @@ func TestDatasetSource(t *testing.T) {
 
 func TestParseRecord(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`, ""},
+		{`{"recordVersion":"ragtriage.record/2","id":"a","result":{"diagnosis":"PASS"}}`, ""},
 		{`{"id":"a","result":{}}`, "recordVersion: missing"},
 		{`{"recordVersion":"ragtriage.record/3","id":"a"}`, `recordVersion: "ragtriage.record/3"`},
 		{`{"recordVersion":"ragtriage.record/1","id":"a","result":{}}`, `"ragtriage.record/1": this version reads "ragtriage.record/2" only`},
@@ -105,9 +105,9 @@ func TestParseRecord(t *testing.T) {
 // A version 1 record in a record file is a bad line that says where it is
 // and names the format; the records around it read.
 func TestRecordSourceRefusesVersion1(t *testing.T) {
-	path := writeFile(t, "records.jsonl", `{"recordVersion":"ragtriage.record/2","id":"a","result":{}}`+"\n"+
+	path := writeFile(t, "records.jsonl", `{"recordVersion":"ragtriage.record/2","id":"a","result":{"diagnosis":"PASS"}}`+"\n"+
 		`{"recordVersion":"ragtriage.record/1","id":"b","result":{}}`+"\n"+
-		`{"recordVersion":"ragtriage.record/2","id":"c","result":{}}`+"\n")
+		`{"recordVersion":"ragtriage.record/2","id":"c","result":{"diagnosis":"PASS"}}`+"\n")
 	src := NewRecordSource(nil, path)
 	defer src.Close()
 	var got []string

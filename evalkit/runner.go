@@ -301,7 +301,7 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 		}
 		o.res, o.hasResult = it.Record.Result, true
 		o.legs[legPrimary], o.legs[legFallback] = recordedLegs(it.Record)
-		o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
+		o.totalMs = addMs(o.legs[legPrimary].latencyMs, o.legs[legFallback].latencyMs)
 		return o
 	case it.Sample == nil:
 		o.err, o.kind = errors.New("the record has no captured sample, so it cannot be judged again; replay it with -mode recorded"), report.FailNoSample
@@ -350,14 +350,14 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 	// Guard overhead goes to the leg that ran first.
 	var legWall float64
 	for _, l := range o.legs {
-		legWall += l.wallMs
+		legWall = addMs(legWall, l.wallMs)
 	}
 	overhead := max(0, wall-legWall)
 	first := legPrimary
 	if !o.legs[legPrimary].ran {
 		first = legFallback
 	}
-	o.legs[first].latencyMs += overhead
-	o.totalMs = o.legs[legPrimary].latencyMs + o.legs[legFallback].latencyMs
+	o.legs[first].latencyMs = addMs(o.legs[first].latencyMs, overhead)
+	o.totalMs = addMs(o.legs[legPrimary].latencyMs, o.legs[legFallback].latencyMs)
 	return o
 }

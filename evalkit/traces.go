@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/evalkit/otlp"
@@ -19,12 +20,16 @@ import (
 // ID. Each evaluation span becomes an Item with Record set (and Sample set
 // when content capture was on); each bad line and each evaluation span that
 // could not be rebuilt becomes an Item with Err set, so that rows read =
-// rows evaluated + rows failed. Records rebuilt with a decision missing (see
+// rows evaluated + rows failed. An evaluation span repeated (same trace and
+// span ID, in any of the files) counts once: each repeat is a warning
+// (Warnings) and counted in its file's InputFile.Repeated. Records rebuilt with a decision missing (see
 // otlp.Stats.Incomplete) are replayed as they are.
 type TraceSource struct {
 	paths  []string
 	labels *Labels
 	next   int
+	reader *otlp.Reader // shared by the files: a span repeated in another file counts once
+	warns  []dataset.Warning
 
 	cur    *traceFile
 	inputs []dataset.InputFile
@@ -54,7 +59,7 @@ var errStopped = errors.New("evalkit: trace source closed")
 // NewTraceSource returns a source over the OTLP JSON files at paths, joined
 // with labels (which may be nil).
 func NewTraceSource(labels *Labels, paths ...string) *TraceSource {
-	return &TraceSource{paths: paths, labels: labels}
+	return &TraceSource{paths: paths, labels: labels, reader: otlp.NewReader()}
 }
 
 // Next implements Source.
@@ -92,7 +97,9 @@ func (s *TraceSource) Next() (dataset.Item, error) {
 		info.SHA256, info.Bytes = r.sum, r.n
 		info.Lines = r.st.Lines
 		info.Bad = r.st.BadLines + r.st.BadSpans + r.st.NoResult
+		info.Repeated = r.st.Repeated
 		s.inputs = append(s.inputs, info)
+		s.warns = append(s.warns, repeatWarnings(info, r.st)...)
 		s.add(r.st)
 	}
 }
@@ -109,13 +116,13 @@ func (s *TraceSource) open(path string) (*traceFile, error) {
 		done:  make(chan struct{}),
 		res:   make(chan traceResult, 1),
 	}
-	go tf.read()
+	go tf.read(s.reader)
 	return tf, nil
 }
 
 // read runs otlp.Read over the file, handing each record (and then each
 // problem) to Next through the items channel.
-func (tf *traceFile) read() {
+func (tf *traceFile) read(rd *otlp.Reader) {
 	h := sha256.New()
 	cr := &countingReader{r: io.TeeReader(tf.f, h)}
 	send := func(it dataset.Item) error {
@@ -127,7 +134,7 @@ func (tf *traceFile) read() {
 		}
 	}
 	replayed := map[string]bool{}
-	st, err := otlp.Read(cr, func(line int, rec record.Record) error {
+	st, err := rd.Read(cr, func(line int, rec record.Record) error {
 		it := dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: line}, ID: rec.ID, Record: &rec}
 		if rec.Sample != nil {
 			gs := rec.Sample.GuardSample(rec.ID)
@@ -144,8 +151,8 @@ func (tf *traceFile) read() {
 		// Problems keeps the first 1000; the rest are reported by count.
 		listed := 0
 		for _, p := range st.Problems {
-			if p.SpanID != "" && replayed[p.SpanID] {
-				continue // an incomplete record: it was replayed
+			if p.Repeat || p.SpanID != "" && replayed[p.SpanID] {
+				continue // a repeat (a warning), or an incomplete record: it was replayed
 			}
 			listed++
 			if err = send(dataset.Item{Pos: dataset.Position{File: tf.info.Name, Line: p.Line}, Err: &recordError{Reason: p.Reason}}); err != nil {
@@ -174,6 +181,27 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// repeatWarnings words the repeated spans of one file as warnings: those
+// listed in the stats, then one for the rest.
+func repeatWarnings(info dataset.InputFile, st otlp.Stats) []dataset.Warning {
+	var ws []dataset.Warning
+	for _, p := range st.Problems {
+		if p.Repeat {
+			ws = append(ws, dataset.Warning{Pos: dataset.Position{File: info.Name, Line: p.Line}, Message: p.Reason})
+		}
+	}
+	if rest := st.Repeated - len(ws); rest > 0 {
+		ws = append(ws, dataset.Warning{Pos: dataset.Position{File: info.Name}, Message: fmt.Sprintf("%d more repeated spans, each counted once", rest)})
+	}
+	return ws
+}
+
+// Warnings returns the warnings about the files read so far: the repeated
+// spans, then the label files'.
+func (s *TraceSource) Warnings() []dataset.Warning {
+	return append(slices.Clone(s.warns), s.labels.warnings()...)
+}
+
 func (s *TraceSource) add(st otlp.Stats) {
 	t := &s.Stats
 	t.Lines += st.Lines
@@ -184,6 +212,7 @@ func (s *TraceSource) add(st otlp.Stats) {
 	t.WithSample += st.WithSample
 	t.NoResult += st.NoResult
 	t.BadSpans += st.BadSpans
+	t.Repeated += st.Repeated
 	t.Incomplete += st.Incomplete
 	t.OldFormat += st.OldFormat
 	if room := 1000 - len(t.Problems); room > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +71,47 @@ func TestTraceSourceCloseMidFile(t *testing.T) {
 	}
 	if _, err := NewTraceSource(nil, "testdata/missing.jsonl").Next(); err == nil {
 		t.Error("a missing file gave no error")
+	}
+}
+
+// A trace file holding the same batches twice replays each evaluation span
+// once; the repeats are warnings with their line, not failed rows.
+func TestTraceSourceRepeatedBatch(t *testing.T) {
+	good, err := os.ReadFile("otlp/testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "traces.jsonl")
+	if err := os.WriteFile(path, append(append([]byte{}, good...), good...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := NewTraceSource(nil, path)
+	defer src.Close()
+	var records, failed int
+	for {
+		it, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Err != nil {
+			failed++
+		} else {
+			records++
+		}
+	}
+	if records != 6 || failed != 0 {
+		t.Errorf("%d records, %d failed; want the 6 evaluations once and no failure", records, failed)
+	}
+	ws := src.Warnings()
+	if len(ws) != 6 || src.Stats.Repeated != 6 || src.Inputs()[0].Repeated != 6 {
+		t.Fatalf("warnings %v, repeated %d (input %+v); want 6", ws, src.Stats.Repeated, src.Inputs()[0])
+	}
+	for _, w := range ws {
+		if w.Pos.File != "traces.jsonl" || w.Pos.Line == 0 || !strings.Contains(w.Message, "span repeated") {
+			t.Errorf("warning %s; want the file, the line and \"span repeated\"", w)
+		}
 	}
 }

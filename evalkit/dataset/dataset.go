@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,10 +29,15 @@ type Row struct {
 	Source string
 	// UnknownKeys lists the top-level keys of the line that are not part of
 	// the dataset shape, in line order, each once: ParseRow ignores them
-	// ("reference_answer" is not "referenceAnswer"). Keys that match a known
-	// one but for case, as encoding/json matches them, are read, and "meta"
-	// (provenance that nothing reads) is known. nil when there are none.
+	// ("reference_answer" is not "referenceAnswer"). Keys match exactly:
+	// "Question" is not "question" either. "meta" (provenance that nothing
+	// reads) is known. nil when there are none.
 	UnknownKeys []string
+	// UnknownPaths lists, the same way, the unknown keys of the contexts
+	// and of the labels, as paths: "contexts[].Text" (a key of any
+	// context), then "expected.groundedness" or
+	// "expected.generation.Groundedness". nil when there are none.
+	UnknownPaths []string
 }
 
 // Expected holds a row's labels. Every field is optional.
@@ -148,14 +152,17 @@ func (e *RowError) Unwrap() error { return ErrBadRow }
 // was likely meant ("query" for "question"). Samples are further checked by
 // guard's Validate (size limits, NUL bytes) when evaluated. The id is
 // optional; a numeric id, of the row or of a context, is kept as its decimal
-// text. Unknown top-level keys are listed in Row.UnknownKeys; a
-// DatasetChecker turns them into warnings.
+// text. Keys match exactly, at the top and in the contexts and labels:
+// "Question" is an unknown key, never read as "question". Unknown keys are
+// listed in Row.UnknownKeys (top-level) and Row.UnknownPaths (nested); a
+// Checker turns them into warnings.
 //
 // Strings of the row that hold no escape sequence share the memory of one
-// copy of the line. A well-formed row is decoded in a single pass; anything
-// unusual (an error, a key spelled in another case, a duplicate key) is
-// decoded again by encoding/json, which gives the error its wording, so both
-// paths accept and reject exactly the same lines.
+// copy of the line. A well-formed row is decoded in a single pass, in time
+// linear in its length; anything unusual (an error, a key with escapes, a
+// duplicate key) is decoded again through encoding/json, which gives the
+// error its wording, so both paths accept and reject exactly the same
+// lines.
 func ParseRow(line []byte) (Row, error) {
 	if len(line) > MaxLineBytes {
 		return Row{}, &RowError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
@@ -180,6 +187,10 @@ func parseRowJSON(line []byte) (Row, error) {
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return row, &RowError{Reason: "malformed JSON: " + err.Error()}
 	}
+	// encoding/json matches keys but for case; the dataset's keys match
+	// exactly, so the fields are taken again from the members.
+	var top, ctxKeys, labelKeys keySet
+	raw = exactRow(members(line), &top)
 	id, err := optString(raw.ID)
 	if err != nil {
 		// Accept a numeric id as its text.
@@ -195,21 +206,86 @@ func parseRowJSON(line []byte) (Row, error) {
 		if len(raw.Contexts) == 0 || isNull(raw.Contexts) {
 			why = missingField(line, "contexts", " (use [] for none)")
 		} else {
-			row.Sample.Contexts, why = decodeContexts(raw.Contexts)
+			row.Sample.Contexts, why = decodeContexts(raw.Contexts, &ctxKeys)
 		}
 	}
 	if why == "" {
-		why = row.decodeExtras(&raw)
+		why = row.decodeExtras(&raw, &labelKeys)
 	}
 	if why != "" {
 		return Row{}, &RowError{ID: id, Reason: why}
 	}
-	for _, k := range objectKeys(line) {
-		if !knownKey(k, rowKeys[:]) && !slices.Contains(row.UnknownKeys, k) {
-			row.UnknownKeys = append(row.UnknownKeys, k)
+	row.UnknownKeys = top.keys()
+	row.UnknownPaths = append(ctxKeys.paths(), labelKeys.paths()...)
+	return row, nil
+}
+
+// member is one member of a JSON object.
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// members returns the members of the JSON object b, in order (repeated
+// keys too), or nil when b is not a valid object.
+func members(b []byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var ms []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		ms = append(ms, member{key: k, val: v})
+	}
+	return ms
+}
+
+// exactRow sets the fields of a row from its members by exact key (the
+// last of a repeated key wins, as with encoding/json) and notes the unknown
+// keys in top.
+func exactRow(ms []member, top *keySet) rawRow {
+	var raw rawRow
+	fields := map[string]*json.RawMessage{"id": &raw.ID, "question": &raw.Question, "contexts": &raw.Contexts,
+		"answer": &raw.Answer, "referenceAnswer": &raw.Reference, "expected": &raw.Expected, "source": &raw.Source,
+		"metadata": &raw.Metadata, "meta": &raw.Meta}
+	for _, m := range ms {
+		if f := fields[m.key]; f != nil {
+			*f = m.val
+		} else {
+			top.add(pathKey{key: m.key})
 		}
 	}
-	return row, nil
+	return raw
+}
+
+// exactContext does for a context what exactRow does for a row; unknown
+// keys go to unknown as "contexts[].key".
+func exactContext(ms []member, unknown *keySet) rawContext {
+	var c rawContext
+	for _, m := range ms {
+		switch m.key {
+		case "id":
+			c.ID = m.val
+		case "text":
+			c.Text = m.val
+		case "score":
+			c.Score = m.val
+		case "metadata":
+			c.Metadata = m.val
+		default:
+			unknown.add(pathKey{"contexts[]", m.key})
+		}
+	}
+	return c
 }
 
 // missingField words the error of a required field that is absent, naming
@@ -250,7 +326,7 @@ func (row *Row) decodeTexts(line []byte, raw *rawRow) string {
 }
 
 // decodeContexts decodes the contexts list; why says what is wrong, or is "".
-func decodeContexts(list json.RawMessage) (ctxs []guard.Context, why string) {
+func decodeContexts(list json.RawMessage, unknown *keySet) (ctxs []guard.Context, why string) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(list, &raws); err != nil {
 		return nil, fmt.Sprintf("contexts: want a list, got %s", jsonKind(list))
@@ -258,7 +334,7 @@ func decodeContexts(list json.RawMessage) (ctxs []guard.Context, why string) {
 	ctxs = make([]guard.Context, len(raws))
 	seen := make(map[string]int, len(raws))
 	for i, b := range raws {
-		if ctxs[i], why = decodeContext(i, b, seen); why != "" {
+		if ctxs[i], why = decodeContext(i, b, seen, unknown); why != "" {
 			return nil, why
 		}
 	}
@@ -266,12 +342,13 @@ func decodeContexts(list json.RawMessage) (ctxs []guard.Context, why string) {
 }
 
 // decodeContext decodes contexts[i]; seen maps the ids so far to their
-// index, to refuse a duplicate.
-func decodeContext(i int, b json.RawMessage, seen map[string]int) (guard.Context, string) {
+// index, to refuse a duplicate; unknown keys go to unknown.
+func decodeContext(i int, b json.RawMessage, seen map[string]int, unknown *keySet) (guard.Context, string) {
 	var c rawContext
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &c) != nil {
 		return guard.Context{}, fmt.Sprintf("contexts[%d]: want an object {\"id\":…,\"text\":…}, got %s", i, jsonKind(b))
 	}
+	c = exactContext(members(b), unknown)
 	// meant names the unknown key of the context that was likely meant
 	// for field.
 	meant := func(field string) string {
@@ -327,7 +404,7 @@ func decodeContext(i int, b json.RawMessage, seen map[string]int) (guard.Context
 
 // decodeExtras sets the metadata, source and labels; it returns what is
 // wrong with them, or "".
-func (row *Row) decodeExtras(raw *rawRow) string {
+func (row *Row) decodeExtras(raw *rawRow, labelKeys *keySet) string {
 	if len(raw.Metadata) > 0 && !isNull(raw.Metadata) {
 		if err := json.Unmarshal(raw.Metadata, &row.Sample.Metadata); err != nil {
 			return "metadata: want an object"
@@ -339,11 +416,11 @@ func (row *Row) decodeExtras(raw *rawRow) string {
 		}
 	}
 	if len(raw.Expected) > 0 && !isNull(raw.Expected) {
-		var e Expected
-		if err := json.Unmarshal(raw.Expected, &e); err != nil {
-			return labelError(err, raw.Expected)
+		e, why := decodeExpected(raw.Expected, labelKeys)
+		if why != "" {
+			return why
 		}
-		row.Expected = &e
+		row.Expected = e
 	}
 	return ""
 }
@@ -433,87 +510,23 @@ func jsonKind(b []byte) string {
 	return "something else"
 }
 
-// labelError words an error of decoding the labels (expected) in JSON
-// terms: the field's path and what it wants, never a Go type.
-func labelError(err error, b []byte) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return "expected: want an object of labels"
-	}
-	field := "expected"
-	if te.Field != "" {
-		field += "." + te.Field
-	}
-	got := strings.Fields(te.Value) // "number 1e999" → "number"
-	kind := "something else"
-	if len(got) > 0 {
-		switch got[0] {
-		case "string":
-			kind = "a string"
-		case "number":
-			kind = "a number"
-		case "bool":
-			kind = "true or false"
-		case "array":
-			kind = "an array"
-		case "object":
-			kind = "an object"
-		}
-	}
-	var want string
-	t := te.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		want = "true, false or null"
-		if strings.HasSuffix(te.Field, "chunkRelevance") {
-			want = "true or false for each context id"
-		}
-	case reflect.String:
-		want = "a string"
-	default:
-		want = "an object"
-	}
-	if te.Field == "" {
-		kind = jsonKind(b)
-	}
-	return fmt.Sprintf("%s: want %s, got %s", field, want, kind)
-}
-
 // objectKeys returns the keys of the JSON object b, in order (repeated
 // ones too), or nil when b is not a valid object.
 func objectKeys(b []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	ms := members(b)
+	if ms == nil {
 		return nil
 	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return nil
-		}
+	keys := make([]string, len(ms))
+	for i, m := range ms {
+		keys[i] = m.key
 	}
 	return keys
 }
 
-// knownKey reports whether encoding/json decodes key into one of known:
-// it matches exactly or but for case.
+// knownKey reports whether key is one of known. Keys match exactly.
 func knownKey(key string, known []string) bool {
-	for _, k := range known {
-		if key == k || strings.EqualFold(key, k) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(known, key)
 }
 
 // keyMeant returns the first of keys that is unknown and likely meant to be
@@ -587,12 +600,22 @@ type fastParser struct {
 	b []byte // the line
 	s string // the same bytes as a string: unescaped strings are slices of it
 	i int
+
+	top       keySet // the row's unknown keys
+	ctxKeys   keySet // the contexts' unknown keys
+	labelKeys keySet // the labels' unknown keys
+	idWork    int    // context ids compared, for the test that parsing is linear
 }
 
 // parseRowFast decodes a well-formed line. ok is false when the line is
 // malformed or unusual: the caller must then use parseRowJSON.
 func parseRowFast(line []byte) (row Row, ok bool) {
 	p := fastParser{b: line, s: string(line)}
+	return p.row()
+}
+
+// row decodes the line; see parseRowFast.
+func (p *fastParser) row() (row Row, ok bool) {
 	p.ws()
 	if !p.eat('{') {
 		return row, false
@@ -634,6 +657,8 @@ func parseRowFast(line []byte) (row Row, ok bool) {
 	if p.i != len(p.b) || seen&required != required {
 		return row, false
 	}
+	row.UnknownKeys = p.top.keys()
+	row.UnknownPaths = append(p.ctxKeys.paths(), p.labelKeys.paths()...)
 	return row, true
 }
 
@@ -643,9 +668,7 @@ func (p *fastParser) rowValue(k int, name string, row *Row) (ok bool) {
 	switch k {
 	case -1:
 		ok = p.skip(0)
-		if !slices.Contains(row.UnknownKeys, name) {
-			row.UnknownKeys = append(row.UnknownKeys, name)
-		}
+		p.top.add(pathKey{key: name})
 	case 8: // meta: known, not read
 		ok = p.skip(0)
 	case 0: // id
@@ -735,10 +758,9 @@ func (p *fastParser) eat(c byte) bool {
 	return false
 }
 
-// key reads an object key and returns its index in known, or -1 for a key
-// the caller skips, and the key. ok is false for a key encoding/json would
-// match to a known one other than exactly (it folds case), or one with
-// escapes.
+// key reads an object key and returns its index in known, or -1 for an
+// unknown key, and the key. Keys match exactly: "Question" is not
+// "question". ok is false for a key with escapes.
 func (p *fastParser) key(known []string) (int, string, bool) {
 	if !p.eat('"') {
 		return 0, "", false
@@ -752,16 +774,6 @@ func (p *fastParser) key(known []string) (int, string, bool) {
 			for j, name := range known {
 				if k == name {
 					return j, k, true
-				}
-			}
-			for j := 0; j < len(k); j++ {
-				if k[j] >= utf8.RuneSelf {
-					return 0, "", false // may fold to a known key (K, ſ)
-				}
-			}
-			for _, name := range known {
-				if strings.EqualFold(k, name) {
-					return 0, "", false
 				}
 			}
 			return -1, k, true
@@ -1041,9 +1053,10 @@ func (p *fastParser) skip(depth int) bool {
 }
 
 // object calls field for each key of an object, with p at the key's value;
-// known lists the keys field handles, any other key's value is skipped.
-// Duplicates of known keys are refused.
-func (p *fastParser) object(known []string, field func(k int) bool) bool {
+// known lists the keys field handles, any other key's value is skipped and
+// the key noted in unknown under prefix. Duplicates of known keys are
+// refused.
+func (p *fastParser) object(known []string, unknown *keySet, prefix string, field func(k int) bool) bool {
 	if !p.eat('{') {
 		return false
 	}
@@ -1054,7 +1067,7 @@ func (p *fastParser) object(known []string, field func(k int) bool) bool {
 	}
 	for {
 		p.ws()
-		k, _, ok := p.key(known)
+		k, name, ok := p.key(known)
 		if !ok {
 			return false
 		}
@@ -1064,6 +1077,7 @@ func (p *fastParser) object(known []string, field func(k int) bool) bool {
 		}
 		p.ws()
 		if k < 0 {
+			unknown.add(pathKey{prefix, name})
 			ok = p.skip(1)
 		} else {
 			if seen&(1<<k) != 0 {
@@ -1094,6 +1108,7 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 	}
 	var small [4]guard.Context
 	list := small[:0]
+	var ids map[string]struct{} // the ids of list, once it is long
 	p.ws()
 	if !p.eat(']') {
 		for {
@@ -1103,7 +1118,7 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 				haveID, ok bool
 				haveText   bool
 			)
-			ok = p.object(contextKeys[:], func(k int) bool {
+			ok = p.object(contextKeys[:], &p.ctxKeys, "contexts[]", func(k int) bool {
 				var ok bool
 				switch k {
 				case 0:
@@ -1144,10 +1159,8 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 			if !ok || !haveID || !haveText {
 				return nil, false
 			}
-			for j := range list {
-				if list[j].ID == c.ID {
-					return nil, false
-				}
+			if p.duplicateID(list, &ids, c.ID) {
+				return nil, false // the fallback words the error
 			}
 			list = append(list, c)
 			p.ws()
@@ -1162,6 +1175,33 @@ func (p *fastParser) contexts() ([]guard.Context, bool) {
 	out := make([]guard.Context, len(list))
 	copy(out, list)
 	return out, true
+}
+
+// duplicateID reports whether id is the id of one of list. A short list is
+// scanned; from smallSetMax contexts on, *ids indexes them, so that a row of
+// n contexts costs O(n) comparisons (p.idWork counts them), not O(n²).
+func (p *fastParser) duplicateID(list []guard.Context, ids *map[string]struct{}, id string) bool {
+	if len(list) < smallSetMax {
+		for j := range list {
+			p.idWork++
+			if list[j].ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	if *ids == nil {
+		*ids = make(map[string]struct{}, 2*len(list))
+		for _, c := range list {
+			(*ids)[c.ID] = struct{}{}
+		}
+	}
+	p.idWork++
+	if _, dup := (*ids)[id]; dup {
+		return true
+	}
+	(*ids)[id] = struct{}{}
+	return false
 }
 
 // boolMap reads an object of booleans.
@@ -1232,7 +1272,7 @@ type expectedBlock struct {
 // expected reads the labels of a row.
 func (p *fastParser) expected() (*Expected, bool) {
 	blk := new(expectedBlock)
-	ok := p.object(expectedKeys[:], func(k int) bool {
+	ok := p.object(expectedKeys[:], &p.labelKeys, "expected", func(k int) bool {
 		switch k {
 		case 0:
 			if p.peek() == 'n' {
@@ -1247,7 +1287,7 @@ func (p *fastParser) expected() (*Expected, bool) {
 				return p.null()
 			}
 			blk.e.Retrieval = &blk.r
-			return p.object(retrievalKeys[:], func(k int) bool {
+			return p.object(retrievalKeys[:], &p.labelKeys, "expected.retrieval", func(k int) bool {
 				switch k {
 				case 0:
 					if p.peek() == 'n' {
@@ -1267,7 +1307,7 @@ func (p *fastParser) expected() (*Expected, bool) {
 				return p.null()
 			}
 			blk.e.Generation = &blk.g
-			return p.object(generationKeys[:], func(k int) bool {
+			return p.object(generationKeys[:], &p.labelKeys, "expected.generation", func(k int) bool {
 				switch k {
 				case 0:
 					return p.optBool(&blk.g.AnswerRelevance, &blk.bools[2])
@@ -1428,7 +1468,15 @@ const expectedJSONL = "expected JSON Lines: one JSON object per line"
 //     how to convert the file.
 //   - Unknown top-level keys (Row.UnknownKeys): one warning per file and
 //     key, at the first line that has it, naming the key likely meant
-//     ("reference_answer" → "referenceAnswer").
+//     ("reference_answer" → "referenceAnswer", "Question" → "question").
+//   - Unknown and misplaced label keys (Row.UnknownPaths), naming where
+//     the label belongs: "expected.groundedness" → "did you mean
+//     expected.generation.groundedness?"; a case variant, a typo or
+//     another name ("faithfulness") of a label is matched too. Unknown
+//     keys of contexts warn only when they likely mean a known one
+//     ("Text"); contexts carry keys of their own (a title, a URL).
+//   - An unknown diagnosis label ("PASSED"), which is not used: one
+//     warning per file and value, naming the closest diagnosis.
 //
 // Parse does both for one line. A caller that parses lines concurrently
 // calls Line for each line in order, then ParseRow and Row in any order.
@@ -1460,12 +1508,14 @@ type openValue struct {
 type shapeKey struct{ file, key string }
 
 type warnEntry struct {
-	pos     Position
-	key     string // the unknown key; "" for a shape warning
-	array   bool   // a shape warning: arrays (true) or objects
-	meant   string // the key likely meant
-	lines   int    // lines concerned
-	fileIdx int
+	pos       Position
+	key       string // the unknown key (a path when nested); "" for a shape warning
+	nested    bool   // key is the path of a key of a context or of the labels
+	diagnosis string // an unknown diagnosis label (key is "expected.diagnosis")
+	array     bool   // a shape warning: arrays (true) or objects
+	meant     string // the key (or path) likely meant
+	lines     int    // lines concerned
+	fileIdx   int
 }
 
 // Line notes the next non-blank line of a file before it is parsed. It
@@ -1555,30 +1605,84 @@ func bracketDepth(t []byte) int {
 	return d
 }
 
-// Row notes the row parsed from the line at pos: its unknown keys.
+// Row notes the row parsed from the line at pos: its unknown keys (of the
+// row, of its labels, and those of its contexts that likely mean a known
+// one) and an unknown diagnosis label.
 func (c *Checker) Row(pos Position, row *Row) {
-	if len(row.UnknownKeys) == 0 {
+	diag := unknownDiagnosis(row.Expected)
+	if len(row.UnknownKeys) == 0 && len(row.UnknownPaths) == 0 && diag == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range row.UnknownKeys {
-		key := shapeKey{pos.File, k}
-		if e := c.keys[key]; e != nil {
-			e.lines++
-			if pos.Line < e.pos.Line {
-				e.pos = pos
-			}
-			continue
-		}
-		if c.keys == nil {
-			c.keys = map[shapeKey]*warnEntry{}
-		}
-		k = strings.Clone(k) // not the line's memory
-		e := &warnEntry{pos: pos, key: k, meant: suggestKey(rowSuggestions, k), lines: 1, fileIdx: c.fileIndex(pos.File)}
-		c.keys[shapeKey{pos.File, k}] = e
-		c.warns = append(c.warns, e)
+		c.note(pos, warnEntry{key: k}, func() string { return topKeyMeant(k) })
 	}
+	for _, p := range row.UnknownPaths {
+		prefix, key := splitPath(p)
+		meant := suggestPath(pathKey{prefix, key})
+		if prefix == "contexts[]" && meant == "" {
+			continue // contexts carry keys of their own (title, url): no noise
+		}
+		c.note(pos, warnEntry{key: p, nested: true}, func() string { return meant })
+	}
+	if diag != "" {
+		c.note(pos, warnEntry{key: "expected.diagnosis", diagnosis: diag}, nil)
+	}
+}
+
+// note counts one line of the warning e (keyed by its key and diagnosis),
+// creating it with meant() when it is new. c.mu is held.
+func (c *Checker) note(pos Position, e warnEntry, meant func() string) {
+	key := shapeKey{pos.File, e.key + "\x00" + e.diagnosis}
+	if old := c.keys[key]; old != nil {
+		old.lines++
+		if pos.Line < old.pos.Line {
+			old.pos = pos
+		}
+		return
+	}
+	if c.keys == nil {
+		c.keys = map[shapeKey]*warnEntry{}
+	}
+	// Not the line's memory.
+	e.key, e.diagnosis = strings.Clone(e.key), strings.Clone(e.diagnosis)
+	key.key = strings.Clone(key.key)
+	if meant != nil {
+		e.meant = meant()
+	}
+	e.pos, e.lines, e.fileIdx = pos, 1, c.fileIndex(pos.File)
+	c.keys[key] = &e
+	c.warns = append(c.warns, &e)
+}
+
+// unknownDiagnosis returns the row's diagnosis label when guard does not
+// know it, or "".
+func unknownDiagnosis(e *Expected) string {
+	if e == nil || e.Diagnosis == nil || slices.Contains(guard.Diagnoses, *e.Diagnosis) {
+		return ""
+	}
+	return string(*e.Diagnosis)
+}
+
+// topKeyMeant returns the key an unknown top-level key likely stands for:
+// a key of the row ("referenceAnswer" for "reference_answer"), or the path
+// of a label put at the top ("expected.generation.groundedness").
+func topKeyMeant(k string) string {
+	if m := suggestKey(rowSuggestions, k); m != "" {
+		return m
+	}
+	return labelHome(k)
+}
+
+// splitPath splits an UnknownPaths entry into the object's path and the key.
+func splitPath(p string) (prefix, key string) {
+	for _, pre := range []string{"contexts[]", "expected.retrieval", "expected.generation", "expected"} {
+		if strings.HasPrefix(p, pre+".") {
+			return pre, p[len(pre)+1:]
+		}
+	}
+	return "", p
 }
 
 // fileIndex numbers files in the order they are first seen. c.mu is held.
@@ -1635,7 +1739,17 @@ func (e *warnEntry) message() string {
 	case e.key == "":
 		return fmt.Sprintf("%s; this file has JSON objects spread over several lines (line %d): %s reported as bad; convert them with jq -c .", expectedJSONL, e.pos.Line, lines)
 	}
+	if e.diagnosis != "" {
+		return diagnosisWarning(e.diagnosis, e.lines)
+	}
 	msg := fmt.Sprintf("unknown key %q is ignored", e.key)
+	if e.nested {
+		what := "a label key"
+		if strings.HasPrefix(e.key, "contexts[].") {
+			what = "a context key"
+		}
+		msg = fmt.Sprintf("%s: not %s, ignored", e.key, what)
+	}
 	if e.lines > 1 {
 		msg += fmt.Sprintf(" (first seen here, on %d lines in all)", e.lines)
 	}

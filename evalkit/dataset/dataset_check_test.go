@@ -44,7 +44,8 @@ func TestParseRowErrorsPlainWords(t *testing.T) {
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"diagnosis":5}}`, "expected.diagnosis: want a string, got a number"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":5}}`, "expected.retrieval: want an object, got a number"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"generation":{"groundedness":"yes"}}}`, "expected.generation.groundedness: want true, false or null, got a string"},
-		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"Generation":{"Correctness":1}}}`, "expected.generation.correctness: want true, false or null, got a number"},
+		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"generation":{"correctness":1}}}`, "expected.generation.correctness: want true, false or null, got a number"},
+		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"generation":true}}`, "expected.generation: want an object, got true or false"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"chunkRelevance":[1]}}}`, "expected.retrieval.chunkRelevance: want an object, got an array"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"chunkRelevance":{"c1":"yes"}}}}`, "expected.retrieval.chunkRelevance: want true or false for each context id, got a string"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"contextSufficiency":{}}}}`, "expected.retrieval.contextSufficiency: want true, false or null, got an object"},
@@ -89,7 +90,7 @@ func TestParseRowNoInternalNames(t *testing.T) {
 func TestParseRowNumericContextIDs(t *testing.T) {
 	line := `{"id":7,"question":"q","contexts":[{"id":1,"text":"a"},{"id":-2.5e3,"text":"b"},{"id":"c","text":"c"}],"answer":"x",` +
 		`"expected":{"retrieval":{"chunkRelevance":{"1":true,"-2.5e3":false}}}}`
-	for _, l := range []string{line, strings.Replace(line, `"question"`, `"Question"`, 1)} { // the second takes encoding/json's path
+	for _, l := range []string{line, strings.Replace(line, `"question"`, `"\u0071uestion"`, 1)} { // the second takes encoding/json's path
 		row, err := ParseRow([]byte(l))
 		if err != nil {
 			t.Fatalf("ParseRow(%q): %v", l, err)
@@ -124,9 +125,9 @@ func TestParseRowNumericContextIDs(t *testing.T) {
 }
 
 // TestParseRowUnknownKeys: the top-level keys ParseRow does not know are
-// listed in line order, each once, on both decoding paths; known keys,
-// "meta" (provenance, read by no one) and keys encoding/json matches to a
-// known one by case are not.
+// listed in line order, each once, on both decoding paths; known keys and
+// "meta" (provenance, read by no one) are not; keys match exactly, so a
+// case variant of a known key is unknown.
 func TestParseRowUnknownKeys(t *testing.T) {
 	tests := []struct {
 		line string
@@ -135,7 +136,7 @@ func TestParseRowUnknownKeys(t *testing.T) {
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","referenceAnswer":"r","expected":{},"source":"s","metadata":{},"meta":{"k":1}}`, nil},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","reference_answer":"r"}`, []string{"reference_answer"}},
 		{`{"id":"a","reference":"r","question":"q","contexts":[],"answer":"x","label":1,"reference":"s"}`, []string{"reference", "label"}},
-		{`{"id":"a","Question":"q","contexts":[],"answer":"x","Meta":1,"passages":[]}`, []string{"passages"}},
+		{`{"id":"a","question":"q","Question":"Q","contexts":[],"answer":"x","Meta":1,"passages":[]}`, []string{"Question", "Meta", "passages"}},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","r\u00e9f":1}`, []string{"réf"}},
 	}
 	for _, tt := range tests {

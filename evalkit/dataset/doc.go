@@ -4,9 +4,10 @@
 //
 // It is the "datasets in" job of the offline kit. [ParseRow] decodes one
 // line, rejecting a bad one with a [RowError] that names the field; a label
-// that is absent is unlabeled, never false. [Checker] adds the
-// warnings a whole file deserves (unknown keys, with the key likely meant; a
-// file that is not JSON Lines). [FileSource] streams the rows of several
+// that is absent is unlabeled, never false. Keys match exactly. [Checker]
+// adds the warnings a whole file deserves (unknown or misplaced keys and
+// unknown diagnosis labels, with the one likely meant; a file that is not
+// JSON Lines). [FileSource] streams the rows of several
 // files as replay [Item]s: a bad line is an item with its [Position] and
 // reason, never dropped, and each file is described ([InputFile]: lines, bad
 // lines, size, SHA-256) for the report. [Lines] and [LineFile] are the

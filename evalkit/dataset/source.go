@@ -72,6 +72,9 @@ type InputFile struct {
 	// as an item of that kind.
 	Lines int `json:"lines"`
 	Bad   int `json:"bad"`
+	// Repeated counts the trace file's evaluation spans skipped because
+	// their trace and span ID were read before (a batch exported twice).
+	Repeated int `json:"repeated,omitempty"`
 	// Bytes is the file size.
 	Bytes int64 `json:"bytes"`
 }

@@ -3,6 +3,7 @@ package otlp
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +29,7 @@ const MaxLineBytes = 64 << 20
 const maxProblems = 1000
 
 // Stats counts what Read saw. Lines = BadLines + the lines parsed;
-// EvaluationSpans = Records + NoResult + BadSpans.
+// EvaluationSpans = Records + NoResult + BadSpans + Repeated.
 type Stats struct {
 	Lines           int // non-blank lines
 	BadLines        int // lines that are not OTLP JSON (reported in Problems)
@@ -38,6 +39,10 @@ type Stats struct {
 	WithSample      int // records that carry the sample (content capture was on)
 	NoResult        int // evaluation spans of evaluations that gave no result
 	BadSpans        int // evaluation spans that could not be rebuilt (reported in Problems)
+	// Repeated counts the evaluation spans whose trace and span ID were
+	// already read (a batch exported twice): each span counts once, and
+	// each repeat is listed in Problems.
+	Repeated int
 	// OldFormat counts the bad spans refused because they are in the old
 	// verdict format (no ragtriage.verdicts attribute).
 	OldFormat int
@@ -53,6 +58,9 @@ type Problem struct {
 	Line   int    // 1-based line number
 	SpanID string // the span's ID, when the problem is about a span
 	Reason string
+	// Repeat marks a span read before (Stats.Repeated): it was skipped, and
+	// is not a bad span.
+	Repeat bool
 }
 
 func (p Problem) String() string {
@@ -83,9 +91,36 @@ func (st *Stats) problem(line int, span, format string, args ...any) {
 // A span in the old verdict format (without ragtriage.verdicts=answer) is
 // such a span: it is refused, never converted, and also counted in
 // Stats.OldFormat.
+// An evaluation span with the trace and span ID of one read before (the
+// same batch exported twice) is skipped: it counts once, in
+// Stats.Repeated, and is listed in Problems marked Repeat.
 // Lines holding other signals (metrics, logs) are counted but hold no spans.
 // Read stops at the first error of r or fn and returns it.
 func Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error) {
+	return NewReader().Read(r, fn)
+}
+
+// A Reader reads OTLP JSON files one after the other and remembers the
+// evaluation spans it has read, so that a span repeated within a file or
+// across files counts once. A Reader must not be used concurrently.
+type Reader struct {
+	seen  map[spanKey]spanSeen
+	files int
+}
+
+// spanKey is a span's trace and span IDs, decoded from hex.
+type spanKey [24]byte
+
+// spanSeen says where a span was first read: the file's ordinal and line.
+type spanSeen struct{ file, line int }
+
+// NewReader returns a Reader that has read nothing.
+func NewReader() *Reader { return &Reader{seen: map[spanKey]spanSeen{}} }
+
+// Read is like the function Read, and skips the evaluation spans that this
+// Reader has read before (counted in Stats.Repeated).
+func (rd *Reader) Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error) {
+	rd.files++
 	var st Stats
 	br := bufio.NewReaderSize(r, 1<<16)
 	var buf []byte
@@ -99,7 +134,7 @@ func Read(r io.Reader, fn func(line int, rec record.Record) error) (Stats, error
 			if tooLong {
 				st.BadLines++
 				st.problem(lineNo, "", "line is over the limit of %d bytes", MaxLineBytes)
-			} else if ferr := readOTLPLine(&st, lineNo, line, fn); ferr != nil {
+			} else if ferr := rd.readOTLPLine(&st, lineNo, line, fn); ferr != nil {
 				return st, ferr
 			}
 		}
@@ -226,7 +261,7 @@ func (d *otlpDouble) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record) error) error {
+func (rd *Reader) readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record) error) error {
 	if !utf8.Valid(line) {
 		st.BadLines++
 		st.problem(lineNo, "", "invalid UTF-8")
@@ -252,6 +287,9 @@ func readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record
 					continue
 				}
 				st.EvaluationSpans++
+				if rd.repeated(st, lineNo, sp) {
+					continue
+				}
 				rec, incomplete, err := spanRecord(sp)
 				switch {
 				case err == errNoResult:
@@ -280,6 +318,32 @@ func readOTLPLine(st *Stats, lineNo int, line []byte, fn func(int, record.Record
 		}
 	}
 	return nil
+}
+
+// repeated reports whether the span was read before, and then counts and
+// lists it. A span whose IDs are not hex is never a repeat: it is bad.
+func (rd *Reader) repeated(st *Stats, lineNo int, sp *otlpSpan) bool {
+	var k spanKey
+	if !isHex(sp.TraceID, 32) || !isHex(sp.SpanID, 16) {
+		return false
+	}
+	hex.Decode(k[:16], []byte(sp.TraceID))
+	hex.Decode(k[16:], []byte(sp.SpanID))
+	first, ok := rd.seen[k]
+	if !ok {
+		rd.seen[k] = spanSeen{file: rd.files, line: lineNo}
+		return false
+	}
+	st.Repeated++
+	where := fmt.Sprintf("line %d", first.line)
+	if first.file != rd.files {
+		where += " of an earlier file"
+	}
+	if len(st.Problems) < maxProblems {
+		st.Problems = append(st.Problems, Problem{Line: lineNo, SpanID: strings.ToLower(sp.SpanID), Repeat: true,
+			Reason: fmt.Sprintf("span repeated: trace %s span %s was read at %s; counted once", strings.ToLower(sp.TraceID), strings.ToLower(sp.SpanID), where)})
+	}
+	return true
 }
 
 // attrs is a span's or event's attributes by key.
@@ -389,6 +453,9 @@ func spanRecord(sp *otlpSpan) (rec record.Record, incomplete string, err error) 
 	}
 	rec.Legs = record.Legs(r, fbUsage)
 	if rec.Sample, err = sampleAttrs(a, ids); err != nil {
+		return fail(err)
+	}
+	if err := record.Check(&rec); err != nil {
 		return fail(err)
 	}
 	return rec, incomplete, nil

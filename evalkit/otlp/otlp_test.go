@@ -3,7 +3,9 @@ package otlp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,8 +74,9 @@ func TestReadOTLPBadLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _, _ := bytes.Cut(fixture, []byte("\n"))
-	noID := strings.Replace(string(first), `"ragtriage.sample.id"`, `"ragtriage.sample.idx"`, 1)
-	badLabel := strings.Replace(string(first), `{"stringValue":"pass"}`, `{"stringValue":"maybe"}`, 1)
+	// Other trace IDs: the same IDs would make them repeats of line 1.
+	noID := retrace(strings.Replace(string(first), `"ragtriage.sample.id"`, `"ragtriage.sample.idx"`, 1), 7)
+	badLabel := retrace(strings.Replace(string(first), `{"stringValue":"pass"}`, `{"stringValue":"maybe"}`, 1), 8)
 	in := strings.Join([]string{
 		string(first),
 		"{not json",
@@ -92,7 +95,7 @@ func TestReadOTLPBadLines(t *testing.T) {
 	if st.Lines != 7 || st.BadLines != 3 {
 		t.Errorf("lines %d, bad %d; want 7, 3 (stats %+v)", st.Lines, st.BadLines, st)
 	}
-	if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans || st.Records != n {
+	if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans+st.Repeated || st.Records != n {
 		t.Errorf("counts do not add up: %+v (fn called %d times)", st, n)
 	}
 	wantLines := map[int]bool{2: false, 3: false, 5: false}
@@ -125,6 +128,13 @@ func TestReadOTLPBadLines(t *testing.T) {
 	}
 }
 
+// retrace gives every span of an OTLP line the trace ID n.
+func retrace(line string, n int) string {
+	return traceIDs.ReplaceAllString(line, fmt.Sprintf(`"traceId":"%032x"`, n))
+}
+
+var traceIDs = regexp.MustCompile(`"traceId":"[0-9a-fA-F]{32}"`)
+
 func FuzzReadOTLP(f *testing.F) {
 	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
 	if err != nil {
@@ -139,7 +149,7 @@ func FuzzReadOTLP(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans || st.BadLines > st.Lines {
+		if st.EvaluationSpans != st.Records+st.NoResult+st.BadSpans+st.Repeated || st.BadLines > st.Lines {
 			t.Fatalf("counts do not add up: %+v", st)
 		}
 	})

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
@@ -50,6 +53,10 @@ type Report struct {
 	Cost           Cost            `json:"cost"`
 	Reproduce      Reproducibility `json:"reproducibility"`
 	Settings       Settings        `json:"settings"`
+	// NonFinite lists the figures that were not finite numbers (NaN or an
+	// infinity) when the report was written, by JSON path; see WriteJSON.
+	// Empty in a sound run.
+	NonFinite []string `json:"nonFinite,omitempty"`
 }
 
 // SimulationInfo describes a simulated fallback judge in a report.
@@ -649,13 +656,83 @@ type DecisionSetUse struct {
 	Rows    int    `json:"rows"`
 }
 
-// WriteJSON writes the report as indented JSON to path.
+// WriteJSON writes the report as indented JSON to path. JSON has no NaN or
+// infinity: a figure that is not a finite number is written as 0 (NaN) or
+// the largest float64 of its sign, and its path is listed in NonFinite, so
+// that the report is always written. The readers and sums of evalkit keep
+// every figure finite; NonFinite is the last guard.
 func (r *Report) WriteJSON(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		r.NonFinite = append(r.NonFinite, clampNonFinite(reflect.ValueOf(r).Elem(), "")...)
+		b, err = json.MarshalIndent(r, "", "  ")
+	}
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// clampNonFinite replaces, in v and below it, every NaN by 0 and every
+// infinity by the largest float64 of its sign; it returns their paths.
+func clampNonFinite(v reflect.Value, path string) (paths []string) {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		if !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return nil
+		}
+		if v.CanSet() {
+			v.SetFloat(clampFloat(f))
+		}
+		return []string{path}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return clampNonFinite(v.Elem(), path)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				paths = append(paths, clampNonFinite(v.Field(i), path+"."+jsonName(f))...)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			paths = append(paths, clampNonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			// Map values are not addressable: fix a copy and store it back.
+			cp := reflect.New(iter.Value().Type()).Elem()
+			cp.Set(iter.Value())
+			if p := clampNonFinite(cp, fmt.Sprintf("%s[%v]", path, iter.Key())); len(p) > 0 {
+				v.SetMapIndex(iter.Key(), cp)
+				paths = append(paths, p...)
+			}
+		}
+	}
+	return paths
+}
+
+func clampFloat(f float64) float64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f > 0:
+		return math.MaxFloat64
+	}
+	return -math.MaxFloat64
+}
+
+// jsonName is the JSON key of a struct field.
+func jsonName(f reflect.StructField) string {
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+		return name
+	}
+	return f.Name
 }
 
 // ReadReport reads a report written by WriteJSON.

@@ -1,0 +1,156 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// decodeExpected decodes a row's labels (a JSON value that is not null).
+// Keys match exactly; an unknown key is noted in unknown by its path
+// ("expected.groundedness") and its value ignored. why words the first
+// mistyped label in JSON terms (its path, what it wants, what it got), or
+// is "". A repeated key's last value wins.
+func decodeExpected(b json.RawMessage, unknown *keySet) (e *Expected, why string) {
+	if jsonKind(b) != "an object" {
+		return nil, "expected: want an object, got " + jsonKind(b)
+	}
+	e = &Expected{}
+	for _, m := range members(b) {
+		switch m.key {
+		case "diagnosis":
+			e.Diagnosis, why = diagnosisLabel(m.val)
+		case "retrieval":
+			e.Retrieval, why = retrievalLabels(m.val, unknown)
+		case "generation":
+			e.Generation, why = generationLabels(m.val, unknown)
+		default:
+			unknown.add(pathKey{"expected", m.key})
+		}
+		if why != "" {
+			return nil, why
+		}
+	}
+	return e, ""
+}
+
+// gotKind names a JSON value's kind as the label errors do.
+func gotKind(b []byte) string {
+	if k := jsonKind(b); k != "true" && k != "false" {
+		return k
+	}
+	return "true or false"
+}
+
+func diagnosisLabel(b json.RawMessage) (*guard.Diagnosis, string) {
+	if isNull(b) {
+		return nil, ""
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return nil, "expected.diagnosis: want a string, got " + gotKind(b)
+	}
+	d := guard.Diagnosis(s)
+	return &d, ""
+}
+
+// boolLabel decodes true, false or null (nil) at path.
+func boolLabel(path string, b json.RawMessage) (*bool, string) {
+	if isNull(b) {
+		return nil, ""
+	}
+	var v bool
+	if json.Unmarshal(b, &v) != nil {
+		return nil, fmt.Sprintf("%s: want true, false or null, got %s", path, gotKind(b))
+	}
+	return &v, ""
+}
+
+// labelObject returns the members of the labels object at path, or why it
+// is not an object.
+func labelObject(path string, b json.RawMessage) ([]member, string) {
+	if jsonKind(b) != "an object" {
+		return nil, fmt.Sprintf("%s: want an object, got %s", path, gotKind(b))
+	}
+	return members(b), ""
+}
+
+func retrievalLabels(b json.RawMessage, unknown *keySet) (*RetrievalLabels, string) {
+	if isNull(b) {
+		return nil, ""
+	}
+	ms, why := labelObject("expected.retrieval", b)
+	if why != "" {
+		return nil, why
+	}
+	r := &RetrievalLabels{}
+	for _, m := range ms {
+		switch m.key {
+		case "chunkRelevance":
+			r.ChunkRelevance, why = chunkLabels(m.val)
+		case "contextSufficiency":
+			r.ContextSufficiency, why = boolLabel("expected.retrieval.contextSufficiency", m.val)
+		case "contextConflict":
+			r.ContextConflict, why = boolLabel("expected.retrieval.contextConflict", m.val)
+		default:
+			unknown.add(pathKey{"expected.retrieval", m.key})
+		}
+		if why != "" {
+			return nil, why
+		}
+	}
+	return r, ""
+}
+
+// chunkLabels decodes the object of context ids to true or false (null
+// reads as false, as encoding/json decodes it into a map).
+func chunkLabels(b json.RawMessage) (map[string]bool, string) {
+	const path = "expected.retrieval.chunkRelevance"
+	if isNull(b) {
+		return nil, ""
+	}
+	ms, why := labelObject(path, b)
+	if why != "" {
+		return nil, why
+	}
+	out := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		var v bool
+		if !isNull(m.val) && json.Unmarshal(m.val, &v) != nil {
+			return nil, fmt.Sprintf("%s: want true or false for each context id, got %s", path, gotKind(m.val))
+		}
+		out[m.key] = v
+	}
+	return out, ""
+}
+
+func generationLabels(b json.RawMessage, unknown *keySet) (*GenerationLabels, string) {
+	if isNull(b) {
+		return nil, ""
+	}
+	ms, why := labelObject("expected.generation", b)
+	if why != "" {
+		return nil, why
+	}
+	g := &GenerationLabels{}
+	for _, m := range ms {
+		path := "expected.generation." + m.key
+		switch m.key {
+		case "answerRelevance":
+			g.AnswerRelevance, why = boolLabel(path, m.val)
+		case "groundedness":
+			g.Groundedness, why = boolLabel(path, m.val)
+		case "contradiction":
+			g.Contradiction, why = boolLabel(path, m.val)
+		case "correctness":
+			g.Correctness, why = boolLabel(path, m.val)
+		default:
+			unknown.add(pathKey{"expected.generation", m.key})
+		}
+		if why != "" {
+			return nil, why
+		}
+	}
+	return g, ""
+}
