@@ -80,14 +80,16 @@ grow the heap tenfold.
 Flags:
   -profile FILE  calibration profile of the lexical judges (default: the
                  embedded profile); its policy sets the thresholds
-  -workers N     lines judged in parallel (default 1; 0 means one per CPU).
-                 Output order is kept whatever N is.
+  -workers N     lines judged in parallel (default 0: one per CPU, as
+                 GOMAXPROCS gives). Output order is kept whatever N is.
 `
 
-// Test hooks: the longest line accepted and the input buffer size.
+// Test hooks: the longest line accepted, the input buffer size, and a
+// function told how many workers a run uses.
 var (
 	maxLineBytes   = dataset.MaxLineBytes
 	readBufferSize = 64 << 10
+	judgeStarting  = func(workers int) {}
 )
 
 // judgeGCPercent is the garbage collector's target while judge runs (see
@@ -109,7 +111,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, judgeUsage) }
 	profile := fs.String("profile", "", "calibration profile `FILE`")
-	workers := fs.Int("workers", 1, "lines judged in parallel")
+	workers := fs.Int("workers", 0, "lines judged in parallel (0: one per CPU)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -159,6 +161,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	var check dataset.Checker
+	judgeStarting(*workers)
 	st, err := judgeStream(context.Background(), g, &check, name, in, stdout, *workers)
 	for _, w := range check.Warnings() {
 		where := fmt.Sprintf("line %d", w.Pos.Line)
