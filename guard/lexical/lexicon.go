@@ -116,7 +116,7 @@ var auxStarts = map[string]bool{
 // lexicon.tsv: synonymOf maps a base's stem hash to its synonyms' bases (the
 // first senses only), antonymOf to its antonyms' bases (WordNet's direct
 // antonyms and antonymPairs). Each word's flags and base go straight into
-// the vocabulary's lookup tables (see parseVocab). They are built once, on
+// the vocabulary's lookup tables (see vocabulary.build). They are built once, on
 // first use, from the compiled table read in place (a few milliseconds), so
 // that importing the package costs nothing.
 var (
@@ -165,15 +165,26 @@ func loadLexicon() { lexOnce.Do(buildLexicon) }
 // loadLexiconMaps builds canonOf, canonStem and wordFlagMap.
 func loadLexiconMaps() { mapsOnce.Do(buildLexiconMaps) }
 
+// buildLexicon reads the compiled lexicon and, on a goroutine it waits
+// for, the vocabulary's lines, then builds the vocabulary's tables.
 func buildLexicon() {
+	v := &vocabulary{}
+	var words []vocabWord
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		words, werr = v.readWords(vocabText)
+	}()
 	entries, err := readLexicon(lexiconText)
+	<-done
 	if err != nil {
 		panic("lexical: embedded lexicon: " + err.Error())
 	}
-	v, err := parseVocab(vocabText, entries)
-	if err != nil {
-		panic(err)
+	if werr != nil {
+		panic(werr)
 	}
+	v.build(words, entries)
 	defaultVocab = v
 }
 

@@ -36,21 +36,21 @@ type vocabWord struct {
 	df int
 }
 
-// parseVocab reads the vocabulary text and builds its lookup tables from
-// it and the compiled lexicon's entries.
-func parseVocab(text string, lex []lexEntry) (*vocabulary, error) {
-	v := &vocabulary{}
-	words, err := v.readWords(text)
-	if err != nil {
-		return nil, err
-	}
+// build fills the vocabulary's two tables, the second on a goroutine of its
+// own that build waits for: on more than one CPU, start-up takes the time
+// of the larger table only.
+func (v *vocabulary) build(words []vocabWord, lex []lexEntry) {
 	v.unknown = idf(0, v.docs)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Context tokens need no synonym flag (synonyms are looked up for
+		// the question's and the answer's words only): the table they read
+		// is kept small.
+		v.flags = newLexTable(lex, nil, v.docs, ^fSynSet)
+	}()
 	v.tab = newLexTable(lex, words, v.docs, ^uint16(0))
-	// Context tokens need no synonym flag (synonyms are looked up for the
-	// question's and the answer's words only): the table they read is kept
-	// small.
-	v.flags = newLexTable(lex, nil, v.docs, ^fSynSet)
-	return v, nil
+	<-done
 }
 
 // readWords reads the "#docs N" line into v.docs and returns the "stem df"
