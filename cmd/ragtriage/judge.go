@@ -101,8 +101,8 @@ const judgeGCPercent = 1000
 // runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set. The guard's
 // tables are about 9 MB of live heap and a line's work a few hundred KB, so
 // under GOGC=1000 alone the heap would grow to about 110 MB; the limit
-// caps it (RSS near 80 MB, issue 18 asks for at most 100) for about 6% more
-// collector time.
+// caps it (RSS near 80 MB; issue 18 asks for at most 100) at a CPU cost
+// within the noise of the runs in testdata/bench/speed-2026-12-03.txt.
 const judgeMemoryLimit = 80 << 20
 
 const (
