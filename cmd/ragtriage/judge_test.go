@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -290,6 +291,40 @@ func TestJudgeWorkersSameOutput(t *testing.T) {
 		if outputs[workers] != outputs[1] {
 			t.Errorf("-workers %d output differs from -workers 1", workers)
 		}
+	}
+}
+
+// TestJudgeDefaultWorkers checks that judge without -workers uses one
+// worker per CPU (GOMAXPROCS) and still writes in input order: what
+// -workers 1 writes.
+func TestJudgeDefaultWorkers(t *testing.T) {
+	rows := sampleLines(t)
+	var in bytes.Buffer
+	for i := range 200 {
+		if i%17 == 5 {
+			in.WriteString("{oops\n")
+			continue
+		}
+		in.Write(rows[i%len(rows)])
+		in.WriteByte('\n')
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	used := -1
+	defer func(f func(int)) { judgeStarting = f }(judgeStarting)
+	judgeStarting = func(n int) { used = n }
+	latency := regexp.MustCompile(`"latencyMs":[0-9.e+-]+`)
+	out := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		run(append([]string{"judge"}, args...), bytes.NewReader(in.Bytes()), &stdout, &stderr)
+		return latency.ReplaceAllString(stdout.String(), `"latencyMs":0`)
+	}
+	want := out("-workers", "1")
+	got := out()
+	if used != 3 {
+		t.Errorf("judge without -workers used %d workers; want 3 (GOMAXPROCS)", used)
+	}
+	if got != want {
+		t.Errorf("judge without -workers: output differs from -workers 1 (order or content)")
 	}
 }
 

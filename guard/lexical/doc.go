@@ -52,10 +52,15 @@
 //
 // About 107 µs and 73 allocations per Evaluate of five contexts of ~120
 // words with a three-sentence answer and a reference (BenchmarkEvaluate, on
-// a 2-core AMD EPYC); the WordNet tables take ~120 ms to build on first use
-// and ~14 MB of heap. A request computes the features of the decisions it
-// asks for only: on that sample, groundedness alone costs about half of all
-// seven, correctness alone about 40% (BenchmarkJudgeDecision).
+// a 2-core AMD EPYC). The lexicon and vocabulary tables are built on first
+// use from lexicon.tsv (WordNet 3.0, compiled once) and vocab.txt, read in
+// place, into about 9 MB of heap. BenchmarkNewGuard rebuilds them every
+// iteration: 16–23 ms on a shared 2-core machine at its quietest, 46 ms
+// median under heavy load, against 178–274 ms before the lexicon was
+// compiled (testdata/bench/speed-2026-12-03.txt). A request computes the
+// features of the decisions it asks for only: on that sample, groundedness
+// alone costs about half of all seven, correctness alone about 40%
+// (BenchmarkJudgeDecision).
 // [Judge.JudgeClaims] analyses the question and the contexts once for all
 // claims: six one-sentence claims cost about a quarter of six Groundedness
 // requests (BenchmarkJudgeClaims against BenchmarkClaimsPerCall). A [Judge] is immutable and safe for concurrent use; it

@@ -1,11 +1,11 @@
 package lexical
 
 import (
-	"slices"
+	_ "embed"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/ragtriage/ragtriage/guard/lexical/internal/wordnet"
 )
 
 // normHash returns the hash a word gets from the tokenizer: folded, stemmed.
@@ -40,10 +40,10 @@ const hedgeList = `unclear uncertain unknown depends depend depending might may 
 some many myth misconception actually however although but no not nothing never comment sure debate disputed
 varies vary evidence scientific studies`
 
-// wordFlagMap holds the flags of every word that has any: function words,
-// negations, hedges, and (filled by loadLexicon) words with antonyms or
-// synonyms. Read it only after loadLexicon.
-var wordFlagMap = func() map[uint64]uint16 {
+// baseWordFlags returns the flags the word lists above give: function
+// words, negations, negative-polarity words and hedges. The generator of
+// lexicon.tsv starts from them.
+func baseWordFlags() map[uint64]uint16 {
 	m := map[uint64]uint16{}
 	for _, w := range strings.Fields(stopList) {
 		m[normHash(w)] |= fStop
@@ -58,9 +58,14 @@ var wordFlagMap = func() map[uint64]uint16 {
 		m[normHash(w)] |= fHedge
 	}
 	return m
-}()
+}
 
-func wordFlags(h uint64) uint16 { return wordFlagMap[h] }
+// wordFlags returns the flags of the word with stem hash h, for the
+// tokenizer without a vocabulary (Stems).
+func wordFlags(h uint64) uint16 {
+	loadLexiconMaps()
+	return wordFlagMap[h]
+}
 
 // antonymPairs supplement WordNet's antonyms with swaps that flip a claim in
 // the texts RAG answers come from but that WordNet does not record as
@@ -86,10 +91,6 @@ var antonymPairs = [][2]string{
 	{"required", "optional"}, {"public", "private"}, {"free", "paid"},
 }
 
-// antonymOf maps a word's (canonical) hash to the hashes of its antonyms:
-// WordNet's direct antonyms and antonymPairs. Filled by loadLexicon.
-var antonymOf map[uint64][]uint64
-
 // questionType is the kind of answer a question asks for.
 type questionType uint8
 
@@ -111,159 +112,229 @@ var auxStarts = map[string]bool{
 	"am": true, "may": true, "might": true, "must": true, "shall": true,
 }
 
-// Lexical knowledge from WordNet 3.0 (see internal/wordnet): canonOf maps the
-// stem hash of an inflected or derived form to that of its base ("wrote",
-// "written" → "write"; "refundable" → "refund"), synonymOf a base to its
-// synonyms' bases (the first senses only), and antonymOf gains WordNet's
-// antonyms. They are built once, on first use (about 30 ms and a few MB), so
+// Lexical knowledge from WordNet 3.0 (see internal/wordnet), compiled into
+// lexicon.tsv: synonymOf maps a base's stem hash to its synonyms' bases (the
+// first senses only), antonymOf to its antonyms' bases (WordNet's direct
+// antonyms and antonymPairs). Each word's flags and base go straight into
+// the vocabulary's lookup tables (see vocabulary.build). They are built once, on
+// first use, from the compiled table read in place (a few milliseconds), so
 // that importing the package costs nothing.
 var (
 	lexOnce   sync.Once
-	canonOf   map[uint64]uint64
 	synonymOf map[uint64][]uint64
-	// canonStem names the base stem of each canonOf entry, for Stems
-	// (offline tools) only.
-	canonStem map[uint64]string
+	antonymOf map[uint64][]uint64
 )
 
-// loadLexicon builds the WordNet-derived tables and the default vocabulary.
-// Every entry point (New, Stems, the tokenizer) calls it.
+// The same knowledge as maps, for the tokenizer without a vocabulary (Stems)
+// and for tests: canonOf maps the stem hash of an inflected or derived form to
+// that of its base ("wrote", "written" → "write"; "refundable" → "refund"),
+// canonStem names that base's stem, and wordFlagMap holds the flags of every
+// word that has any (function words, negations, hedges, words with
+// antonyms or synonyms). loadLexiconMaps builds them, on first use.
+var (
+	mapsOnce    sync.Once
+	canonOf     map[uint64]uint64
+	canonStem   map[uint64]string
+	wordFlagMap map[uint64]uint16
+)
+
+// lexiconText is the compiled lexicon: WordNet's bases, synonyms and
+// antonyms and the word lists above, as stems. TestLexiconUpToDate derives
+// it again from internal/wordnet and the lists, and -update-lexicon
+// rewrites it:
+//
+//	go test ./guard/lexical -run TestLexiconUpToDate -update-lexicon
+//
+// Comment lines start with "#"; the line "#! flags=F canon=C syn=S ant=A
+// edges=E" sizes the tables. Then one line per stem, sorted, five
+// tab-separated fields:
+//
+//	stem <TAB> flags <TAB> base <TAB> synonyms <TAB> antonyms
+//
+// flags is the decimal word-flag set (0: none); base is the stem the word
+// reads as (empty: itself); synonyms and antonyms are space-separated stems,
+// in the order the judges read them.
+//
+//go:embed lexicon.tsv
+var lexiconText string
+
+// loadLexicon builds the lexicon tables and the default vocabulary. Every
+// entry point (New, Stems, the tokenizer) calls it.
 func loadLexicon() { lexOnce.Do(buildLexicon) }
 
-// wnEntry is one WordNet entry as buildLexicon reads it, with the stem
-// hashes of its word and base.
-type wnEntry struct {
-	word, base string
-	syns, ants []string
-	wh, bh     uint64
-}
+// loadLexiconMaps builds canonOf, canonStem and wordFlagMap.
+func loadLexiconMaps() { mapsOnce.Do(buildLexiconMaps) }
 
+// buildLexicon reads the compiled lexicon and, on a goroutine it waits
+// for, the vocabulary's lines, then builds the vocabulary's tables.
 func buildLexicon() {
-	// One pass over a table parsed for the occasion; it is garbage once
-	// the hash tables below are built.
-	entries := make([]wnEntry, 0, 1<<17) // the table has about 102,000 keys
-	var sh stemHasher
-	wordnet.Scan(func(word, base string, syns, ants []string) {
-		entries = append(entries, wnEntry{word: word, base: base, syns: syns, ants: ants, wh: sh.hash(word), bh: sh.hash(base)})
-	})
-	buildCanon(entries, &sh)
-	buildRelations(entries, &sh)
-	v, err := parseVocab(vocabText)
+	v := &vocabulary{}
+	var words []vocabWord
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		words, werr = v.readWords(vocabText)
+	}()
+	entries, err := readLexicon(lexiconText)
+	<-done
 	if err != nil {
-		panic(err)
+		panic("lexical: embedded lexicon: " + err.Error())
 	}
+	if werr != nil {
+		panic(werr)
+	}
+	v.build(words, entries)
 	defaultVocab = v
 }
 
-// stemHasher is normHash for the WordNet table's words (lower-case ASCII
-// letters), without allocating.
-type stemHasher struct{ buf []byte }
-
-func (s *stemHasher) hash(w string) uint64 {
-	s.buf = append(s.buf[:0], w...)
-	return hashBytes(s.buf[:stem(s.buf)])
+func buildLexiconMaps() {
+	var n lexCounts
+	readLexHeader(lexiconText, &n)
+	wordFlagMap = make(map[uint64]uint16, n.flags)
+	canonOf = make(map[uint64]uint64, n.canon)
+	canonStem = make(map[uint64]string, n.canon)
+	err := scanLexicon(lexiconText, func(stem string, flags uint16, base, _, _ string) {
+		h := hashString(stem)
+		if flags != 0 {
+			wordFlagMap[h] = flags
+		}
+		if base != "" {
+			canonOf[h] = hashString(base)
+			canonStem[h] = base
+		}
+	})
+	if err != nil {
+		panic("lexical: embedded lexicon: " + err.Error())
+	}
 }
 
-// stem returns the stem of w as a string.
-func (s *stemHasher) stem(w string) string {
-	s.buf = append(s.buf[:0], w...)
-	return string(s.buf[:stem(s.buf)])
+// lexEntry is one stem of the compiled lexicon: its hash, its flags, and
+// the hash of the base it reads as (0: itself).
+type lexEntry struct {
+	h, canon uint64
+	flags    uint16
 }
 
-// buildCanon fills canonOf, the base of each inflected or derived form, and
-// canonStem, the base's stem. A form that is a lemma of its own somewhere
-// (it is some synset's member: "found" = establish, "saw" = proverb) keeps
-// its identity rather than reading as another word's inflection ("find");
-// so does a form whose stem is some lemma's stem ("leaves" and "leave").
-func buildCanon(entries []wnEntry, sh *stemHasher) {
-	canonOf = map[uint64]uint64{}
-	canonStem = map[uint64]string{}
-	conflict := map[uint64]bool{}
-	lemma := make(map[string]bool, len(entries))
-	baseStem := make(map[uint64]bool, len(entries))
-	for i := range entries {
-		e := &entries[i]
-		if e.base == e.word {
-			lemma[e.word] = true
+// lexCounts are the sizes the "#!" header line of lexicon.tsv gives.
+type lexCounts struct{ flags, canon, syn, ant, edges int }
+
+// readLexicon fills synonymOf and antonymOf from the compiled table and
+// returns its entries, in table order. Stems are hashed as the tokenizer
+// hashes them.
+func readLexicon(text string) ([]lexEntry, error) {
+	var n lexCounts
+	readLexHeader(text, &n)
+	synonymOf = make(map[uint64][]uint64, n.syn)
+	antonymOf = make(map[uint64][]uint64, n.ant)
+	entries := make([]lexEntry, 0, n.flags+n.canon)
+	edges := make([]uint64, 0, n.edges) // the shared backing of the lists
+	err := scanLexicon(text, func(stem string, flags uint16, base, syns, ants string) {
+		h := hashString(stem)
+		e := lexEntry{h: h, flags: flags}
+		if base != "" {
+			e.canon = hashString(base)
 		}
-		for _, s := range e.syns {
-			lemma[s] = true
+		entries = append(entries, e)
+		if syns != "" {
+			a := len(edges)
+			edges = appendStemHashes(edges, syns)
+			synonymOf[h] = edges[a:len(edges):len(edges)]
 		}
-		baseStem[e.bh] = true
-	}
-	for i := range entries {
-		e := &entries[i]
-		wh, bh := e.wh, e.bh
-		if (e.word != e.base && lemma[e.word]) || wh == bh || baseStem[wh] || conflict[wh] || wordFlagMap[wh]&fStop != 0 || wordFlagMap[bh]&fStop != 0 {
+		if ants != "" {
+			a := len(edges)
+			edges = appendStemHashes(edges, ants)
+			antonymOf[h] = edges[a:len(edges):len(edges)]
+		}
+	})
+	return entries, err
+}
+
+// scanLexicon calls fn with the fields of every line of the compiled table.
+// The strings point into text.
+func scanLexicon(text string, fn func(stem string, flags uint16, base, syns, ants string)) error {
+	for lineNo := 1; text != ""; lineNo++ {
+		var line string
+		line, text = cut(text, '\n')
+		if line == "" || line[0] == '#' {
 			continue
 		}
-		if old, ok := canonOf[wh]; ok && old != bh {
-			// Two words with one stem and different bases ("leaves":
-			// leaf, leave): leave the stem alone.
-			delete(canonOf, wh)
-			conflict[wh] = true
+		stem, rest := cut(line, '\t')
+		flagField, rest := cut(rest, '\t')
+		base, rest := cut(rest, '\t')
+		syns, ants := cut(rest, '\t')
+		f, ok := parseFlags(flagField)
+		if stem == "" || !ok {
+			return fmt.Errorf("line %d: want stem, flags, base, synonyms, antonyms", lineNo)
+		}
+		fn(stem, f, base, syns, ants)
+	}
+	return nil
+}
+
+// parseFlags parses a decimal uint16 (strconv.ParseUint without the error
+// value, which allocates).
+func parseFlags(s string) (uint16, bool) {
+	if s == "" || len(s) > 5 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return uint16(n), n <= 0xffff
+}
+
+// appendStemHashes appends the hash of each space-separated stem of list.
+func appendStemHashes(dst []uint64, list string) []uint64 {
+	for list != "" {
+		var s string
+		s, list = cut(list, ' ')
+		if s != "" {
+			dst = append(dst, hashString(s))
+		}
+	}
+	return dst
+}
+
+// readLexHeader reads the counts of the "#!" line among the comment lines at
+// the top of text into n.
+func readLexHeader(text string, n *lexCounts) {
+	for text != "" && text[0] == '#' {
+		var line string
+		line, text = cut(text, '\n')
+		if !strings.HasPrefix(line, "#!") {
 			continue
 		}
-		canonOf[wh] = bh
-	}
-	for i := range entries {
-		e := &entries[i]
-		if c, ok := canonOf[e.wh]; ok && c == e.bh {
-			if _, done := canonStem[e.wh]; !done {
-				canonStem[e.wh] = sh.stem(e.base)
+		for _, f := range strings.Fields(line[2:]) {
+			k, v, _ := strings.Cut(f, "=")
+			c, err := strconv.Atoi(v)
+			if err != nil || c < 0 {
+				continue
+			}
+			switch k {
+			case "flags":
+				n.flags = c
+			case "canon":
+				n.canon = c
+			case "syn":
+				n.syn = c
+			case "ant":
+				n.ant = c
+			case "edges":
+				n.edges = c
 			}
 		}
 	}
 }
 
-// canon returns the base of the form with stem hash h (h itself when it is
-// no known form).
-func canon(h uint64) uint64 {
-	if c, ok := canonOf[h]; ok {
-		return c
+// cut is strings.Cut for a one-byte separator.
+func cut(s string, sep byte) (before, after string) {
+	if i := strings.IndexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:]
 	}
-	return h
-}
-
-// addAntonym records b as an antonym of a.
-func addAntonym(a, b uint64) {
-	if a == b || slices.Contains(antonymOf[a], b) {
-		return
-	}
-	antonymOf[a] = append(antonymOf[a], b)
-	wordFlagMap[a] |= fAnt
-}
-
-// buildRelations fills synonymOf and antonymOf from the WordNet entries and
-// antonymPairs, between bases, function words left out, and flags the
-// words that have some (fSynSet, fAnt). Run it after buildCanon.
-func buildRelations(entries []wnEntry, sh *stemHasher) {
-	synonymOf = map[uint64][]uint64{}
-	antonymOf = map[uint64][]uint64{}
-	for i := range entries {
-		e := &entries[i]
-		if wordFlagMap[e.wh]&fStop != 0 {
-			continue
-		}
-		h := canon(e.wh)
-		for _, s := range e.syns {
-			syn := canon(sh.hash(s))
-			if syn != h && wordFlagMap[syn]&fStop == 0 && !slices.Contains(synonymOf[h], syn) {
-				synonymOf[h] = append(synonymOf[h], syn)
-				wordFlagMap[h] |= fSynSet
-			}
-		}
-		for _, a := range e.ants {
-			ah := canon(sh.hash(a))
-			if wordFlagMap[ah]&fStop == 0 {
-				addAntonym(h, ah)
-				addAntonym(ah, h)
-			}
-		}
-	}
-	for _, p := range antonymPairs {
-		a, b := canon(normHash(p[0])), canon(normHash(p[1]))
-		addAntonym(a, b)
-		addAntonym(b, a)
-	}
+	return s, ""
 }

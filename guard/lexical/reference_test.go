@@ -68,6 +68,7 @@ func refWeight(t *token) float64 {
 // punctuation split words. Sentence indices come from sentence boundaries
 // found in the same pass (see sentenceEnd).
 func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
+	loadLexiconMaps()
 	sent := int32(0)
 	sentStart := 0
 	inSent := 0
@@ -181,6 +182,7 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 // sameTokens reports how the tokenizer (with weights looked up as it goes
 // or on demand) and the reference differ on text.
 func sameTokens(text string) string {
+	loadLexiconMaps()
 	for _, weights := range []bool{true, false} {
 		tz := tokenizer{vocab: defaultVocab, keep: true, weights: weights}
 		ref := refTokenizer{keep: true}

@@ -1,12 +1,12 @@
 package lexical
 
 import (
-	"bufio"
 	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // vocab.txt holds document frequencies of normalized word stems, counted over
@@ -29,60 +29,102 @@ type vocabulary struct {
 	flags   lexTable
 }
 
-func parseVocab(text string) (*vocabulary, error) {
-	v := &vocabulary{}
-	idfs := map[uint64]float64{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	line := 0
-	for sc.Scan() {
-		line++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
+// vocabWord is one line of the vocabulary: a stem's hash and document
+// frequency.
+type vocabWord struct {
+	h  uint64
+	df int
+}
+
+// build fills the vocabulary's two tables, the second on a goroutine of its
+// own that build waits for: on more than one CPU, start-up takes the time
+// of the larger table only.
+func (v *vocabulary) build(words []vocabWord, lex []lexEntry) {
+	v.unknown = idf(0, v.docs)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Context tokens need no synonym flag (synonyms are looked up for
+		// the question's and the answer's words only): the table they read
+		// is kept small.
+		v.flags = newLexTable(lex, nil, v.docs, ^fSynSet)
+	}()
+	v.tab = newLexTable(lex, words, v.docs, ^uint16(0))
+	<-done
+}
+
+// readWords reads the "#docs N" line into v.docs and returns the "stem df"
+// lines that follow.
+func (v *vocabulary) readWords(text string) ([]vocabWord, error) {
+	words := make([]vocabWord, 0, strings.Count(text, "\n"))
+	for line := 1; text != ""; line++ {
+		var l string
+		l, text = cut(text, '\n')
+		f0, f1, n := twoFields(strings.TrimSuffix(l, "\r"))
+		if n == 0 {
 			continue
 		}
-		if f[0] == "#docs" {
-			if len(f) != 2 {
+		if f0 == "#docs" {
+			if n != 2 {
 				return nil, fmt.Errorf("lexical: vocabulary line %d: want \"#docs N\"", line)
 			}
-			n, err := strconv.Atoi(f[1])
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("lexical: vocabulary line %d: bad document count %q", line, f[1])
+			d, err := strconv.Atoi(f1)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("lexical: vocabulary line %d: bad document count %q", line, f1)
 			}
-			v.docs = n
+			v.docs = d
 			continue
 		}
 		if v.docs == 0 {
 			return nil, fmt.Errorf("lexical: vocabulary line %d: \"#docs N\" must come first", line)
 		}
-		if len(f) != 2 {
+		if n != 2 {
 			return nil, fmt.Errorf("lexical: vocabulary line %d: want \"stem df\"", line)
 		}
-		df, err := strconv.Atoi(f[1])
+		df, err := strconv.Atoi(f1)
 		if err != nil || df < 0 || df > v.docs {
-			return nil, fmt.Errorf("lexical: vocabulary line %d: bad document frequency %q", line, f[1])
+			return nil, fmt.Errorf("lexical: vocabulary line %d: bad document frequency %q", line, f1)
 		}
-		idfs[hashString(f[0])] = idf(df, v.docs)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+		words = append(words, vocabWord{hashString(f0), df})
 	}
 	if v.docs == 0 {
 		return nil, fmt.Errorf("lexical: empty vocabulary")
 	}
-	v.unknown = idf(0, v.docs)
-	v.tab = newLexTable(wordFlagMap, idfs, canonOf)
-	// Context tokens need no synonym flag (synonyms are looked up for the
-	// question's and the answer's words only): the table they read is kept
-	// small.
-	ctxFlags := make(map[uint64]uint16, len(wordFlagMap))
-	for h, f := range wordFlagMap {
-		if f &^= fSynSet; f != 0 {
-			ctxFlags[h] = f
+	return words, nil
+}
+
+// twoFields returns the first two fields of line as strings.Fields splits
+// it, and how many fields it has (3 meaning 3 or more).
+func twoFields(line string) (f0, f1 string, n int) {
+	for i := 0; i < len(line); i++ {
+		if line[i] >= utf8.RuneSelf {
+			f := strings.Fields(line)
+			f = append(f, "", "")
+			return f[0], f[1], min(len(f)-2, 3)
 		}
 	}
-	v.flags = newLexTable(ctxFlags, nil, canonOf)
-	return v, nil
+	var fs [2]string
+	for line != "" {
+		line = strings.TrimLeft(line, asciiSpace)
+		if line == "" {
+			break
+		}
+		end := strings.IndexAny(line, asciiSpace)
+		if end < 0 {
+			end = len(line)
+		}
+		if n == 2 {
+			return fs[0], fs[1], 3
+		}
+		fs[n] = line[:end]
+		n++
+		line = line[end:]
+	}
+	return fs[0], fs[1], n
 }
+
+// asciiSpace is the ASCII white space strings.Fields splits on.
+const asciiSpace = " \t\n\v\f\r"
 
 // idf is the smoothed inverse document frequency log((N+1)/(df+1)), scaled
 // to [0, 1] by the IDF of an unseen word.
@@ -146,72 +188,102 @@ const (
 	lexKnown = 1 << 17
 )
 
-func newLexTable(flags map[uint64]uint16, idfs map[uint64]float64, canon map[uint64]uint64) lexTable {
-	n := len(flags) + len(idfs) + len(canon)
+// newLexTable builds the table of the lexicon entries' flags (those in
+// mask) and the IDFs of words, computed with docs documents. A form with a
+// base reads as its base: the base's hash, flags and IDF.
+func newLexTable(lex []lexEntry, words []vocabWord, docs int, mask uint16) lexTable {
+	nFlags, nCanon := 0, 0
+	for _, e := range lex {
+		if e.flags&mask != 0 {
+			nFlags++
+		}
+		if e.canon != 0 {
+			nCanon++
+		}
+	}
 	bits := uint(6)
-	for 1<<bits < 2*n {
+	for 1<<bits < 2*(nFlags+len(words)+nCanon) {
 		bits++
 	}
 	t := lexTable{slots: make([]lexSlot, 1<<bits), shift: 64 - bits}
-	mask := len(t.slots) - 1
-	index := map[float64]uint32{}
-	set := func(h uint64, val uint32) {
-		j := t.slot(h)
-		for t.slots[j].val != 0 && t.slots[j].key != h {
-			j = (j + 1) & mask
+	for _, e := range lex {
+		if f := e.flags & mask; f != 0 {
+			t.set(e.h, uint32(f))
 		}
-		t.slots[j].key = h
-		t.slots[j].val |= val | lexUsed
-		t.bloom[h>>52] |= 1 << (h >> 46 & 63)
 	}
-	for h, f := range flags {
-		set(h, uint32(f))
-	}
-	idfIndex := func(w float64) uint32 {
-		k, ok := index[w]
-		if !ok {
-			k = uint32(len(t.idfs))
-			index[w] = k
-			t.idfs = append(t.idfs, w)
+	t.addIDFs(words, docs)
+	// The bases' values, read before any form is written over (a base is
+	// never a form of another, but the table does not rely on it).
+	vals := make([]uint32, 0, nCanon)
+	for _, e := range lex {
+		if e.canon != 0 {
+			vals = append(vals, t.value(e.canon))
 		}
-		return k
 	}
-	for h, w := range idfs {
-		set(h, lexKnown|idfIndex(w)<<18)
-	}
-	// An inflected or derived form reads as its base: the base's hash,
-	// flags and IDF.
-	for h, c := range canon {
-		val := uint32(flags[c])
-		if idfs != nil {
-			if w, ok := idfs[c]; ok {
-				val |= lexKnown | idfIndex(w)<<18
-			}
+	for _, e := range lex {
+		if e.canon != 0 {
+			sl := &t.slots[t.set(e.h, 0)]
+			sl.val, sl.canon = vals[0]|lexUsed, e.canon
+			vals = vals[1:]
 		}
-		set(h, 0)
-		sl := &t.slots[t.find(h)]
-		sl.val, sl.canon = val|lexUsed, c
-	}
-	if len(t.idfs) >= 1<<14 {
-		panic("lexical: too many distinct IDF values")
 	}
 	return t
 }
 
-func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
+// addIDFs sets the IDF of each word, the last line winning for a word
+// listed twice. Distinct IDF values (one per document frequency) are stored
+// once, in order of first use.
+func (t *lexTable) addIDFs(words []vocabWord, docs int) {
+	if len(words) == 0 {
+		return
+	}
+	index := make([]int32, docs+1) // document frequency → IDF index + 1
+	for _, w := range words {
+		k := index[w.df]
+		if k == 0 {
+			t.idfs = append(t.idfs, idf(w.df, docs))
+			k = int32(len(t.idfs))
+			index[w.df] = k
+		}
+		sl := &t.slots[t.set(w.h, 0)]
+		sl.val = sl.val&(lexKnown-1) | lexKnown | uint32(k-1)<<18
+	}
+	if len(t.idfs) >= 1<<14 {
+		panic("lexical: too many distinct IDF values")
+	}
+}
 
-// find returns the index of h's slot, which must exist.
-func (t *lexTable) find(h uint64) int {
+// set adds h's slot if it has none, ORs val into its value, and returns
+// the slot's index.
+func (t *lexTable) set(h uint64, val uint32) int {
 	mask := len(t.slots) - 1
 	j := t.slot(h)
-	for t.slots[j].key != h {
+	for t.slots[j].val != 0 && t.slots[j].key != h {
 		j = (j + 1) & mask
 	}
+	t.slots[j].key = h
+	t.slots[j].val |= val | lexUsed
+	t.bloom[h>>52] |= 1 << (h >> 46 & 63)
 	return j
 }
 
+// value returns the value of h's slot without the lexUsed bit, 0 when h
+// has none.
+func (t *lexTable) value(h uint64) uint32 {
+	mask := len(t.slots) - 1
+	for j := t.slot(h); t.slots[j].val != 0; j = (j + 1) & mask {
+		if t.slots[j].key == h {
+			return t.slots[j].val &^ lexUsed
+		}
+	}
+	return 0
+}
+
+func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
+
 func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon uint64) {
 	if len(t.slots) == 0 {
+		loadLexiconMaps()
 		return wordFlagMap[h], 0, false, canonOf[h]
 	}
 	if t.bloom[h>>52]&(1<<(h>>46&63)) == 0 {
@@ -241,6 +313,7 @@ var defaultVocab *vocabulary
 // that counts the vocabulary; judges never call it.
 func Stems(text string) []string {
 	loadLexicon()
+	loadLexiconMaps()
 	tz := tokenizer{keep: true}
 	tz.tokenize(nil, text, nil)
 	return tz.stems

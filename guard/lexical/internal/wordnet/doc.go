@@ -3,8 +3,10 @@
 // form, its base form (irregular and regular inflections undone, plus one
 // derivational step: written → write, children → child, government →
 // govern), a few synonyms from its most frequent senses, and its direct
-// antonyms. The lexical judges use it to match words that their light
-// stemmer cannot.
+// antonyms. Package lexical compiles it, with its own word lists, into the
+// lexicon its judges read (guard/lexical/lexicon.tsv, checked and rewritten
+// by TestLexiconUpToDate there), to match words that their light stemmer
+// cannot.
 //
 // The data is WordNet 3.0 Copyright 2006 by Princeton University, used under
 // the WordNet 3.0 license; the notice is in LICENSE-WordNet in this
