@@ -11,8 +11,9 @@ import (
 )
 
 // retrievalSamples are question-and-contexts pairs the answer-invariance
-// test varies the answer of: a policy question with a relevant and an
-// irrelevant chunk, and a two-hop question over titled paragraphs.
+// test varies the answer of: a policy question with a relevant chunk, its
+// copy (a tie for the best chunk) and irrelevant ones, and a two-hop question
+// over titled paragraphs.
 var retrievalSamples = []guard.Sample{
 	{
 		Question: "How many days do customers have to request a refund?",
@@ -20,14 +21,15 @@ var retrievalSamples = []guard.Sample{
 			{ID: "refund", Text: "Refund policy. Customers may request a refund within 30 days of purchase. Refunds are issued to the original payment method."},
 			{ID: "shipping", Text: "Shipping. Orders ship within 2 business days. Express delivery costs $12 and arrives in one day."},
 			{ID: "warranty", Text: "Warranty. Every kettle carries a two-year warranty that covers defects but not limescale damage."},
+			{ID: "refund-copy", Text: "Refund policy. Customers may request a refund within 30 days of purchase. Refunds are issued to the original payment method."},
 		},
 	},
 	{
 		Question: "Which government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
 		Contexts: []guard.Context{
-			{ID: "c1", Text: "Kiss and Tell (1945 film)\nKiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer."},
+			{ID: "c1", Text: "Kiss and Tell (film)\nKiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer."},
 			{ID: "c2", Text: "Shirley Temple\nShirley Temple Black was an American actress, singer, dancer, businesswoman, and diplomat who served as Chief of Protocol of the United States."},
-			{ID: "c3", Text: "Meet Corliss Archer\nMeet Corliss Archer is an American television sitcom that aired on CBS in 1954."},
+			{ID: "c3", Text: "Janet Waldo\nJanet Waldo was an American radio actress who played Corliss Archer on CBS."},
 		},
 	},
 }
@@ -126,4 +128,67 @@ func at(s []string, k int) string {
 		return s[k]
 	}
 	return "(missing)"
+}
+
+// The chunk features of a context do not depend on the order of the
+// contexts (ties for the best chunk included), and they say what they are
+// meant to: on the two-hop sample, the passage the question names leads
+// (lead_in_question), and the passage on the woman it names, which shares
+// no word with the question, is reached through it (named_by_question_chunk)
+// while a passage on someone it does not name is not.
+func TestChunkFeaturesOrderAndHops(t *testing.T) {
+	j, err := lexical.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := lexical.FeatureNames(guard.ChunkRelevance)
+	col := func(name string) int {
+		for i, n := range names {
+			if n == name {
+				return i
+			}
+		}
+		t.Fatalf("no chunk feature %q in %v", name, names)
+		return -1
+	}
+	for si, base := range retrievalSamples {
+		s := base
+		byID := map[string][]float64{}
+		for ci, x := range j.Features(&s).ChunkRelevance {
+			byID[s.Contexts[ci].ID] = x
+		}
+		rev := base
+		rev.Contexts = nil
+		for i := len(base.Contexts) - 1; i >= 0; i-- {
+			rev.Contexts = append(rev.Contexts, base.Contexts[i])
+		}
+		for ci, x := range j.Features(&rev).ChunkRelevance {
+			id := rev.Contexts[ci].ID
+			if got, want := fmtVec(x), fmtVec(byID[id]); got != want {
+				t.Errorf("sample %d, context %s: reversed order gives %s; want %s", si, id, got, want)
+			}
+		}
+	}
+	hop := retrievalSamples[1]
+	x := j.Features(&hop).ChunkRelevance
+	tests := []struct {
+		ctx, feature string
+		want         float64
+	}{
+		{"c2", "question_coverage", 0}, // Shirley Temple: no word of the question
+		{"c2", "named_by_question_chunk", 1},
+		{"c3", "named_by_question_chunk", 0}, // "Waldo" stands in no chunk the question names
+		{"c1", "lead_in_question", 1},        // "Kiss and Tell (film)": every word is the question's
+	}
+	for _, tt := range tests {
+		ci := map[string]int{"c1": 0, "c2": 1, "c3": 2}[tt.ctx]
+		if got := x[ci][col(tt.feature)]; got != tt.want {
+			t.Errorf("%s %s = %v; want %v (vector %s)", tt.ctx, tt.feature, got, tt.want, fmtVec(x[ci]))
+		}
+	}
+}
+
+func fmtVec(x []float64) string {
+	b, _ := json.Marshal(x)
+	return string(b)
 }
