@@ -291,3 +291,18 @@ func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard
 	}
 	return e
 }
+
+// EstimatesChunks reports whether the judge estimates chunk relevance for
+// s from its model: false when s's question has no content word, so that
+// every chunk abstains (and no chunk can fail).
+func (j *Judge) EstimatesChunks(s *guard.Sample) bool {
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	loadSample(a, s, j.vocab)
+	for i := range a.q.toks {
+		if a.q.toks[i].content() {
+			return true
+		}
+	}
+	return false
+}

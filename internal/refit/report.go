@@ -164,6 +164,45 @@ func hasNaN(v []float64) bool {
 	return false
 }
 
+// countHeldOut counts one held-out verdict v on an example of source src
+// labelled y.
+func (dr *decisionReport) countHeldOut(src string, v guard.Verdict, y bool) {
+	q := dr.source(src)
+	switch v {
+	case guard.Pass:
+		q.AutoPass++
+		if !y {
+			q.AutoPassErr++
+		}
+	case guard.Fail:
+		q.AutoFail++
+		if y {
+			q.AutoFailErr++
+		}
+	}
+}
+
+// addHeldOutSamples counts chunk relevance's sample-level checks of outer
+// fold k: a good grounded sample whose every chunk is at or below the fail
+// threshold is a held-out auto-fail error (see corpus.addGoodSamples).
+func (r *report) addHeldOutSamples(c *corpus, fd *fittedDecision, k int) {
+	dr := r.dec[guard.ChunkRelevance]
+	for i := range c.samples {
+		e := &c.samples[i]
+		if foldOf(e.group, "", nFolds) != k {
+			continue
+		}
+		best := 0.0
+		for _, x := range e.chunks {
+			best = math.Max(best, fd.Model.Predict(x))
+		}
+		// The check speaks for the fail side alone.
+		if v := fd.Selection.Thresholds.Verdict(best); v == guard.Fail {
+			dr.countHeldOut(c.names[e.src], v, e.y)
+		}
+	}
+}
+
 // addHeldOut judges outer fold k with what the pipeline chose without it.
 func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 	// Single decisions.
@@ -181,20 +220,10 @@ func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 			if inTrain[i] || e.synth || (e.row < 0 && foldOf(e.group, "", nFolds) != k) {
 				continue
 			}
-			p := fd.Gate(fd.Model.Predict(e.x), e.hard)
-			q := dr.source(c.names[e.src])
-			switch fd.Selection.Thresholds.Verdict(p) {
-			case guard.Pass:
-				q.AutoPass++
-				if !e.y {
-					q.AutoPassErr++
-				}
-			case guard.Fail:
-				q.AutoFail++
-				if e.y {
-					q.AutoFailErr++
-				}
-			}
+			dr.countHeldOut(c.names[e.src], fd.Selection.Thresholds.Verdict(fd.Gate(fd.Model.Predict(e.x), e.hard)), e.y)
+		}
+		if d == guard.ChunkRelevance {
+			r.addHeldOutSamples(c, fd, k)
 		}
 	}
 	// Whole answers.
