@@ -98,7 +98,7 @@ type Fitted struct {
 // Decision fits decision d on exs. It cross-predicts every example with
 // the fold models, fits the model on every example and chooses the
 // thresholds on the real examples' out-of-fold P (lexical.SelectPolicy).
-// Sample-level checks (Example.Chunks) enter the selection, never a fit.
+// Sample-level checks (Example.Chunks) enter the fail side's selection, never a fit.
 // With no real example the decision is undecided. Decision returns an
 // error when a fold's training examples hold a single class.
 func Decision(d guard.Decision, exs []Example, st Settings) (*Fitted, error) {
