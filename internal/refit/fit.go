@@ -337,6 +337,11 @@ func (c *corpus) selectPassRule(ft *fitted, train []bool, salt string, st settin
 	return nil
 }
 
+// selectionRules names, in the profile's version, what the threshold
+// selection reads beyond the examples: the sample-level checks of chunk
+// relevance's fail side (corpus.addGoodSamples).
+const selectionRules = " chunk-fail-answers-for-good-samples"
+
 func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profile {
 	p := ft.profileFor(-1, ft.passRule)
 	p.FeaturesVersion = lexical.FeaturesVersion
@@ -348,7 +353,7 @@ func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profil
 	for _, f := range files {
 		fmt.Fprintf(h, "%s %s %d\n", f.Path, f.SHA256, f.Rows)
 	}
-	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts)
+	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v%s\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts, selectionRules)
 	sum := h.Sum(nil)
 	p.Version = "dev-" + hex.EncodeToString(sum[:6])
 	for d := range ft.dec {
