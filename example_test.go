@@ -17,7 +17,8 @@ import (
 // runs offline. It is a simulation: no model runs. It answers every
 // decision it is asked from a fixed table — healthy — except groundedness
 // of an answer that says "90 days", which it finds unsupported, as a model
-// reading the refund policy would.
+// reading the refund policy would, and the shipping page, which it finds
+// irrelevant to a question about a painting.
 type simulatedLLMJudge struct{}
 
 func (simulatedLLMJudge) Describe() guard.JudgeInfo {
@@ -33,7 +34,11 @@ func (simulatedLLMJudge) Judge(ctx context.Context, req guard.Request) ([]guard.
 		switch d {
 		case guard.ChunkRelevance:
 			for _, c := range req.Sample.Contexts {
-				out = append(out, guard.Estimate{Decision: d, ContextID: c.ID, P: 0.95})
+				p := 0.95
+				if c.ID == "shipping" {
+					p = 0.05
+				}
+				out = append(out, guard.Estimate{Decision: d, ContextID: c.ID, P: p})
 			}
 		case guard.ContextConflict, guard.Contradiction: // P(true) is the bad outcome
 			out = append(out, guard.Estimate{Decision: d, P: 0.05})
@@ -56,9 +61,9 @@ func (simulatedLLMJudge) Judge(ctx context.Context, req guard.Request) ([]guard.
 // policy, fail-closed. The fallback here is simulatedLLMJudge, a simulation,
 // so that the example runs offline; Example_openAI is the same with OpenAI.
 //
-// Under the shipped profile the embedded judges decide a retrieval miss on
-// their own (the fallback is not asked) and escalate the other two answers;
-// the fallback settles them.
+// Under the shipped profile the embedded judges decide none of the three on
+// their own (no threshold of theirs keeps the promise on every source) and
+// escalate them; the fallback settles them, the third as a retrieval miss.
 func Example() {
 	var fallback guard.Judge = simulatedLLMJudge{} // in production: llmjudge.NewOpenAI(…)
 
@@ -92,8 +97,8 @@ func Example() {
 	// Output:
 	// "You can get a full refund within 30 days of purchase."    PASS, allow (route fallback)
 	// "You can get a full refund within 90 days."                GENERATOR_UNGROUNDED, block (route fallback)
-	// "Leonardo da Vinci painted it."                            RETRIEVAL_MISS, block (route auto)
-	// fallback calls: 2
+	// "Leonardo da Vinci painted it."                            RETRIEVAL_MISS, block (route fallback)
+	// fallback calls: 3
 }
 
 // The fallback is an LLM judge over OpenAI (or any OpenAI-compatible

@@ -17,8 +17,9 @@ import (
 // checker order. A case stops being a known miss by passing; then this entry
 // and its KnownMiss go.
 var knownMisses = map[string][]string{
-	"evasive-answer":     {"answer_relevance P="},
-	"conflicting-chunks": {"context_conflict P=", "no conflict evidence"},
+	"evasive-answer":                    {"answer_relevance P="},
+	"conflicting-chunks":                {"context_conflict P=", "no conflict evidence"},
+	"honest-refusal-off-topic-contexts": {"diagnosis JUDGE_UNCERTAIN"},
 }
 
 // TestSelftest runs the planted cases of `ragtriage selftest` (cases.go) as
@@ -81,8 +82,8 @@ func TestKnownMissesListed(t *testing.T) {
 			t.Errorf("knownMisses lists %s, which has no KnownMiss in cases.go", c.Name)
 		}
 	}
-	if marked != len(knownMisses) || marked != 2 {
-		t.Errorf("%d cases marked KnownMiss, %d in knownMisses; want 2 and 2", marked, len(knownMisses))
+	if marked != len(knownMisses) || marked != 3 {
+		t.Errorf("%d cases marked KnownMiss, %d in knownMisses; want 3 and 3", marked, len(knownMisses))
 	}
 }
 

@@ -16,8 +16,8 @@
 // model is a scripted stand-in for an LLM (a simulation that replies to the
 // judge's prompts from a small script); no network or API key is needed.
 // The demo's other three questions (a wrong number the fallback fails: 422;
-// an answer the fallback cannot settle: 202; a retrieval miss the embedded
-// judges fail on their own: 422):
+// an answer the fallback cannot settle: 202; a retrieval miss the fallback
+// fails: 422):
 //
 //	curl -s 127.0.0.1:8080/ask -d '{"question":"How long do I have to ask for a refund?"}'
 //	curl -s 127.0.0.1:8080/ask -d '{"question":"How long does standard shipping take?"}'

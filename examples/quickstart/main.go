@@ -12,10 +12,10 @@
 // unsupported (GENERATOR_UNGROUNDED, blocked); one stays JUDGE_UNCERTAIN
 // because the fallback cannot settle it either, and the fail-closed rule
 // blocks the answer (action block: an answer nobody could verify is not
-// shown); and one is a retrieval miss (the keyword
-// retriever returned a passage about something else) that the embedded
-// judges decide on their own: RETRIEVAL_MISS, blocked, the fallback never
-// asked.
+// shown); and one is a retrieval miss (the keyword retriever returned a
+// passage about something else) that the fallback settles: RETRIEVAL_MISS,
+// blocked. Under the shipped profile the embedded judges decide none of the
+// four on their own.
 //
 // It runs offline: the retriever is an in-memory keyword search, the
 // generator is a scripted LLM (a simulation that returns canned answers) and

@@ -33,8 +33,8 @@ func TestRun(t *testing.T) {
 			"diagnosis GENERATOR_UNGROUNDED", "route fallback, action block"},
 		{"blocked: JUDGE_UNCERTAIN (fail-closed", "1 unsettled (samples disagree: 3 yes, 2 no)",
 			"diagnosis JUDGE_UNCERTAIN", "route fallback, action block"},
-		{"blocked: RETRIEVAL_MISS", "from context geo/france", "decided by the embedded judges alone; the fallback was not asked",
-			"diagnosis RETRIEVAL_MISS", "route auto, action block"},
+		{"blocked: RETRIEVAL_MISS", "from context geo/france", "escalated to cascade(llmjudge/scripted-stand-in)", "0 unsettled",
+			"diagnosis RETRIEVAL_MISS", "route fallback, action block"},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(blocks[i], want) {
@@ -55,8 +55,8 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(out, "fallback judge: scripted stand-in for an LLM") {
 		t.Errorf("output does not say the fallback is the scripted stand-in:\n%s", out)
 	}
-	if n := strings.Count(out, "the fallback was not asked"); n != 1 {
-		t.Errorf("%d answers decided without the fallback; want 1 (the retrieval miss):\n%s", n, out)
+	if n := strings.Count(out, "the fallback was not asked"); n != 0 {
+		t.Errorf("%d answers decided without the fallback; want 0 (the shipped profile certifies no verdict on its own):\n%s", n, out)
 	}
 }
 

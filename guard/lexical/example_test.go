@@ -57,7 +57,7 @@ func ExampleNewGuard() {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Diagnosis, res.Route, res.Action)
-	// Output: RETRIEVAL_MISS auto block
+	// Output: JUDGE_UNCERTAIN fallback review
 }
 
 // A profile of your own, written by `ragtriage calibrate`, brings its

@@ -75,13 +75,6 @@ var (
 		{"window_antonym", -1, false},            // the window holds the antonym of a question word
 		{"window_question_entities", +1, false},  // share of the question's names in the window
 	}
-	chunkFeatures = []Feature{
-		{"question_coverage", +1, false},
-		{"relative_question_coverage", +1, false}, // question coverage over the best chunk's
-		{"answer_coverage", +1, false},
-		{"question_entities", +1, false},
-		{"question_order", +1, false},
-	}
 	conflictFeatures = []Feature{
 		{"number_conflict", +1, false}, {"negation_conflict", +1, false}, {"antonym_conflict", +1, false},
 		{"conflict_question_relevance", +1, false},
@@ -167,6 +160,7 @@ type featureSet struct {
 	ansWin     window
 	qWin       window // the question's best window (see part)
 	chunkBuf   []float64
+	chunkTmp   chunkScratch
 	done       part
 }
 
@@ -267,7 +261,7 @@ func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
 		sufficiency(a, v, f)
 	}
 	if p&partChunk != 0 {
-		a.chunkFeatures(f, v)
+		a.chunkRelevance(f, v)
 	}
 	if p&partConflict != 0 {
 		a.conflictFeatures(f, v)

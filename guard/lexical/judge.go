@@ -274,26 +274,6 @@ func HardEvidence(d guard.Decision, x []float64) bool {
 	return false
 }
 
-func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
-	var b1, b2 [32]byte
-	id := s.Contexts[ci].ID
-	if f.emptyQ {
-		return guard.Abstain(guard.ChunkRelevance, id, noQuestion)
-	}
-	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
-	if !ok {
-		return guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
-	}
-	e := guard.Estimate{Decision: guard.ChunkRelevance, ContextID: id, P: p}
-	if p < 0.5 {
-		c := f.chunks[ci]
-		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic,
-			Detail: "holds " + string(appendPct(b1[:0], 100*c[0])) + "% of the question's weighted terms and " + string(appendPct(b2[:0], 100*c[2])) + "% of the answer's",
-			Quote:  quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
-	}
-	return e
-}
-
 func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
 	x, settled, ok := modelInput(d, a, f, s)
 	if !ok {
@@ -308,7 +288,7 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 		e.Citations = citations(a, f, s)
 	}
 	e.Evidence = evidence(d, p, a, f, s)
-	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance || d == guard.ContextSufficiency) {
+	if f.refusal && (d == guard.Groundedness || d == guard.AnswerRelevance) {
 		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
 			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
 	}

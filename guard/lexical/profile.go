@@ -194,7 +194,7 @@ func (p *Profile) Validate() error {
 
 // FeaturesVersion names the feature definitions of this package. It changes
 // whenever a feature's meaning changes; profiles record it.
-const FeaturesVersion = "lexical-features/2"
+const FeaturesVersion = "lexical-features/3"
 
 // FeatureNames lists the raw features of a decision's model, in order. The
 // slice is the caller's.

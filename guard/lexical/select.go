@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ragtriage/ragtriage/calibrate"
 	"github.com/ragtriage/ragtriage/guard"
@@ -35,6 +36,16 @@ type Selection struct {
 // (SoftCeiling). Other decisions are selected on p as it is. A decision whose
 // two sides would overlap is undecided by policy.
 func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
+	return SelectPolicyWithSamples(d, p, y, group, hard, nil, cfg)
+}
+
+// SelectPolicyWithSamples is SelectPolicy where the rows with failOnly set
+// are sample-level checks of chunk relevance (nil: none). They enter the
+// fail side's selection alone: a sample whose highest chunk P is at or below
+// the fail threshold has every chunk blocked, which is an error when its
+// label is true. The pass side, which speaks for one chunk at a time, is
+// chosen on the other rows.
+func SelectPolicyWithSamples(d guard.Decision, p []float64, y []bool, group []int, hard, failOnly []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
 	var out Selection
 	var err error
 	switch d {
@@ -43,10 +54,7 @@ func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []b
 	case guard.Contradiction:
 		out, err = selectContradicted(p, y, group, hard, cfg)
 	default:
-		var s calibrate.FixedSelection
-		if s, err = calibrate.SelectFixedSequence(p, y, group, cfg); err == nil {
-			out.Fail, out.Pass = s, s
-		}
+		out, err = selectSides(p, y, group, failOnly, cfg)
 	}
 	if err != nil {
 		return out, err
@@ -64,6 +72,30 @@ func SelectPolicy(d guard.Decision, p []float64, y []bool, group []int, hard []b
 	}
 	out.Thresholds = th
 	return out, nil
+}
+
+// selectSides chooses both sides on every row, or, with fail-only rows,
+// the fail side on every row and the pass side on the others.
+func selectSides(p []float64, y []bool, group []int, failOnly []bool, cfg calibrate.FixedSequenceConfig) (Selection, error) {
+	var out Selection
+	s, err := calibrate.SelectFixedSequence(p, y, group, cfg)
+	if err != nil {
+		return out, err
+	}
+	out.Fail, out.Pass = s, s
+	if !slices.Contains(failOnly, true) {
+		return out, nil
+	}
+	var pp []float64
+	var yy []bool
+	var gg []int
+	for i := range p {
+		if !failOnly[i] {
+			pp, yy, gg = append(pp, p[i]), append(yy, y[i]), append(gg, group[i])
+		}
+	}
+	out.Pass, err = calibrate.SelectFixedSequence(pp, yy, gg, cfg)
+	return out, err
 }
 
 // selectGrounded chooses groundedness's fail side among the rows with hard

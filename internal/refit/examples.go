@@ -59,6 +59,9 @@ type example struct {
 	ctx   int // context index for chunk relevance
 	hard  bool
 	synth bool
+	// chunks are a sample-level check's chunk feature vectors (see
+	// corpus.samples).
+	chunks [][]float64
 }
 
 // row is one labelled data row with its features.
@@ -76,6 +79,10 @@ type corpus struct {
 	names []string
 	rows  []row
 	ex    map[guard.Decision][]example
+	// samples are chunk relevance's sample-level checks, one per row
+	// whose answer is good and grounded (see addGoodSamples). They choose
+	// the thresholds and enter the nested check; they are never fitted.
+	samples []example
 }
 
 func (c *corpus) source(name string) int {
@@ -118,6 +125,7 @@ func buildCorpus(j *lexical.Judge, sets []labelled) *corpus {
 	for _, ds := range sets {
 		c.addRows(j, ds)
 	}
+	c.addGoodSamples(j)
 	rng := rand.New(rand.NewPCG(1, 2))
 	c.addMovedAnswers(j, by["squad_v2"], by["halueval"], rng)
 	c.addSquadSentences(j, by["squad_v2"], rng)
@@ -152,6 +160,38 @@ func (c *corpus) addRows(j *lexical.Judge, ds labelled) {
 		if r.Expected != nil {
 			c.addLabels(ds.name, ri)
 		}
+	}
+}
+
+// addGoodSamples adds one sample-level check of chunk relevance per row
+// whose answer should pass (see goodness), whose groundedness label is true
+// and whose answer relevance label is not false, in every source, with or
+// without chunk labels, when the judge estimates its chunks at all.
+//
+// The assumption: an answer that is good and grounded in the contexts
+// draws on at least one of them, so at least one chunk holds information
+// relevant to the question. The fail side of chunk relevance blocks a
+// sample as a retrieval miss when every chunk is at or below it, that is
+// when the sample's highest chunk P is; on such a sample that is an error.
+// The check's P is that highest chunk P, out of fold like the chunks' own,
+// and its label is true. It keeps the row's source and fold group, so it
+// is clustered with its chunks: one per sample, never one per chunk.
+func (c *corpus) addGoodSamples(j *lexical.Judge) {
+	for ri := range c.rows {
+		rw := &c.rows[ri]
+		// Without a content word in the question every chunk abstains:
+		// no chunk can fail, so the sample cannot be blocked this way.
+		if rw.good != 1 || len(rw.sample.Contexts) == 0 || !j.EstimatesChunks(&rw.sample) {
+			continue
+		}
+		if v, ok := rw.exp.Label(guard.Groundedness); !ok || !v {
+			continue
+		}
+		if v, ok := rw.exp.Label(guard.AnswerRelevance); ok && !v {
+			continue
+		}
+		c.samples = append(c.samples, example{y: true, src: rw.src, group: rw.group, w: 1, row: ri,
+			chunks: rw.feats.ChunkRelevance})
 	}
 }
 

@@ -173,6 +173,9 @@ func (c *corpus) pipeline(train []bool, salt string, st settings) (*fitted, erro
 					Hard: e.hard, Weight: e.w, Synthetic: e.synth})
 			}
 		}
+		if d == guard.ChunkRelevance {
+			in = c.appendSamples(in, inTrain, salt)
+		}
 		f, err := fit.Decision(d, in, st.fit())
 		if err != nil {
 			return nil, fmt.Errorf("%v: %w", d, err)
@@ -188,6 +191,19 @@ func (c *corpus) pipeline(train []bool, salt string, st settings) (*fitted, erro
 		return nil, err
 	}
 	return ft, nil
+}
+
+// appendSamples appends the sample-level checks of chunk relevance whose
+// row is in train, after the real examples: they choose thresholds and are
+// never fitted (fit.Example.Chunks). Being last, they leave the indices of
+// fittedDecision.train aligned with the first OOF entries.
+func (c *corpus) appendSamples(in []fit.Example, inTrain func(*example) bool, salt string) []fit.Example {
+	for i := range c.samples {
+		if e := &c.samples[i]; inTrain(e) {
+			in = append(in, fit.Example{Chunks: e.chunks, Y: e.y, Source: e.src, Fold: foldOf(e.group, salt+"cv:", nFolds)})
+		}
+	}
+	return in
 }
 
 // logSelection logs a decision's selection (-v) and, with -dump, writes
@@ -321,6 +337,11 @@ func (c *corpus) selectPassRule(ft *fitted, train []bool, salt string, st settin
 	return nil
 }
 
+// selectionRules names, in the profile's version, what the threshold
+// selection reads beyond the examples: the sample-level checks of chunk
+// relevance's fail side (corpus.addGoodSamples).
+const selectionRules = " chunk-fail-answers-for-good-samples"
+
 func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profile {
 	p := ft.profileFor(-1, ft.passRule)
 	p.FeaturesVersion = lexical.FeaturesVersion
@@ -332,7 +353,7 @@ func (ft *fitted) profile(files []lexical.DataFile, st settings) *lexical.Profil
 	for _, f := range files {
 		fmt.Fprintf(h, "%s %s %d\n", f.Path, f.SHA256, f.Rows)
 	}
-	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts)
+	fmt.Fprintf(h, "%s alpha=%v confidence=%v folds=%d l2=%v cap=%v synth=%v starts=%v%s\n", lexical.FeaturesVersion, st.alpha, st.confidence, nFolds, l2, sourceCap, synthWeight, starts, selectionRules)
 	sum := h.Sum(nil)
 	p.Version = "dev-" + hex.EncodeToString(sum[:6])
 	for d := range ft.dec {

@@ -164,6 +164,45 @@ func hasNaN(v []float64) bool {
 	return false
 }
 
+// countHeldOut counts one held-out verdict v on an example of source src
+// labelled y.
+func (dr *decisionReport) countHeldOut(src string, v guard.Verdict, y bool) {
+	q := dr.source(src)
+	switch v {
+	case guard.Pass:
+		q.AutoPass++
+		if !y {
+			q.AutoPassErr++
+		}
+	case guard.Fail:
+		q.AutoFail++
+		if y {
+			q.AutoFailErr++
+		}
+	}
+}
+
+// addHeldOutSamples counts chunk relevance's sample-level checks of outer
+// fold k: a good grounded sample whose every chunk is at or below the fail
+// threshold is a held-out auto-fail error (see corpus.addGoodSamples).
+func (r *report) addHeldOutSamples(c *corpus, fd *fittedDecision, k int) {
+	dr := r.dec[guard.ChunkRelevance]
+	for i := range c.samples {
+		e := &c.samples[i]
+		if foldOf(e.group, "", nFolds) != k {
+			continue
+		}
+		best := 0.0
+		for _, x := range e.chunks {
+			best = math.Max(best, fd.Model.Predict(x))
+		}
+		// The check speaks for the fail side alone.
+		if v := fd.Selection.Thresholds.Verdict(best); v == guard.Fail {
+			dr.countHeldOut(c.names[e.src], v, e.y)
+		}
+	}
+}
+
 // addHeldOut judges outer fold k with what the pipeline chose without it.
 func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 	// Single decisions.
@@ -181,20 +220,10 @@ func (r *report) addHeldOut(c *corpus, inner *fitted, k int) error {
 			if inTrain[i] || e.synth || (e.row < 0 && foldOf(e.group, "", nFolds) != k) {
 				continue
 			}
-			p := fd.Gate(fd.Model.Predict(e.x), e.hard)
-			q := dr.source(c.names[e.src])
-			switch fd.Selection.Thresholds.Verdict(p) {
-			case guard.Pass:
-				q.AutoPass++
-				if !e.y {
-					q.AutoPassErr++
-				}
-			case guard.Fail:
-				q.AutoFail++
-				if e.y {
-					q.AutoFailErr++
-				}
-			}
+			dr.countHeldOut(c.names[e.src], fd.Selection.Thresholds.Verdict(fd.Gate(fd.Model.Predict(e.x), e.hard)), e.y)
+		}
+		if d == guard.ChunkRelevance {
+			r.addHeldOutSamples(c, fd, k)
 		}
 	}
 	// Whole answers.
@@ -316,7 +345,7 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "# Embedded lexical judges: quality on the development data\n\n")
 	fmt.Fprintf(&b, "Profile `%s`, written by `%s` (data in `data/`, see `data/README.md`).\n\n", r.Profile, r.Command)
 	fmt.Fprintf(&b, "Every figure is out of fold. Quality per source: %d-fold cross-validation grouped by passage. ", r.Folds)
-	fmt.Fprintf(&b, "Policy figures are nested: for each outer fold, the models, the thresholds, the soft-evidence gates and the pass rule are all chosen on the other four folds and applied to the held-out one. Thresholds: fixed-sequence selection, four label-free starts each at δ/4, keeping the Clopper–Pearson bound on a region's error ≤ %.2f at %.0f%% confidence pooled, for every source with at least %d rows in the region (the size that test needs at δ/4), and for the smaller sources pooled, which may hold no error at all while they are too few to test. Synthetic examples never choose thresholds and are not counted in the held-out check.\n\n", r.Alpha, 100*r.Confidence, r.MinRows)
+	fmt.Fprintf(&b, "Policy figures are nested: for each outer fold, the models, the thresholds, the soft-evidence gates and the pass rule are all chosen on the other four folds and applied to the held-out one. Thresholds: fixed-sequence selection, four label-free starts each at δ/4, keeping the Clopper–Pearson bound on a region's error ≤ %.2f at %.0f%% confidence pooled, for every source with at least %d rows in the region (the size that test needs at δ/4), and for the smaller sources pooled, which may hold no error at all while they are too few to test. Synthetic examples never choose thresholds and are not counted in the held-out check. Chunk relevance's fail side blocks a sample as a retrieval miss when every chunk is at or below it, so it also answers for samples: every row whose answer is good (its diagnosis label, else its decision labels), whose groundedness label is true and whose answer relevance label is not false, in any source, with or without chunk labels, adds one check for the fail side alone, with P its highest chunk P (out of fold) and label true, under its source and fold group. The assumption: a good answer grounded in the contexts draws on at least one of them, so at least one chunk is relevant and blocking every chunk is an error. The checks choose the fail threshold and are counted among its held-out auto-fail errors; they are one per sample, clustered with its chunks, and never fitted.\n\n", r.Alpha, 100*r.Confidence, r.MinRows)
 
 	fmt.Fprintf(&b, "## What a deployment gets: the embedded judges alone, held-out folds\n\n")
 	fmt.Fprintf(&b, "An answer is *good* when its label says it should pass (its diagnosis label, else its groundedness, contradiction, relevance, correctness and sufficiency labels). *Allowed* = PASS; *blocked* = a confident failure; the rest is escalated for review. Rows without contexts (TruthfulQA: RETRIEVAL_MISS by definition) are left out. Pass rule of the shipped profile: `%s`. Worst source first.\n\n", r.PassRule)

@@ -32,7 +32,7 @@ func TestHandler(t *testing.T) {
 		"pass":     {http.StatusOK, "pass", "PASS", "fallback", 0},
 		"fail":     {http.StatusUnprocessableEntity, "fail", "GENERATOR_UNGROUNDED", "fallback", 0},
 		"escalate": {http.StatusAccepted, "review", "JUDGE_UNCERTAIN", "fallback", 1},
-		"miss":     {http.StatusUnprocessableEntity, "fail", "RETRIEVAL_MISS", "auto", -1},
+		"miss":     {http.StatusUnprocessableEntity, "fail", "RETRIEVAL_MISS", "fallback", 0},
 	}
 	if len(demo.Cases) != len(want) {
 		t.Fatalf("%d demo cases; want %d", len(demo.Cases), len(want))

@@ -55,9 +55,10 @@ type Case struct {
 //     the fail-closed rule withholds the answer for review;
 //   - "miss": the keyword retriever matches the question on a common word
 //     ("and") and returns a passage about something else entirely; the
-//     generator answers from its own memory. The embedded judges find every
-//     retrieved chunk confidently irrelevant: RETRIEVAL_MISS, route auto,
-//     block, and the fallback is never asked.
+//     generator answers from its own memory. The embedded judges cannot
+//     certify a retrieval miss (the shipped profile has no chunk relevance
+//     fail side); the fallback finds the passage irrelevant:
+//     RETRIEVAL_MISS, route fallback, block.
 var Cases = []Case{
 	{"pass", "What is the capital of France?", "Paris is the capital of France."},
 	{"fail", "How long do I have to ask for a refund?", "You can get a full refund within 90 days of purchase."},

@@ -26,10 +26,9 @@ func sampleFor(t *testing.T, question, answer string) guard.Sample {
 
 // TestCases checks that the guard — the embedded judges under the shipped
 // policy, escalating to the LLM judge over the scripted stand-in — really
-// passes (through the fallback), fails (through the fallback), leaves
-// unsettled and auto-fails (a retrieval miss) the four cases as their names
-// say, and that the fallback is asked only when the embedded judges are
-// uncertain.
+// passes, fails, leaves unsettled and fails as a retrieval miss the four
+// cases as their names say, each through the fallback: the shipped profile
+// certifies no verdict of the embedded judges on these.
 func TestCases(t *testing.T) {
 	g, standIn, err := NewGuard()
 	if err != nil {
@@ -70,8 +69,8 @@ func TestCases(t *testing.T) {
 					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
 			}
 		case "miss":
-			if res.Diagnosis != guard.RetrievalMiss || res.Route != guard.Auto || res.Action != guard.Block || fb != nil {
-				t.Errorf("miss: %s route %s action %s fallback %+v (%s); want RETRIEVAL_MISS auto, blocked, no fallback",
+			if res.Diagnosis != guard.RetrievalMiss || res.Route != guard.Fallback || res.Action != guard.Block || fb == nil {
+				t.Errorf("miss: %s route %s action %s fallback %+v (%s); want RETRIEVAL_MISS via the fallback, blocked",
 					res.Diagnosis, res.Route, res.Action, fb, res.Reason)
 			}
 			for _, cr := range res.Verdicts.Retrieval.ChunkRelevance {
@@ -79,13 +78,10 @@ func TestCases(t *testing.T) {
 					t.Errorf("miss: chunk %s relevance %s; want every retrieved chunk confidently irrelevant", cr.Key, cr.Value)
 				}
 			}
-			if calls != 0 {
-				t.Errorf("miss: the fallback model was called %d times; want 0", calls)
-			}
 		default:
 			t.Fatalf("unknown case %q", c.Name)
 		}
-		if c.Name != "miss" && calls == 0 {
+		if calls == 0 {
 			t.Errorf("%s: the fallback model was never called", c.Name)
 		}
 	}

@@ -74,10 +74,19 @@ const offScriptReply = "I can't tell."
 // three of five samples say yes (quoting the shipping policy), two say no.
 // That is more disagreement than the judge accepts, so it abstains.
 //
-// The "miss" case has no script: the embedded judges decide it on their own
-// (every retrieved chunk confidently irrelevant), so the fallback is never
-// asked; were it asked, the stand-in would reply "I can't tell.".
+// The "miss" case is scripted as a model that finds the retrieved passage
+// irrelevant: the embedded judges certify no retrieval miss on their own
+// (no chunk relevance threshold keeps the promise on every source), so the
+// fallback settles it.
 var standInScript = map[string]map[guard.Decision][]string{
+	"Who painted the Mona Lisa and where does it hang?": {
+		guard.ChunkRelevance:     {"No"},
+		guard.ContextSufficiency: {"No"},
+		guard.ContextConflict:    {"No"},
+		guard.AnswerRelevance:    {"Yes"},
+		guard.Groundedness:       {"No"},
+		guard.Contradiction:      {"No"},
+	},
 	"What is the capital of France?": {
 		guard.ChunkRelevance:     {"Yes"},
 		guard.ContextSufficiency: {"Yes"},

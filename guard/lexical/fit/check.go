@@ -35,8 +35,13 @@ func CheckHeldOut(f *Fitted, exs []Example, st Settings) (HeldOut, error) {
 			return HeldOut{}, fmt.Errorf("held-out check, fold %d: %w", k, err)
 		}
 		for i := range exs {
-			if e := &exs[i]; e.Fold == k && !e.Synthetic {
-				h.count(s.Thresholds.Verdict(gate(s, f.OOF[i], e.Hard)), e.Y)
+			e := &exs[i]
+			if e.Fold != k || e.Synthetic {
+				continue
+			}
+			// A sample-level check is judged by the fail side alone.
+			if v := s.Thresholds.Verdict(gate(s, f.OOF[i], e.Hard)); !e.selectOnly() || v == guard.Fail {
+				h.count(v, e.Y)
 			}
 		}
 	}

@@ -33,6 +33,30 @@ type Example struct {
 	Weight float64
 	// Synthetic examples shape the models but never choose thresholds.
 	Synthetic bool
+	// Chunks, when set, makes the example a sample-level check that
+	// chooses the fail threshold but is never fitted: its P is the highest
+	// out-of-fold P among these chunk feature vectors, predicted by the
+	// model of the example's fold. X is then unused. Chunk relevance uses
+	// it so that its fail side, which blocks a sample when every chunk is
+	// at or below it, answers for the samples it blocks.
+	Chunks [][]float64
+}
+
+// selectOnly reports whether the example chooses thresholds without
+// being fitted.
+func (e *Example) selectOnly() bool { return e.Chunks != nil }
+
+// predict is the example's P under model m: the highest chunk P for a
+// sample-level check, else m's P of X.
+func (e *Example) predict(m calibrate.Logistic) float64 {
+	if !e.selectOnly() {
+		return m.Predict(e.X)
+	}
+	best := 0.0
+	for _, x := range e.Chunks {
+		best = math.Max(best, m.Predict(x))
+	}
+	return best
 }
 
 // Settings are the numbers that shape a fit. The zero value is not useful:
@@ -74,6 +98,7 @@ type Fitted struct {
 // Decision fits decision d on exs. It cross-predicts every example with
 // the fold models, fits the model on every example and chooses the
 // thresholds on the real examples' out-of-fold P (lexical.SelectPolicy).
+// Sample-level checks (Example.Chunks) enter the fail side's selection, never a fit.
 // With no real example the decision is undecided. Decision returns an
 // error when a fold's training examples hold a single class.
 func Decision(d guard.Decision, exs []Example, st Settings) (*Fitted, error) {
@@ -89,7 +114,7 @@ func Decision(d guard.Decision, exs []Example, st Settings) (*Fitted, error) {
 		f.FoldModels = append(f.FoldModels, m)
 		for i := range exs {
 			if exs[i].Fold == k {
-				f.OOF[i] = m.Predict(exs[i].X)
+				f.OOF[i] = exs[i].predict(m)
 			}
 		}
 	}
@@ -112,7 +137,7 @@ func checkFolds(exs []Example, k int) error {
 	for f := range k {
 		tp, tn := 0, 0
 		for i := range exs {
-			if exs[i].Fold == f {
+			if exs[i].Fold == f || exs[i].selectOnly() {
 				continue
 			}
 			if exs[i].Y {
@@ -128,16 +153,18 @@ func checkFolds(exs []Example, k int) error {
 	return nil
 }
 
-// fitModel fits the logistic model on the examples in, with the features'
-// declared signs and each source's weight capped.
+// fitModel fits the logistic model on the examples in (sample-level checks
+// left out), with the features' declared signs and each source's weight
+// capped.
 func (f *Fitted) fitModel(exs []Example, in func(*Example) bool, st Settings) (calibrate.Logistic, error) {
 	var xs [][]float64
 	var ys []bool
 	var ws []float64
 	count := map[int]float64{}
 	weighted := st.SourceCap > 0
+	fitted := func(e *Example) bool { return in(e) && !e.selectOnly() }
 	for i := range exs {
-		if e := &exs[i]; in(e) {
+		if e := &exs[i]; fitted(e) {
 			xs, ys = append(xs, e.X), append(ys, e.Y)
 			count[e.Source]++
 			weighted = weighted || e.Weight != 0
@@ -148,7 +175,7 @@ func (f *Fitted) fitModel(exs []Example, in func(*Example) bool, st Settings) (c
 	}
 	if weighted {
 		for i := range exs {
-			if e := &exs[i]; in(e) {
+			if e := &exs[i]; fitted(e) {
 				ws = append(ws, e.weight(st.SourceCap, count[e.Source]))
 			}
 		}
@@ -178,17 +205,18 @@ func (e *Example) weight(sourceCap, n float64) float64 {
 // out-of-fold P oof. With no real example the decision is undecided.
 func choose(d guard.Decision, exs []Example, oof []float64, in func(*Example) bool, st Settings) (lexical.Selection, error) {
 	var p []float64
-	var y, hard []bool
+	var y, hard, failOnly []bool
 	var src []int
 	for i := range exs {
 		if e := &exs[i]; in(e) && !e.Synthetic {
 			p, y, src, hard = append(p, oof[i]), append(y, e.Y), append(src, e.Source), append(hard, e.Hard)
+			failOnly = append(failOnly, e.selectOnly())
 		}
 	}
 	if len(p) == 0 {
 		return lexical.Selection{Thresholds: guard.Undecided()}, nil
 	}
-	return lexical.SelectPolicy(d, p, y, src, hard, st.sequence())
+	return lexical.SelectPolicyWithSamples(d, p, y, src, hard, failOnly, st.sequence())
 }
 
 // Gate applies the selection's soft floor and ceiling to a P without hard

@@ -317,3 +317,61 @@ func TestDecisionModel(t *testing.T) {
 		}
 	}
 }
+
+// Sample-level checks (Example.Chunks) choose chunk relevance's thresholds
+// and are never fitted: a fail threshold certified on chunk examples alone
+// is refused, or lowered, once a source's good-answer samples, whose every
+// chunk looks irrelevant, are added; the models stay as they were.
+func TestSampleChecksSelectNotFit(t *testing.T) {
+	d := guard.ChunkRelevance
+	chunks := synthetic(d, 600, 11)
+	base, err := Decision(d, chunks, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !base.Selection.Fail.HasFail {
+		t.Fatal("the chunk examples alone certify no fail side; the test needs one")
+	}
+	// A third source's good samples: two chunks each, both from the
+	// irrelevant class (a dialogue turn that shares no word with its
+	// snippet). Each sample's P is its highest chunk P.
+	var negatives [][]float64
+	for _, e := range chunks {
+		if !e.Y {
+			negatives = append(negatives, e.X)
+		}
+	}
+	with := append([]Example(nil), chunks...)
+	for i := 0; i+1 < len(negatives) && i < 160; i += 2 {
+		with = append(with, Example{Chunks: negatives[i : i+2], Y: true, Source: 2, Fold: (i / 2) % testSettings.Folds})
+	}
+	got, err := Decision(d, with, testSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Model, base.Model) || !reflect.DeepEqual(got.FoldModels, base.FoldModels) {
+		t.Fatal("sample-level checks changed the fitted models; they must only choose thresholds")
+	}
+	blockedBefore, blocked := 0, 0
+	for i := len(chunks); i < len(with); i++ {
+		e := &with[i]
+		want := math.Max(base.FoldModels[e.Fold].Predict(e.Chunks[0]), base.FoldModels[e.Fold].Predict(e.Chunks[1]))
+		if got.OOF[i] != want {
+			t.Fatalf("sample %d: P %v, want the highest out-of-fold chunk P %v", i, got.OOF[i], want)
+		}
+		if base.Selection.Thresholds.Verdict(got.OOF[i]) == guard.Fail {
+			blockedBefore++
+		}
+		if got.Selection.Thresholds.Verdict(got.OOF[i]) == guard.Fail {
+			blocked++
+		}
+	}
+	n := len(with) - len(chunks)
+	if blockedBefore*10 <= n {
+		t.Fatalf("the chunk-only threshold %v blocks %d of %d good samples; the test needs more than 10%%", base.Selection.Thresholds.Fail, blockedBefore, n)
+	}
+	if blocked*10 > n {
+		t.Errorf("with the samples, fail threshold %v (no fail %v) still blocks %d of %d good samples; want ≤ 10%%",
+			got.Selection.Thresholds.Fail, got.Selection.Thresholds.NoFail, blocked, n)
+	}
+}

@@ -1,0 +1,308 @@
+package lexical
+
+import (
+	"math"
+	"slices"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// chunkFeatures are the raw features of chunk relevance, one vector per
+// context. They read the question and the contexts only, never the answer:
+// whether a chunk holds what the question asks about does not depend on
+// what the generator made of it, so a generator fault never reads as a
+// retrieval fault. Like every feature set, none reads one text alone or
+// names a dataset.
+var chunkFeatures = []Feature{
+	{"question_coverage", +1, false},          // weighted share of the question's words in the chunk
+	{"relative_question_coverage", +1, false}, // question coverage over the best chunk's
+	{"question_entities", +1, false},          // share of the question's names and numbers in the chunk
+	{"lead_question_coverage", +1, false},     // weighted share of the question's words in the chunk's first two sentences (its heading or lead)
+	{"lead_in_question", +1, false},           // weighted share of the words of the chunk's first sentence that the question holds (a heading that names what the question asks about)
+	{"added_question_coverage", +1, false},    // weighted share of the question's words the chunk holds and the best-matching chunks lack: the other part of a two-part question
+	{"named_by_question_chunk", +1, false},    // every name of the chunk's first sentence stands in another chunk whose first sentence the question names, times one minus relative_question_coverage: a passage on what the passage the question is about names (the other hop of a two-hop question)
+}
+
+// Indices into a chunk vector, kept in step with chunkFeatures.
+const (
+	cQCov = iota
+	cQRel
+	cQEnt
+	cLead
+	cLeadInQ
+	cAdded
+	cNamed
+	nChunk
+)
+
+// chunkRelevance computes the per-context relevance features from the
+// question and the contexts. Each question word's occurrences in the term
+// index are read a bounded number of times, and each chunk's first sentence
+// once: the cost is linear in the text, plus a sort of the question's
+// words.
+func (a *analysis) chunkRelevance(f *featureSet, v *vocabulary) {
+	n := len(a.ctxs)
+	if n == 0 {
+		return
+	}
+	if cap(f.chunkBuf) < n*nChunk {
+		f.chunkBuf = make([]float64, n*nChunk)
+	}
+	f.chunkBuf = f.chunkBuf[:n*nChunk]
+	clear(f.chunkBuf)
+	for ci := 0; ci < n; ci++ {
+		f.chunks = append(f.chunks, f.chunkBuf[ci*nChunk:(ci+1)*nChunk:(ci+1)*nChunk])
+	}
+	qTotal, entTotal := a.chunkQuestionCoverage(f, v)
+	maxQ := 0.0
+	for _, c := range f.chunks {
+		if qTotal > 0 {
+			c[cQCov] /= qTotal
+			c[cLead] /= qTotal
+		}
+		if entTotal > 0 {
+			c[cQEnt] /= float64(entTotal)
+		} else {
+			c[cQEnt] = 1
+		}
+		maxQ = math.Max(maxQ, c[cQCov])
+	}
+	for _, c := range f.chunks {
+		if maxQ > 0 {
+			c[cQRel] = c[cQCov] / maxQ
+		}
+	}
+	a.addedCoverage(f, v, maxQ, qTotal)
+	a.leadInQuestion(f, v)
+	a.namedByQuestionChunk(f, v)
+}
+
+// chunkScratch is the working memory of the chunk features, kept with the
+// feature set so that a judgement does not allocate.
+type chunkScratch struct {
+	set   []uint64 // sorted distinct hashes: the question's words, then the chunks' first-sentence names
+	count []int32  // for each name of set, the chunks that hold it and whose first sentence the question names
+}
+
+// chunkQuestionCoverage adds, in one pass over the question's tokens, the
+// weight of the question's words each chunk holds (cQCov) and holds in its
+// first two sentences (cLead), and the count of its names it holds (cQEnt).
+// It returns the question's total weight and its count of names.
+func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal float64, entTotal int) {
+	for i := range a.q.toks {
+		t := &a.q.toks[i]
+		if !t.content() {
+			continue
+		}
+		wt := v.weight(t)
+		qTotal += wt
+		ent := t.entity()
+		if ent {
+			entTotal++
+		}
+		// Occurrences come in decreasing order of context: a context's run
+		// of them is counted once, and once more if one is in its lead.
+		last, lastLead := int32(-1), int32(-1)
+		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
+			oc := &a.occ[o-1]
+			c := f.chunks[oc.ctx]
+			if oc.ctx != last {
+				last = oc.ctx
+				c[cQCov] += wt
+				if ent {
+					c[cQEnt]++
+				}
+			}
+			if oc.ctx != lastLead && oc.sent-a.sentBase[oc.ctx] < 2 {
+				lastLead = oc.ctx
+				c[cLead] += wt
+			}
+		}
+	}
+	return qTotal, entTotal
+}
+
+// addedCoverage gives each chunk the weighted share of the question's words
+// that it holds and no best chunk (one of highest question coverage maxQ)
+// holds: what it adds to the passage that matches the question best, as the
+// passage on the second part of a two-part question does. A sole best chunk
+// gets its own coverage; best chunks tied with others get the words that
+// none of the others holds. The result does not depend on the order of the
+// contexts.
+func (a *analysis) addedCoverage(f *featureSet, v *vocabulary, maxQ, qTotal float64) {
+	if maxQ == 0 || qTotal == 0 {
+		return
+	}
+	nBest := 0
+	for _, c := range f.chunks {
+		if c[cQCov] == maxQ {
+			nBest++
+		}
+	}
+	for i := range a.q.toks {
+		t := &a.q.toks[i]
+		if !t.content() {
+			continue
+		}
+		inBest := 0
+		a.eachContext(t.hash, func(ci int) {
+			if f.chunks[ci][cQCov] == maxQ {
+				inBest++
+			}
+		})
+		wt := v.weight(t) / qTotal
+		a.eachContext(t.hash, func(ci int) {
+			best := f.chunks[ci][cQCov] == maxQ
+			if inBest == 0 || best && (inBest == 1 || nBest == 1) {
+				f.chunks[ci][cAdded] += wt
+			}
+		})
+	}
+}
+
+// leadInQuestion gives each chunk the weighted share of its first
+// sentence's words that the question holds (cLeadInQ): a heading or a lead
+// sentence that names what the question asks about. The question's words
+// are looked up in a sorted copy.
+func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
+	qset := f.chunkTmp.set[:0]
+	for i := range a.q.toks {
+		if t := &a.q.toks[i]; t.content() {
+			qset = append(qset, t.hash)
+		}
+	}
+	slices.Sort(qset)
+	qset = slices.Compact(qset)
+	f.chunkTmp.set = qset
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		if len(d.sents) == 0 {
+			continue
+		}
+		total, got := 0.0, 0.0
+		run := d.sentToks(0)
+		for i := range run {
+			t := &run[i]
+			if !t.content() {
+				continue
+			}
+			wt := v.weight(t)
+			total += wt
+			if _, ok := slices.BinarySearch(qset, t.hash); ok {
+				got += wt
+			}
+		}
+		if total > 0 {
+			f.chunks[ci][cLeadInQ] = got / total
+		}
+	}
+}
+
+// namedByQuestionChunk sets cNamed of each chunk whose first sentence holds
+// a name and whose every such name stands in another chunk named by the
+// question (a chunk whose first sentence the question holds whole, cLeadInQ
+// 1): to one minus its relative question coverage. A two-hop question
+// ("the position held by the woman who played X") names one passage's
+// subject; the passage the question needs next is on something that one
+// names, and may share no word with the question. Each distinct name's
+// occurrences are read once.
+func (a *analysis) namedByQuestionChunk(f *featureSet, v *vocabulary) {
+	s := &f.chunkTmp
+	s.set = s.set[:0]
+	for ci := range a.ctxs {
+		if len(a.ctxs[ci].sents) == 0 {
+			continue
+		}
+		for _, t := range a.ctxs[ci].sentToks(0) {
+			if t.content() && t.entity() {
+				s.set = append(s.set, t.hash)
+			}
+		}
+	}
+	slices.Sort(s.set)
+	s.set = slices.Compact(s.set)
+	s.count = s.count[:0]
+	for _, h := range s.set {
+		n := int32(0)
+		a.eachContext(h, func(ci int) {
+			if f.chunks[ci][cLeadInQ] == 1 {
+				n++
+			}
+		})
+		s.count = append(s.count, n)
+	}
+	for ci, c := range f.chunks {
+		if len(a.ctxs[ci].sents) == 0 {
+			continue
+		}
+		self := int32(0)
+		if c[cLeadInQ] == 1 {
+			self = 1 // the chunk holds its own names
+		}
+		names, all := 0, true
+		for _, t := range a.ctxs[ci].sentToks(0) {
+			if !t.content() || !t.entity() {
+				continue
+			}
+			names++
+			x, _ := slices.BinarySearch(s.set, t.hash)
+			all = all && s.count[x]-self > 0
+		}
+		if names > 0 && all {
+			c[cNamed] = 1 - c[cQRel]
+		}
+	}
+}
+
+// eachContext calls fn once for every context holding h.
+func (a *analysis) eachContext(h uint64, fn func(ci int)) {
+	last := int32(-1)
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if c := a.occ[o-1].ctx; c != last {
+			fn(int(c))
+			last = c
+		}
+	}
+}
+
+// chunk is the chunk relevance estimate of context ci. Its evidence, like
+// its features, reads the question and the contexts only.
+func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
+	var b1, b2 [32]byte
+	id := s.Contexts[ci].ID
+	if f.emptyQ {
+		return guard.Abstain(guard.ChunkRelevance, id, noQuestion)
+	}
+	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
+	if !ok {
+		return guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
+	}
+	e := guard.Estimate{Decision: guard.ChunkRelevance, ContextID: id, P: p}
+	if p < 0.5 {
+		c := f.chunks[ci]
+		detail := "holds " + string(appendPct(b1[:0], 100*c[cQCov])) + "% of the question's weighted terms"
+		if c[cQRel] == 1 {
+			detail += ", as much as any chunk"
+		} else {
+			detail += " and adds " + string(appendPct(b2[:0], 100*c[cAdded])) + "% to what the best-matching chunk holds"
+		}
+		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic, Detail: detail,
+			Quote: quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
+	}
+	return e
+}
+
+// EstimatesChunks reports whether the judge estimates chunk relevance for
+// s from its model: false when s's question has no content word, so that
+// every chunk abstains (and no chunk can fail).
+func (j *Judge) EstimatesChunks(s *guard.Sample) bool {
+	a := analysisPool.Get().(*analysis)
+	defer analysisPool.Put(a)
+	loadSample(a, s, j.vocab)
+	for i := range a.q.toks {
+		if a.q.toks[i].content() {
+			return true
+		}
+	}
+	return false
+}
