@@ -41,8 +41,10 @@ func Example_quickStart() {
 	// contradiction, number_mismatch: "90 days" vs "30 days"
 }
 
-// The embedded judges under the shipped profile: a retrieval miss (every
-// chunk confidently irrelevant) is decided on their own.
+// The embedded judges under the shipped profile: even a passage about
+// something else is not blocked as a retrieval miss on their own (no fail
+// side of chunk relevance is certified), and with no fallback the answer
+// goes to review.
 func ExampleNewGuard() {
 	g, err := lexical.NewGuard()
 	if err != nil {
@@ -57,7 +59,7 @@ func ExampleNewGuard() {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Diagnosis, res.Route, res.Action)
-	// Output: JUDGE_UNCERTAIN fallback review
+	// Output: JUDGE_UNCERTAIN review review
 }
 
 // A profile of your own, written by `ragtriage calibrate`, brings its
