@@ -38,6 +38,9 @@ type analysis struct {
 
 	feat     featureSet
 	ctxTexts []string
+	m        meter // the work of the current call (see Limits)
+	nquant   int   // quantities of the contexts in all
+	qidx     quantIndex
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64
@@ -83,6 +86,8 @@ func (a *analysis) reset() {
 	a.occ = a.occ[:0]
 	a.hasRef = false
 	a.pairsBuilt = false
+	a.qidx.built = false
+	a.nquant = 0
 }
 
 func (d *doc) reset() {
@@ -143,6 +148,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 		a.sentBase = append(a.sentBase, int32(a.nsent))
 		a.nsent += len(a.ctxs[i].sents)
 		ntok += len(a.ctxs[i].toks)
+		a.nquant += len(a.ctxs[i].quants)
 	}
 	// Index.
 	size := 64

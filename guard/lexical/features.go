@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -1039,21 +1038,12 @@ func afterBreak(s string, i int) bool {
 // words of q in the answer is also within four words of c in the context.
 func (a *analysis) quantAligned(q quant.Quantity, ci int, c quant.Quantity) bool {
 	d := &a.ctxs[ci]
-	near := func(toks []token, start, end int, fn func(h uint64) bool) bool {
-		i := sort.Search(len(toks), func(i int) bool { return int(toks[i].end) > start })
-		j := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= end })
-		for k := max(0, i-4); k < min(len(toks), j+4); k++ {
-			t := &toks[k]
-			if k >= i && k < j || !t.content() || t.flags&fNum != 0 {
-				continue
-			}
-			if fn(t.hash) {
-				return true
-			}
+	found := false
+	eachNearWord(a.a.toks, q.Start, q.End, func(h uint64) {
+		if found {
+			return
 		}
-		return false
-	}
-	return near(a.a.toks, q.Start, q.End, func(h uint64) bool {
-		return near(d.toks, c.Start, c.End, func(h2 uint64) bool { return h == h2 })
+		eachNearWord(d.toks, c.Start, c.End, func(h2 uint64) { found = found || h == h2 })
 	})
+	return found
 }

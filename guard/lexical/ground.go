@@ -75,19 +75,23 @@ func inQ(t *token) bool { return t.flags&fInQ != 0 }
 // contexts state it (its words are then given), contradict it in the same
 // slot, or do not state it.
 func quantitySupport(a *analysis, f *featureSet, t *groundTally) {
+	a.m.at("comparing the answer's numbers with the contexts'")
 	for qi, q := range a.a.quants {
+		if !a.m.ok() {
+			return
+		}
 		if structural(a.a.s, q) {
 			continue // a list marker or a citation: not a claim
 		}
-		compatible, approx, sameCtx, sameQ := a.quantCounterpart(q)
+		stated, sameCtx, sameQ := a.quantCounterpart(q)
 		// A small count ("three things", "two figures") or an ordinal
 		// ("first") with no counterpart said of the same thing often counts
 		// the answer's own items: it is no evidence either way (its words
 		// still need support like any other).
-		if !compatible && !approx && sameCtx < 0 && ownCount(q) {
+		if !stated && sameCtx < 0 && ownCount(q) {
 			continue
 		}
-		if compatible || approx {
+		if stated {
 			// Words of a quantity the contexts state ("thirty" for "30")
 			// count as supported; an approximate one ("a month" for "30
 			// days") is neither evidence for nor against the answer.
@@ -104,13 +108,30 @@ func quantitySupport(a *analysis, f *featureSet, t *groundTally) {
 	}
 }
 
-// quantCounterpart looks for answer quantity q in the contexts: compatible
-// when one states it (or the question does), approx when one states it
-// roughly, and the context and quantity (else -1, -1) of the first one in
-// the same slot with another value, said of the same thing.
-func (a *analysis) quantCounterpart(q quant.Quantity) (compatible, approx bool, sameCtx, sameQ int) {
+// quantCounterpart looks for answer quantity q in the contexts: stated
+// when one states it exactly or roughly (or the question states it), and
+// otherwise the context and quantity (else -1, -1) of the first one in the
+// same slot with another value, said of the same thing. A few pairs are
+// compared one by one; more go through the quantity indexes (qindex.go),
+// which give the same answers.
+func (a *analysis) quantCounterpart(q quant.Quantity) (stated bool, sameCtx, sameQ int) {
+	if len(a.a.quants)*(a.nquant+len(a.q.quants)) >= quantIndexMin && a.buildQuantIndex() {
+		return a.quantCounterpartIndexed(q)
+	}
+	compatible, approx, sameCtx, sameQ := a.quantCounterpartScan(q)
+	return compatible || approx, sameCtx, sameQ
+}
+
+// quantCounterpartScan is quantCounterpart by comparing q with every
+// quantity of the contexts and the question: compatible when one states it
+// (or the question does), approx when one states it roughly, and the first
+// one in the same slot with another value, said of the same thing.
+func (a *analysis) quantCounterpartScan(q quant.Quantity) (compatible, approx bool, sameCtx, sameQ int) {
 	sameCtx, sameQ = -1, -1
 	for ci := range a.ctxs {
+		if !a.m.spend(len(a.ctxs[ci].quants)) {
+			return
+		}
 		for cq, c := range a.ctxs[ci].quants {
 			switch {
 			case q.Compatible(c) || ((q.Kind == quant.Number || c.Kind == quant.Number) && c.Value == q.Value):
@@ -133,6 +154,7 @@ func (a *analysis) quantCounterpart(q quant.Quantity) (compatible, approx bool, 
 		}
 	}
 	if !compatible {
+		a.m.spend(len(a.q.quants))
 		for _, c := range a.q.quants {
 			if q.Compatible(c) {
 				compatible = true
