@@ -3,6 +3,7 @@ package lexical
 import (
 	"math"
 	"slices"
+	"sort"
 )
 
 const nChunk = 5
@@ -111,21 +112,31 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 // answer depends on it, and the pairs of unrelated sentences in long
 // contexts are most of the cost.
 func (a *analysis) markRelevantSentences() {
+	if a.relSet == nil {
+		a.relSet = map[uint64]struct{}{}
+	}
+	clear(a.relSet)
+	for _, d := range [2]*doc{&a.q, &a.a} {
+		for i := range d.toks {
+			if t := &d.toks[i]; t.content() {
+				a.relSet[t.hash] = struct{}{}
+			}
+		}
+	}
 	a.sentRel = a.sentRel[:0]
-	for g := 0; g < len(a.setSig); g++ {
-		rel := false
-		for _, d := range [2]*doc{&a.q, &a.a} {
-			for i := range d.toks {
-				if t := &d.toks[i]; t.content() && a.sentHas(g, t.hash) {
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for k := range d.sents {
+			rel := false
+			for _, t := range d.sentToks(k) {
+				if _, ok := a.relSet[t.hash]; ok {
 					rel = true
 					break
 				}
 			}
-			if rel {
-				break
-			}
+			a.sentRel = append(a.sentRel, rel)
 		}
-		a.sentRel = append(a.sentRel, rel)
+		a.m.spend(len(d.toks))
 	}
 }
 
@@ -248,6 +259,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 			}
 		}
 	}
+	for i := range a.winSeen {
+		a.winSeen[i] = -1 // as score expects it
+	}
 	return best
 }
 
@@ -335,12 +349,12 @@ func (a *analysis) sentHas(g int, h uint64) bool {
 	return ok
 }
 
-// sentOf returns the sentence of d holding byte offset off.
+// sentOf returns the sentence of d holding byte offset off, -1 for none.
+// Sentences are in text order and do not overlap.
 func sentOf(d *doc, off int) int {
-	for k, s := range d.sents {
-		if off >= s.start && off < s.end {
-			return k
-		}
+	k := sort.Search(len(d.sents), func(k int) bool { return d.sents[k].end > off })
+	if k < len(d.sents) && off >= d.sents[k].start {
+		return k
 	}
 	return -1
 }

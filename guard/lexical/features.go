@@ -448,6 +448,7 @@ func (a *analysis) substituteSynonyms(d *doc) {
 	if len(a.ctxs) == 0 {
 		return
 	}
+	d.setOK = false
 	for i := range d.toks {
 		t := &d.toks[i]
 		if t.flags&fSynSet == 0 || !t.content() || a.inContexts(t.hash) {
@@ -507,14 +508,28 @@ func containsSeq(hay, needle []token) bool {
 	if len(needle) == 0 || len(needle) > len(hay) {
 		return false
 	}
-outer:
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		for j := range needle {
-			if hay[i+j].hash != needle[j].hash {
-				continue outer
-			}
+	// Knuth–Morris–Pratt on the hashes: linear in both.
+	fail := make([]int32, len(needle))
+	for i, k := 1, int32(0); i < len(needle); i++ {
+		for k > 0 && needle[i].hash != needle[k].hash {
+			k = fail[k-1]
 		}
-		return true
+		if needle[i].hash == needle[k].hash {
+			k++
+		}
+		fail[i] = k
+	}
+	k := int32(0)
+	for i := range hay {
+		for k > 0 && hay[i].hash != needle[k].hash {
+			k = fail[k-1]
+		}
+		if hay[i].hash == needle[k].hash {
+			k++
+		}
+		if int(k) == len(needle) {
+			return true
+		}
 	}
 	return false
 }

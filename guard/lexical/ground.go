@@ -188,7 +188,13 @@ func (a *analysis) markGiven(q quant.Quantity) {
 func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *groundTally) sentInfo {
 	nctx := len(a.ctxs)
 	run := a.a.sentToks(k)
-	win := a.bestWindow(run, v, given)
+	memo := a.memoSupport(k)
+	var win window
+	if memo >= 0 {
+		win = f.sents[memo].win
+	} else {
+		win = a.bestWindow(run, v, given)
+	}
 	total, any, n := 0.0, 0.0, 0
 	for i := range run {
 		tk := &run[i]
@@ -216,7 +222,11 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 	}
 	t.minWin = math.Min(t.minWin, si.support)
 	if nctx > 0 {
-		t.minSent = math.Min(t.minSent, a.bestSentence(run, v, given))
+		if memo < 0 {
+			// A sentence like an earlier one has its single-sentence
+			// support too, which t.minSent already holds.
+			t.minSent = math.Min(t.minSent, a.bestSentence(run, v, given))
+		}
 	} else {
 		t.minSent = 0
 	}
@@ -239,6 +249,69 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 		t.entOut += swappedEntities(a, f, k, win)
 	}
 	return si
+}
+
+// memoMin is the number of answer sentences from which groundedness looks
+// for repeated sentences (see memoSupport).
+var memoMin = 8
+
+// memoSupport returns an earlier answer sentence whose best window and
+// single-sentence support are sentence k's, or -1. Those depend on the
+// content words of a sentence only (their words, weights and whether they
+// are given, in order), so a sentence with the same ones as an earlier
+// sentence gets the same: a long answer that repeats itself costs one
+// search of the contexts per distinct sentence.
+func (a *analysis) memoSupport(k int) int {
+	if len(a.a.sents) < memoMin {
+		return -1
+	}
+	if k == 0 {
+		if a.sentMemo == nil {
+			a.sentMemo = map[uint64]int32{}
+		}
+		clear(a.sentMemo)
+	}
+	run := a.a.sentToks(k)
+	h := uint64(fnvOffset)
+	for i := range run {
+		if t := &run[i]; t.content() {
+			h = (h ^ t.hash) * fnvPrime
+			h = (h ^ math.Float64bits(t.w)) * fnvPrime
+			h = (h ^ uint64(t.flags&fGiven)) * fnvPrime
+		}
+	}
+	a.m.spend(len(run))
+	prev, ok := a.sentMemo[h]
+	if !ok || !sameContent(run, a.a.sentToks(int(prev))) {
+		if !ok {
+			a.sentMemo[h] = int32(k)
+		}
+		return -1
+	}
+	return int(prev)
+}
+
+// sameContent reports whether two runs have the same content words, with
+// the same weights and given flags, in the same order.
+func sameContent(r1, r2 []token) bool {
+	i, j := 0, 0
+	for {
+		for i < len(r1) && !r1[i].content() {
+			i++
+		}
+		for j < len(r2) && !r2[j].content() {
+			j++
+		}
+		if i == len(r1) || j == len(r2) {
+			return i == len(r1) && j == len(r2)
+		}
+		t, u := &r1[i], &r2[j]
+		if t.hash != u.hash || math.Float64bits(t.w) != math.Float64bits(u.w) || t.flags&fGiven != u.flags&fGiven {
+			return false
+		}
+		i++
+		j++
+	}
 }
 
 // antonymFlips records the words of supported answer sentence k absent from
