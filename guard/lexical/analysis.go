@@ -67,6 +67,7 @@ type analysis struct {
 	postAt     []int32 // slot → start of its term's run in post; len(slots)+1 entries
 	postBuilt  bool
 	sentMemo   map[uint64]int32 // see memoSupport
+	grp        groupScratch
 	mark       []int32
 	markGen    int32
 }
@@ -326,6 +327,13 @@ func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bo
 // width 2, at s-1 in the same context. Each occurrence looked at is a unit
 // of work.
 func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst *scores, width int32) (total, given float64) {
+	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
+		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
+			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {
+				return total, given
+			}
+		}
+	}
 	dst.zero()
 	for i := range run {
 		t := &run[i]
@@ -493,7 +501,7 @@ func (a *analysis) windowHasContent(w window, h uint64) bool {
 // postingsMin is the number of context content words from which
 // windowHasContent searches the sorted postings instead of walking a term's
 // occurrences.
-const postingsMin = 1024
+var postingsMin = 1024
 
 // buildPostings lays the term index out by term, once per load: for each
 // slot, the global sentences of its term's occurrences in ascending order.
@@ -551,6 +559,7 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		return false
 	}
 	d := &a.ctxs[w.ctx]
+	a.m.spend(int(d.sentAt[min(w.sent+w.nsent, len(d.sents))] - d.sentAt[w.sent]))
 	for k := w.sent; k < w.sent+w.nsent; k++ {
 		for _, t := range d.sentToks(k) {
 			if t.hash == h {

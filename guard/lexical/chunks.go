@@ -97,6 +97,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		f.conflict = append(f.conflict, 0, 0, 0, 0)
 		return
 	}
+	a.m.at("comparing the contexts with each other")
 	a.buildSentSets(v)
 	a.markRelevantSentences()
 	c := conflictScan{a: a, v: v, f: f}
@@ -158,6 +159,7 @@ type conflictScan struct {
 // consider records conflict p and how much the question bears on it.
 func (c *conflictScan) consider(p conflictPair) {
 	a, v := c.a, c.v
+	a.m.spend(2 * len(a.q.toks))
 	c.f.conflicts = append(c.f.conflicts, p)
 	g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
 	qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
@@ -175,6 +177,9 @@ func (c *conflictScan) numberConflicts() float64 {
 		for qi, q := range di.quants {
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
+				if !a.m.spend(len(dj.quants)) {
+					return best
+				}
 				for qj, r := range dj.quants {
 					if !q.SameSlot(r) || q.Compatible(r) {
 						continue
@@ -216,6 +221,9 @@ func (c *conflictScan) negationConflicts() float64 {
 					continue
 				}
 				dj := &a.ctxs[cj]
+				if !a.m.spend(len(dj.sents)) {
+					return best
+				}
 				for sj := range dj.sents {
 					c.pairs++
 					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
@@ -272,6 +280,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, bool) {
 	a, best, found := c.a, 0.0, false
 	for o := a.head(ant); o != 0 && c.pairs < maxConflictPairs; o = a.occ[o-1].next {
+		if !a.m.spend(1) {
+			break
+		}
 		oc := &a.occ[o-1]
 		cj := int(oc.ctx)
 		if cj == ci {
@@ -364,6 +375,7 @@ func sentOf(d *doc, off int) int {
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
+	a.m.spend(len(s1) + len(s2))
 	inter, union := 0.0, 0.0
 	for i := range s1 {
 		t := &s1[i]

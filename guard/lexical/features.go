@@ -255,6 +255,7 @@ func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
 	if p&partGround != 0 {
 		groundedness(a, v, f)
 	}
+	a.m.at("comparing the question and the answer with the contexts")
 	if p&(partRelev|partSuff) != 0 && f.done&partQWin == 0 {
 		f.qWin = a.bestWindow(a.q.toks, v, nil)
 		f.done |= partQWin
@@ -419,7 +420,11 @@ func correctness(a *analysis, v *vocabulary, f *featureSet) {
 		f1 = 2 * prec * rec / (prec + rec)
 	}
 	nm, nmatch := 0, 0
+	a.m.at("comparing the answer's numbers with the reference's")
 	for _, q := range a.a.quants {
+		if !a.m.spend(len(a.rf.quants)) {
+			break
+		}
 		for _, r := range a.rf.quants {
 			if q.Compatible(r) {
 				nmatch++
@@ -496,6 +501,7 @@ func hasNeg(run []token) bool {
 
 func (a *analysis) windowHasNeg(win window) bool {
 	d := &a.ctxs[win.ctx]
+	a.m.spend(int(d.sentAt[min(win.sent+win.nsent, len(d.sents))] - d.sentAt[win.sent]))
 	for k := win.sent; k < win.sent+win.nsent; k++ {
 		if hasNeg(d.sentToks(k)) {
 			return true
@@ -714,6 +720,9 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 	}
 	o1 := a.head(h1)
 	for o2 := a.head(h2); o2 != 0; o2 = a.occ[o2-1].next {
+		if !a.m.spend(1) {
+			return false
+		}
 		x := &a.occ[o2-1]
 		if x.sent < lo || x.sent >= hi {
 			continue
@@ -952,7 +961,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 		}
 		negA := negatedClause(d, from, to)
 		clauses(c, cLo, cHi, func(cf, ct int) {
-			if found {
+			if found || !a.m.spend((to-from)*(ct-cf)) {
 				return
 			}
 			got := 0.0
@@ -983,6 +992,7 @@ func (a *analysis) alignedIn(win window, run []token, i int, ant uint64) bool {
 	d := &a.ctxs[win.ctx]
 	lo := int(d.sentAt[win.sent])
 	hi := int(d.sentAt[min(win.sent+win.nsent, len(d.sents))])
+	a.m.spend(hi - lo)
 	for k := lo; k < hi; k++ {
 		if d.toks[k].hash != ant {
 			continue

@@ -27,6 +27,7 @@ type groundTally struct {
 func groundedness(a *analysis, v *vocabulary, f *featureSet) {
 	t := groundTally{minWin: 1, minSent: 1}
 	quantitySupport(a, f, &t)
+	a.m.at("comparing the answer's sentences with the contexts")
 	for k := range a.a.sents {
 		f.sents = append(f.sents, sentenceSupport(a, v, f, k, &t))
 	}

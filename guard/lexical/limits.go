@@ -98,16 +98,16 @@ type meter struct {
 	ctxErr      func() error
 	deadline    time.Time // zero: none
 	stop        guard.Cause
-	stage       string // what was being computed when the meter stopped
-	onCheck     func() // test hook, called at each look at the context
+	stage       string       // what was being computed when the meter stopped
+	onCheck     func(*meter) // test hook, called at each look at the context
 }
 
 // testCheckHook, when set, is installed as every new meter's onCheck.
-var testCheckHook func()
+var testCheckHook func(*meter)
 
 // start arms m for one call under ctx with the given work limit.
 func (m *meter) start(ctx context.Context, limit int64) {
-	*m = meter{limit: max(limit, 0), next: checkEvery, onCheck: testCheckHook}
+	*m = meter{limit: max(limit, 0), next: checkEvery, onCheck: testCheckHook, stage: "reading the sample"}
 	if ctx != nil {
 		m.ctxErr = ctx.Err
 		m.deadline, _ = ctx.Deadline()
@@ -145,7 +145,7 @@ func (m *meter) check() {
 		return
 	}
 	if m.onCheck != nil {
-		m.onCheck()
+		m.onCheck(m)
 	}
 	switch {
 	case m.limit > 0 && m.work > m.limit:

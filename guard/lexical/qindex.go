@@ -10,7 +10,7 @@ import (
 // pairs from which quantCounterpart uses the indexes rather than compare
 // every pair. Below it the pairwise scan is cheaper than building them;
 // both give the same answers.
-const quantIndexMin = 256
+var quantIndexMin = 256
 
 // slotWord files a context quantity under a content word near it and its
 // slot; valWord under a content word near it, its kind and its value.
