@@ -102,3 +102,24 @@ func BenchmarkProbeSentences(b *testing.B) {
 // BenchmarkEvaluateHotpotQA is one HotpotQA row (ten paragraphs) through
 // the guard: the per-row cost of `ragtriage judge` on that data.
 func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
+
+// BenchmarkMaxSizeSample evaluates samples of DefaultLimits.MaxBytes (2
+// MiB): numbers, and short sentences, half in the answer and half in one
+// context. Its B/op is the memory figure of doc.go's "Limits".
+func BenchmarkMaxSizeSample(b *testing.B) {
+	half := lexical.DefaultLimits.MaxBytes / 2
+	b.Run("numbers", func(b *testing.B) {
+		s := numbersProbe(half/2 - 16)
+		benchGuard(b, s)
+	})
+	b.Run("sentences", func(b *testing.B) {
+		var sb strings.Builder
+		for i := 0; sb.Len() < half-32; i++ {
+			sb.WriteString("Refund ok ")
+			sb.WriteString(strconv.Itoa(i))
+			sb.WriteString(". ")
+		}
+		t := sb.String()
+		benchGuard(b, guard.Sample{Question: "Is the refund ok?", Answer: t, Contexts: []guard.Context{{ID: "c1", Text: t}}})
+	})
+}

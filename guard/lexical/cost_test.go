@@ -209,3 +209,29 @@ func (c *expiring) Err() error {
 }
 
 func (c *expiring) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// TestDefaultLimitsNeverTrigger reads every bundled row with the default
+// limits: none may pass them, and the largest work stays far below
+// MaxWork.
+func TestDefaultLimitsNeverTrigger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads every development row")
+	}
+	rows := costRows(t, math.MaxInt)
+	j, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most int64
+	var bytes int
+	for i := range rows {
+		s := rows[i]
+		w := workOf(t, j, s, guard.Decisions)
+		most = max(most, w)
+		bytes = max(bytes, sampleBytes(&s))
+	}
+	t.Logf("%d rows: at most %d units of work and %d bytes a row", len(rows), most, bytes)
+	if most > DefaultLimits.MaxWork/100 || bytes > DefaultLimits.MaxBytes/100 {
+		t.Errorf("a bundled row needs %d units of work or %d bytes: within 100× of DefaultLimits %+v", most, bytes, DefaultLimits)
+	}
+}
