@@ -327,6 +327,10 @@ func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bo
 // width 2, at s-1 in the same context. Each occurrence looked at is a unit
 // of work.
 func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst *scores, width int32) (total, given float64) {
+	if !a.m.ok() {
+		dst.zero()
+		return 0, 0 // stopped: the features are not used
+	}
 	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
 		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
 			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {

@@ -103,8 +103,8 @@ func BenchmarkProbeSentences(b *testing.B) {
 // the guard: the per-row cost of `ragtriage judge` on that data.
 func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
 
-// BenchmarkMaxSizeSample evaluates samples of DefaultLimits.MaxBytes (2
-// MiB): numbers, and short sentences, half in the answer and half in one
+// BenchmarkMaxSizeSample evaluates samples of DefaultLimits.MaxBytes (512
+// KiB): numbers, and short sentences, half in the answer and half in one
 // context. Its B/op is the memory figure of doc.go's "Limits".
 func BenchmarkMaxSizeSample(b *testing.B) {
 	half := lexical.DefaultLimits.MaxBytes / 2

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
 
 const nChunk = 5
@@ -80,6 +82,9 @@ func (a *analysis) chunkFeatures(f *featureSet, v *vocabulary) {
 func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 	last := int32(-1)
 	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if !a.m.spend(1) {
+			return // over the work limit, or the request ended
+		}
 		if c := a.occ[o-1].ctx; c != last {
 			fn(int(c))
 			last = c
@@ -154,6 +159,31 @@ type conflictScan struct {
 	f     *featureSet
 	pairs int
 	qrel  float64
+	runs  [][]int32 // per context, see quantRuns
+}
+
+// quantRuns returns, for each quantity of each context, the index just past
+// the run of quantities equal to it but for where they stand.
+func quantRuns(a *analysis, runs [][]int32) [][]int32 {
+	runs = runs[:0]
+	for ci := range a.ctxs {
+		qs := a.ctxs[ci].quants
+		r := make([]int32, len(qs))
+		for k := len(qs) - 1; k >= 0; k-- {
+			r[k] = int32(k + 1)
+			if k+1 < len(qs) && sameQuantity(qs[k], qs[k+1]) {
+				r[k] = r[k+1]
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// sameQuantity reports whether two quantities are equal but for their spans.
+func sameQuantity(x, y quant.Quantity) bool {
+	x.Start, x.End, y.Start, y.End = 0, 0, 0, 0
+	return x == y
 }
 
 // consider records conflict p and how much the question bears on it.
@@ -172,16 +202,21 @@ func (c *conflictScan) consider(p conflictPair) {
 // similarity found.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
+	c.runs = quantRuns(a, c.runs)
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
-				if !a.m.spend(len(dj.quants)) {
-					return best
-				}
-				for qj, r := range dj.quants {
+				runEnd := c.runs[cj]
+				looked := 0
+				for qj := 0; qj < len(dj.quants); qj++ {
+					r := dj.quants[qj]
+					looked++
 					if !q.SameSlot(r) || q.Compatible(r) {
+						// The quantities equal to r up to where they
+						// stand give the same answer: skip them.
+						qj = int(runEnd[qj]) - 1
 						continue
 					}
 					c.pairs++
@@ -197,6 +232,9 @@ func (c *conflictScan) numberConflicts() float64 {
 						best = math.Max(best, sim)
 						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
 					}
+				}
+				if !a.m.spend(looked) {
+					return best
 				}
 			}
 		}

@@ -231,7 +231,7 @@ func TestDefaultLimitsNeverTrigger(t *testing.T) {
 		bytes = max(bytes, sampleBytes(&s))
 	}
 	t.Logf("%d rows: at most %d units of work and %d bytes a row", len(rows), most, bytes)
-	if most > DefaultLimits.MaxWork/100 || bytes > DefaultLimits.MaxBytes/100 {
-		t.Errorf("a bundled row needs %d units of work or %d bytes: within 100× of DefaultLimits %+v", most, bytes, DefaultLimits)
+	if most > DefaultLimits.MaxWork/50 || bytes > DefaultLimits.MaxBytes/10 {
+		t.Errorf("a bundled row needs %d units of work or %d bytes: within 50× (work) or 10× (bytes) of DefaultLimits %+v", most, bytes, DefaultLimits)
 	}
 }

@@ -29,6 +29,9 @@ func groundedness(a *analysis, v *vocabulary, f *featureSet) {
 	quantitySupport(a, f, &t)
 	a.m.at("comparing the answer's sentences with the contexts")
 	for k := range a.a.sents {
+		if !a.m.ok() {
+			return // stopped: the features are not used
+		}
 		f.sents = append(f.sents, sentenceSupport(a, v, f, k, &t))
 	}
 	answerSupport(a, v, f, &t)

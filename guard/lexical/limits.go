@@ -30,9 +30,9 @@ type Limits struct {
 
 // DefaultLimits are the limits of a Judge built without WithLimits. They
 // never trigger on the bundled development data (at most 14 KB and about
-// 60,000 units of work a row): MaxBytes is 2 MiB and MaxWork 50 million
-// units, about 0.2 s of work on one core.
-var DefaultLimits = Limits{MaxBytes: 2 << 20, MaxWork: 50_000_000}
+// 191,000 units of work a row, TestDefaultLimitsNeverTrigger): MaxBytes is
+// 512 KiB and MaxWork 20 million units (about 0.15 s of work on one core).
+var DefaultLimits = Limits{MaxBytes: 512 << 10, MaxWork: 20_000_000}
 
 // withDefaults fills the zero fields of l from DefaultLimits.
 func (l Limits) withDefaults() Limits {
