@@ -40,11 +40,13 @@ type analysis struct {
 	keys  []uint64
 	occ   []occurrence
 
-	feat     featureSet
-	ctxTexts []string
-	m        meter // the work of the current call (see Limits)
-	nquant   int   // quantities of the contexts in all
-	qidx     quantIndex
+	feat      featureSet
+	ctxTexts  []string
+	m         meter // the work of the current call (see Limits)
+	nquant    int   // quantities of the contexts in all
+	qidx      quantIndex
+	qruns     []int32 // see quantRuns
+	quantBase []int32
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64

@@ -159,24 +159,27 @@ type conflictScan struct {
 	f     *featureSet
 	pairs int
 	qrel  float64
-	runs  [][]int32 // per context, see quantRuns
+	runs  []int32 // see quantRuns
 }
 
-// quantRuns returns, for each quantity of each context, the index just past
-// the run of quantities equal to it but for where they stand.
-func quantRuns(a *analysis, runs [][]int32) [][]int32 {
-	runs = runs[:0]
+// quantRuns returns, for each quantity k of each context ci, at
+// a.quantBase[ci]+k, the index within the context just past the run of
+// quantities equal to it but for where they stand.
+func (a *analysis) quantRuns() []int32 {
+	runs, base := a.qruns[:0], a.quantBase[:0]
 	for ci := range a.ctxs {
 		qs := a.ctxs[ci].quants
-		r := make([]int32, len(qs))
+		base = append(base, int32(len(runs)))
+		runs = slices.Grow(runs, len(qs))[:len(runs)+len(qs)]
+		r := runs[len(runs)-len(qs):]
 		for k := len(qs) - 1; k >= 0; k-- {
 			r[k] = int32(k + 1)
 			if k+1 < len(qs) && sameQuantity(qs[k], qs[k+1]) {
 				r[k] = r[k+1]
 			}
 		}
-		runs = append(runs, r)
 	}
+	a.qruns, a.quantBase = runs, base
 	return runs
 }
 
@@ -202,13 +205,13 @@ func (c *conflictScan) consider(p conflictPair) {
 // similarity found.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
-	c.runs = quantRuns(a, c.runs)
+	c.runs = a.quantRuns()
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
-				runEnd := c.runs[cj]
+				runEnd := c.runs[a.quantBase[cj]:]
 				looked := 0
 				for qj := 0; qj < len(dj.quants); qj++ {
 					r := dj.quants[qj]
