@@ -118,6 +118,10 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 // answer depends on it, and the pairs of unrelated sentences in long
 // contexts are most of the cost.
 func (a *analysis) markRelevantSentences() {
+	if len(a.setSig)*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
+		a.markRelevantByScan()
+		return
+	}
 	if a.relSet == nil {
 		a.relSet = map[uint64]struct{}{}
 	}
@@ -143,6 +147,33 @@ func (a *analysis) markRelevantSentences() {
 			a.sentRel = append(a.sentRel, rel)
 		}
 		a.m.spend(len(d.toks))
+	}
+}
+
+// relScanMax is the number of sentence × word lookups up to which
+// markRelevantSentences asks each sentence's set (its signature rejects
+// most words at once) rather than build a set of the question's and the
+// answer's words.
+var relScanMax = 1 << 16
+
+// markRelevantByScan is markRelevantSentences by looking every content word
+// of the question and the answer up in every sentence's set.
+func (a *analysis) markRelevantByScan() {
+	a.sentRel = a.sentRel[:0]
+	for g := 0; g < len(a.setSig); g++ {
+		rel := false
+		for _, d := range [2]*doc{&a.q, &a.a} {
+			for i := range d.toks {
+				if t := &d.toks[i]; t.content() && a.sentHas(g, t.hash) {
+					rel = true
+					break
+				}
+			}
+			if rel {
+				break
+			}
+		}
+		a.sentRel = append(a.sentRel, rel)
 	}
 }
 

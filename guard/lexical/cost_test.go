@@ -59,14 +59,14 @@ func costRows(t *testing.T, n int) []guard.Sample {
 // withThresholds runs fn with the cut-overs between the pairwise scans and
 // the indexes set to lo (every index used) or hi (none used).
 func withThresholds(all bool, fn func()) {
-	saved := [...]int{quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin}
+	saved := [...]int{quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin, relScanMax}
 	defer func() {
-		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin = saved[0], saved[1], saved[2], saved[3], saved[4], saved[5]
+		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin, relScanMax = saved[0], saved[1], saved[2], saved[3], saved[4], saved[5], saved[6]
 	}()
 	if all {
-		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin = 0, 0, -1, 0, 1, 0
+		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin, relScanMax = 0, 0, -1, 0, 1, 0, -1
 	} else {
-		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin = math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt
+		quantIndexMin, postingsMin, groupedMin, groupedRunMin, memoMin, docSetMin, relScanMax = math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt, math.MaxInt
 	}
 	fn()
 }
