@@ -57,7 +57,7 @@
 // the same words of a long run are scored once. Input built to defeat the
 // indexes still meets a ceiling: [Limits] bounds a sample's text
 // (MaxBytes, 512 KiB by default) and its comparison work (MaxWork, 20
-// million units, about 0.15 s on one core). Beyond either, every requested
+// million units, about 0.2 s on one core). Beyond either, every requested
 // decision abstains with the cause guard.CauseInputTooLarge, and the reason
 // names the limit and by how much; nothing is read in part. The bundled
 // development rows need at most 14 KB and 191,000 units.

@@ -31,7 +31,7 @@ type Limits struct {
 // DefaultLimits are the limits of a Judge built without WithLimits. They
 // never trigger on the bundled development data (at most 14 KB and about
 // 191,000 units of work a row, TestDefaultLimitsNeverTrigger): MaxBytes is
-// 512 KiB and MaxWork 20 million units (about 0.15 s of work on one core).
+// 512 KiB and MaxWork 20 million units (about 0.2 s of work on one core).
 var DefaultLimits = Limits{MaxBytes: 512 << 10, MaxWork: 20_000_000}
 
 // withDefaults fills the zero fields of l from DefaultLimits.
