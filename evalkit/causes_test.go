@@ -228,10 +228,11 @@ func TestCausesEndToEnd(t *testing.T) {
 		t.Fatalf("evaluated %d, cascade %+v; want 10 rows with a cascade section", rep.Input.RowsEvaluated, rep.Cascade)
 	}
 	wantUnsettled := map[string]int{report.CauseUnrecorded: 1}
-	wantAbst := map[string]int{report.CauseUnrecorded: 1, string(guard.CauseAbstained): 0, string(guard.CauseJudgeFailed): 0}
+	wantAbst := map[string]int{report.CauseUnrecorded: 1, string(guard.CauseAbstained): 0, string(guard.CauseJudgeFailed): 0,
+		string(guard.CauseInputTooLarge): 0}
 	for _, c := range guard.Causes {
 		switch c {
-		case guard.CauseAbstained, guard.CauseJudgeFailed:
+		case guard.CauseAbstained, guard.CauseJudgeFailed, guard.CauseInputTooLarge:
 		case guard.CauseFallbackUncertain:
 			wantUnsettled[string(c)] = 1
 		default:

@@ -448,7 +448,7 @@ func (a *accumulator) claimsReport() *report.Claims {
 var (
 	abstentionCauses = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool { return c == guard.CauseFallbackUncertain })
 	fallbackCauses   = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool {
-		return c == guard.CauseAbstained || c == guard.CauseJudgeFailed
+		return c == guard.CauseAbstained || c == guard.CauseJudgeFailed || c == guard.CauseInputTooLarge
 	})
 )
 

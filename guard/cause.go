@@ -17,21 +17,29 @@ import (
 // meaning. The zero Cause is "no cause": an estimate that was given.
 type Cause string
 
-// The causes. The first two are about the guard's own judges; the others
+// The causes. The first three are about the guard's own judges; the others
 // about the fallback an escalation was sent to (package cascade sets them
-// on the estimates it returns abstained).
+// on the estimates it returns abstained). CauseDeadline and CauseCancelled
+// are also what an embedded judge (package lexical) gives when the request
+// ends while it works.
 const (
 	// CauseAbstained: a primary judge could not tell, left the decision
 	// out, or no judge is bound to it (the reason says which).
 	CauseAbstained Cause = "abstained"
 	// CauseJudgeFailed: the judge failed (it is listed in Result.Errors).
 	CauseJudgeFailed Cause = "judge_failed"
+	// CauseInputTooLarge: the sample is larger than a primary judge's work
+	// budget allows it to read whole (package lexical's Limits); the reason
+	// says which limit and by how much. The judge abstains rather than read
+	// part of it.
+	CauseInputTooLarge Cause = "input_too_large"
 
 	// CauseBreakerOpen: the fallback's circuit breaker was open (or
 	// half-open with its probe calls under way).
 	CauseBreakerOpen Cause = "breaker_open"
 	// CauseDeadline: too little time was left before the request's deadline
-	// for the fallback to answer, or it did not answer in that time.
+	// for the fallback to answer, or it did not answer in that time; or the
+	// deadline passed while an embedded judge was still working.
 	CauseDeadline Cause = "deadline"
 	// CauseBudget: the fallback's call or token budget was spent.
 	CauseBudget Cause = "budget"
@@ -57,7 +65,7 @@ const (
 
 // Causes lists every cause, in the order reports show them.
 var Causes = []Cause{
-	CauseAbstained, CauseJudgeFailed,
+	CauseAbstained, CauseJudgeFailed, CauseInputTooLarge,
 	CauseBreakerOpen, CauseDeadline, CauseBudget, CauseConcurrency, CauseClosed, CauseCancelled,
 	CauseFallbackFailed, CauseFallbackAbstained, CauseFallbackUncertain,
 }
@@ -69,6 +77,7 @@ var Causes = []Cause{
 // CauseJudgeFailed's. Package cascade uses these same values.
 var (
 	ErrAbstained           = errors.New("judge abstained")
+	ErrInputTooLarge       = errors.New("input too large for the judge's work budget")
 	ErrFallbackBreakerOpen = errors.New("fallback circuit breaker open")
 	ErrFallbackDeadline    = errors.New("fallback deadline too near")
 	ErrFallbackBudget      = errors.New("fallback budget spent")
@@ -87,6 +96,8 @@ func (c Cause) Err() error {
 		return ErrAbstained
 	case CauseJudgeFailed:
 		return ErrJudge
+	case CauseInputTooLarge:
+		return ErrInputTooLarge
 	case CauseBreakerOpen:
 		return ErrFallbackBreakerOpen
 	case CauseDeadline:
@@ -119,8 +130,8 @@ func (c Cause) Known() bool {
 
 // CauseOf returns the cause whose sentinel err wraps, "" when none. An
 // error that wraps several (a JudgeError of the escalator wraps ErrJudge and
-// its own cause) gives the most specific: a fallback cause before
-// CauseJudgeFailed.
+// its own cause) gives the most specific: CauseInputTooLarge or a fallback
+// cause before CauseJudgeFailed and CauseAbstained.
 func CauseOf(err error) Cause {
 	if err == nil {
 		return ""

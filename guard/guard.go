@@ -394,12 +394,14 @@ func (g *Guard) callAsync(ctx context.Context, j Judge, req Request, perClaim bo
 
 // checked refuses an answer given after ctx ended, then checks it. The
 // refused answer is returned beside the error, so that what it spent
-// counts.
+// counts. An answer of abstentions only is kept, with the causes the judge
+// gave (CauseDeadline from a judge that stopped at the deadline): it
+// decides nothing, so it cannot be a late pass.
 func checked(ctx context.Context, req *Request, out []Estimate, err error, perClaim bool) ([]Estimate, error) {
 	if err != nil {
 		return out, err
 	}
-	if err := ended(ctx); err != nil {
+	if err := ended(ctx); err != nil && !allAbstained(out) {
 		return out, fmt.Errorf("judge returned after cancellation: %w", err)
 	}
 	return out, checkAnswer(out, req, perClaim)
@@ -416,6 +418,16 @@ func judgeCause(err error) Cause {
 		return CauseCancelled
 	}
 	return CauseJudgeFailed
+}
+
+// allAbstained reports whether out holds estimates, all of them abstained.
+func allAbstained(out []Estimate) bool {
+	for i := range out {
+		if !out[i].Abstained {
+			return false
+		}
+	}
+	return len(out) > 0
 }
 
 // ended returns ctx's error, or context.DeadlineExceeded once its deadline

@@ -2,6 +2,8 @@ package lexical
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -15,7 +17,9 @@ type doc struct {
 	sents  []span
 	sentAt []int32 // sentAt[k] is the index of sentence k's first token; len(sents)+1 entries
 	quants []quant.Quantity
-	ctx    int // context index, -1 for non-context texts
+	ctx    int                 // context index, -1 for non-context texts
+	set    map[uint64]struct{} // the hashes of toks, when setOK (see inDoc)
+	setOK  bool
 }
 
 func (d *doc) sentToks(k int) []token { return d.toks[d.sentAt[k]:d.sentAt[k+1]] }
@@ -36,8 +40,13 @@ type analysis struct {
 	keys  []uint64
 	occ   []occurrence
 
-	feat     featureSet
-	ctxTexts []string
+	feat      featureSet
+	ctxTexts  []string
+	m         meter // the work of the current call (see Limits)
+	nquant    int   // quantities of the contexts in all
+	qidx      quantIndex
+	qruns     []int32 // see quantRuns
+	quantBase []int32
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64
@@ -46,15 +55,21 @@ type analysis struct {
 	sentNeg   []bool
 	sentW     []float64 // weighted size of each context sentence, as similarity counts it
 	sentRel   []bool    // the sentence shares a content word with the question or the answer
+	relSet    map[uint64]struct{}
 
 	// scratch
 	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)
 	pairsBuilt bool     // pairs holds the contexts' pairs
 	refusal0   bool     // the answer's first sentence declines to answer (set by markPreambles)
 	fold       []byte
-	winScore   []float64
-	qScore     []float64
-	winSeen    []int32
+	win        scores  // window scores of the last scoreWindows (or score) of a run
+	qWinScore  scores  // window scores of the question (answerWindow)
+	winSeen    []int32 // -1 between calls of score
+	post       []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
+	postAt     []int32 // slot → start of its term's run in post; len(slots)+1 entries
+	postBuilt  bool
+	sentMemo   map[uint64]int32 // see memoSupport
+	grp        groupScratch
 	mark       []int32
 	markGen    int32
 }
@@ -83,6 +98,8 @@ func (a *analysis) reset() {
 	a.occ = a.occ[:0]
 	a.hasRef = false
 	a.pairsBuilt = false
+	a.qidx.built = false
+	a.nquant = 0
 }
 
 func (d *doc) reset() {
@@ -92,6 +109,7 @@ func (d *doc) reset() {
 	d.sentAt = d.sentAt[:0]
 	d.quants = d.quants[:0]
 	d.ctx = -1
+	d.setOK = false
 }
 
 func (a *analysis) analyze(d *doc, s string, ctx int) {
@@ -143,6 +161,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 		a.sentBase = append(a.sentBase, int32(a.nsent))
 		a.nsent += len(a.ctxs[i].sents)
 		ntok += len(a.ctxs[i].toks)
+		a.nquant += len(a.ctxs[i].quants)
 	}
 	// Index.
 	size := 64
@@ -177,12 +196,59 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 			cpos++
 		}
 	}
-	if cap(a.winScore) < a.nsent {
-		a.winScore = make([]float64, a.nsent)
+	a.win.resize(a.nsent)
+	a.qWinScore.resize(a.nsent)
+	if cap(a.winSeen) < a.nsent {
 		a.winSeen = make([]int32, a.nsent)
 	}
-	a.winScore = a.winScore[:a.nsent]
 	a.winSeen = a.winSeen[:a.nsent]
+	for i := range a.winSeen {
+		a.winSeen[i] = -1
+	}
+	a.postBuilt = false
+}
+
+// scores holds a score per global window and the windows a call of score
+// gave a score to: every other entry is 0, so a call costs what it touches,
+// not the number of windows.
+type scores struct {
+	v       []float64
+	touched []int32
+}
+
+// resize makes s n zero scores.
+func (s *scores) resize(n int) {
+	if cap(s.v) < n {
+		s.v = make([]float64, n)
+	} else {
+		s.v = s.v[:n]
+		clear(s.v)
+	}
+	s.touched = s.touched[:0]
+}
+
+// zero clears the scores of the last call.
+func (s *scores) zero() {
+	for _, g := range s.touched {
+		s.v[g] = 0
+	}
+	s.touched = s.touched[:0]
+}
+
+// max returns the highest score, at least 0 (every untouched window scores
+// 0), and the first window that has it (0 when the highest is 0). ok is
+// false when a score is negative, which no weight gives: then only best is
+// right.
+func (s *scores) max() (best float64, at int, ok bool) {
+	ok = true
+	for _, g := range s.touched {
+		x := s.v[g]
+		ok = ok && x >= 0
+		if x > best || x == best && x > 0 && int(g) < at {
+			best, at = x, int(g)
+		}
+	}
+	return best, at, ok
 }
 
 // loadAnswer analyzes answer in place of the sample's answer. The
@@ -212,7 +278,24 @@ func (a *analysis) head(h uint64) int32 {
 
 func (a *analysis) inContexts(h uint64) bool { return a.head(h) != 0 }
 
+// inDoc reports whether a token of d has hash h. A long text is looked up
+// in a set of its hashes, built on first use (and dropped when its hashes
+// change, see substituteSynonyms).
 func inDoc(d *doc, h uint64) bool {
+	if len(d.toks) > docSetMin {
+		if !d.setOK {
+			if d.set == nil {
+				d.set = make(map[uint64]struct{}, len(d.toks))
+			}
+			clear(d.set)
+			for i := range d.toks {
+				d.set[d.toks[i].hash] = struct{}{}
+			}
+			d.setOK = true
+		}
+		_, ok := d.set[h]
+		return ok
+	}
 	for i := range d.toks {
 		if d.toks[i].hash == h {
 			return true
@@ -220,6 +303,9 @@ func inDoc(d *doc, h uint64) bool {
 	}
 	return false
 }
+
+// docSetMin is the number of tokens from which inDoc uses a set.
+var docSetMin = 64
 
 // window describes the best-supporting context window of a token run.
 type window struct {
@@ -232,20 +318,29 @@ type window struct {
 // scoreWindows adds to dst[s] the weight of the content tokens of run found
 // in window s (sentence s and the next one of the same context), each token
 // counted once per window. Tokens for which skip returns true are not looked
-// up; their weight is returned as given. dst must have a.nsent entries and is
-// cleared first.
-func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bool, dst []float64) (total, given float64) {
+// up; their weight is returned as given. dst holds a.nsent scores; the
+// last call's are cleared first.
+func (a *analysis) scoreWindows(run []token, v *vocabulary, skip func(*token) bool, dst *scores) (total, given float64) {
 	return a.score(run, v, skip, dst, 2)
 }
 
 // score is scoreWindows for windows of width sentences (1 or 2): an
 // occurrence in sentence s counts for the windows that start at s and, with
-// width 2, at s-1 in the same context.
-func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst []float64, width int32) (total, given float64) {
-	clear(dst)
-	for i := range a.winSeen {
-		a.winSeen[i] = -1
+// width 2, at s-1 in the same context. Each occurrence looked at is a unit
+// of work.
+func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst *scores, width int32) (total, given float64) {
+	if !a.m.ok() {
+		dst.zero()
+		return 0, 0 // stopped: the features are not used
 	}
+	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
+		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
+			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {
+				return total, given
+			}
+		}
+	}
+	dst.zero()
 	for i := range run {
 		t := &run[i]
 		if !t.content() {
@@ -257,8 +352,10 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 			given += w
 			continue
 		}
+		n := 0
 		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
 			oc := &a.occ[o-1]
+			n++
 			for k := int32(0); k < width; k++ {
 				s := oc.sent - k
 				if s < a.sentBase[oc.ctx] || s < 0 {
@@ -268,19 +365,27 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 					continue
 				}
 				a.winSeen[s] = int32(i)
-				dst[s] += w
+				if dst.v[s] == 0 {
+					dst.touched = append(dst.touched, s)
+				}
+				dst.v[s] += w
 			}
 		}
+		if !a.m.spend(n + 1) {
+			break
+		}
+	}
+	for _, s := range dst.touched {
+		a.winSeen[s] = -1
 	}
 	return total, given
 }
 
 // windowAt turns a global window index into a window.
 func (a *analysis) windowAt(g int, coverage float64) window {
-	ci := 0
-	for ci+1 < len(a.sentBase) && int(a.sentBase[ci+1]) <= g {
-		ci++
-	}
+	// The last context whose first sentence is at or before g (contexts
+	// without sentences share their successor's base).
+	ci := max(0, sort.Search(len(a.sentBase), func(i int) bool { return int(a.sentBase[i]) > g })-1)
 	w := window{ctx: ci, sent: g - int(a.sentBase[ci]), nsent: 2, coverage: coverage}
 	if w.sent+1 >= len(a.ctxs[ci].sents) {
 		w.nsent = 1
@@ -298,19 +403,18 @@ func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool
 	// Locate the window with every token (given ones included), so that an
 	// answer echoing the question is still placed where it is stated; then
 	// measure its coverage counting given tokens as covered.
-	total, _ := a.scoreWindows(run, v, nil, a.winScore)
+	total, _ := a.scoreWindows(run, v, nil, &a.win)
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
-	bi := 0
-	for s, v := range a.winScore {
-		if v > a.winScore[bi] {
-			bi = s
-		}
+	best, bi, ok := a.win.max()
+	if !ok {
+		bi = firstMax(a.win.v)
+		best = a.win.v[bi]
 	}
 	win := a.windowAt(bi, 0)
 	if skip == nil {
-		win.coverage = math.Min(1, a.winScore[bi]/total)
+		win.coverage = math.Min(1, best/total)
 		return win
 	}
 	got := 0.0
@@ -331,30 +435,38 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	if a.nsent == 0 {
 		return window{ctx: -1}, 0
 	}
-	if cap(a.qScore) < a.nsent {
-		a.qScore = make([]float64, a.nsent)
-	}
-	a.qScore = a.qScore[:a.nsent]
-	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, a.winScore)
-	qTotal, _ := a.scoreWindows(a.q.toks, v, nil, a.qScore)
-	maxA := 0.0
-	for _, v := range a.winScore {
-		maxA = math.Max(maxA, v)
-	}
-	if aTotal == 0 || maxA == 0 {
+	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, &a.win)
+	qTotal, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
+	maxA, _, _ := a.win.max()
+	if aTotal == 0 || maxA <= 0 {
 		return window{ctx: -1}, 0
 	}
+	// Of the windows holding nearly the most of the answer (all touched),
+	// the first that holds the most of the question.
 	bi := -1
-	for s, v := range a.winScore {
-		if v >= 0.999*maxA && (bi < 0 || a.qScore[s] > a.qScore[bi]) {
+	qs := a.qWinScore.v
+	for _, g := range a.win.touched {
+		s := int(g)
+		if a.win.v[s] >= 0.999*maxA && (bi < 0 || qs[s] > qs[bi] || qs[s] == qs[bi] && s < bi) {
 			bi = s
 		}
 	}
 	qcov := 0.0
 	if qTotal > 0 {
-		qcov = a.qScore[bi] / qTotal
+		qcov = qs[bi] / qTotal
 	}
 	return a.windowAt(bi, maxA/aTotal), qcov
+}
+
+// firstMax returns the index of the first highest value of v.
+func firstMax(v []float64) int {
+	bi := 0
+	for s, x := range v {
+		if x > v[bi] {
+			bi = s
+		}
+	}
+	return bi
 }
 
 // windowSpan returns the byte span of a window in its context.
@@ -365,13 +477,21 @@ func (a *analysis) windowSpan(w window) span {
 
 // windowHasContent reports whether the content word h occurs in window w. It
 // reads the term index, which holds content words only: for any other word
-// use windowHas.
+// use windowHas. A term with many occurrences is looked up by binary search
+// in its sentences (see buildPostings).
 func (a *analysis) windowHasContent(w window, h uint64) bool {
 	if w.ctx < 0 {
 		return false
 	}
 	lo := a.sentBase[w.ctx] + int32(w.sent)
 	hi := lo + int32(w.nsent)
+	if len(a.occ) > postingsMin {
+		a.buildPostings()
+		ss := a.postings(h)
+		k, _ := slices.BinarySearch(ss, lo)
+		a.m.spend(1)
+		return k < len(ss) && ss[k] < hi
+	}
 	for o := a.head(h); o != 0; o = a.occ[o-1].next {
 		oc := &a.occ[o-1]
 		if int(oc.ctx) < w.ctx {
@@ -384,12 +504,68 @@ func (a *analysis) windowHasContent(w window, h uint64) bool {
 	return false
 }
 
+// postingsMin is the number of context content words from which
+// windowHasContent searches the sorted postings instead of walking a term's
+// occurrences.
+var postingsMin = 1024
+
+// buildPostings lays the term index out by term, once per load: for each
+// slot, the global sentences of its term's occurrences in ascending order.
+func (a *analysis) buildPostings() {
+	if a.postBuilt {
+		return
+	}
+	a.postBuilt = true
+	n := len(a.slots)
+	if cap(a.postAt) < n+1 {
+		a.postAt = make([]int32, n+1)
+	}
+	a.postAt = a.postAt[:n+1]
+	at := int32(0)
+	for j := 0; j < n; j++ {
+		a.postAt[j] = at
+		for o := a.slots[j]; o != 0; o = a.occ[o-1].next {
+			at++
+		}
+	}
+	a.postAt[n] = at
+	if cap(a.post) < int(at) {
+		a.post = make([]int32, at)
+	}
+	a.post = a.post[:at]
+	for j := 0; j < n; j++ {
+		// The occurrences are linked newest first: fill from the end.
+		k := a.postAt[j+1]
+		for o := a.slots[j]; o != 0; o = a.occ[o-1].next {
+			k--
+			a.post[k] = a.occ[o-1].sent
+		}
+	}
+	a.m.spend(len(a.occ))
+}
+
+// postings returns the sentences of h's occurrences, ascending (see
+// buildPostings).
+func (a *analysis) postings(h uint64) []int32 {
+	if len(a.slots) == 0 {
+		return nil
+	}
+	mask := uint64(len(a.slots) - 1)
+	for j := h & mask; a.slots[j] != 0; j = (j + 1) & mask {
+		if a.keys[j] == h {
+			return a.post[a.postAt[j]:a.postAt[j+1]]
+		}
+	}
+	return nil
+}
+
 // windowHas reports whether h occurs in window w.
 func (a *analysis) windowHas(w window, h uint64) bool {
 	if w.ctx < 0 {
 		return false
 	}
 	d := &a.ctxs[w.ctx]
+	a.m.spend(int(d.sentAt[min(w.sent+w.nsent, len(d.sents))] - d.sentAt[w.sent]))
 	for k := w.sent; k < w.sent+w.nsent; k++ {
 		for _, t := range d.sentToks(k) {
 			if t.hash == h {
@@ -468,13 +644,10 @@ func (a *analysis) bestSentence(run []token, v *vocabulary, given func(*token) b
 	if a.nsent == 0 {
 		return 0
 	}
-	total, got := a.score(run, v, given, a.winScore, 1)
+	total, got := a.score(run, v, given, &a.win, 1)
 	if total == 0 {
 		return 1
 	}
-	best := 0.0
-	for _, x := range a.winScore {
-		best = max(best, x)
-	}
+	best, _, _ := a.win.max()
 	return min(1, (best+got)/total)
 }

@@ -258,6 +258,9 @@ func (a *analysis) namedByQuestionChunk(f *featureSet, v *vocabulary) {
 func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 	last := int32(-1)
 	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if !a.m.spend(1) {
+			return // over the work limit, or the request ended
+		}
 		if c := a.occ[o-1].ctx; c != last {
 			fn(int(c))
 			last = c

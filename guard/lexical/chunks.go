@@ -3,6 +3,9 @@ package lexical
 import (
 	"math"
 	"slices"
+	"sort"
+
+	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
 
 // conflictFeatures looks for pairs of context sentences that talk about the
@@ -15,6 +18,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		f.conflict = append(f.conflict, 0, 0, 0, 0)
 		return
 	}
+	a.m.at("comparing the contexts with each other")
 	a.buildSentSets(v)
 	a.markRelevantSentences()
 	c := conflictScan{a: a, v: v, f: f}
@@ -30,6 +34,47 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 // answer depends on it, and the pairs of unrelated sentences in long
 // contexts are most of the cost.
 func (a *analysis) markRelevantSentences() {
+	if len(a.setSig)*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
+		a.markRelevantByScan()
+		return
+	}
+	if a.relSet == nil {
+		a.relSet = map[uint64]struct{}{}
+	}
+	clear(a.relSet)
+	for _, d := range [2]*doc{&a.q, &a.a} {
+		for i := range d.toks {
+			if t := &d.toks[i]; t.content() {
+				a.relSet[t.hash] = struct{}{}
+			}
+		}
+	}
+	a.sentRel = a.sentRel[:0]
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for k := range d.sents {
+			rel := false
+			for _, t := range d.sentToks(k) {
+				if _, ok := a.relSet[t.hash]; ok {
+					rel = true
+					break
+				}
+			}
+			a.sentRel = append(a.sentRel, rel)
+		}
+		a.m.spend(len(d.toks))
+	}
+}
+
+// relScanMax is the number of sentence × word lookups up to which
+// markRelevantSentences asks each sentence's set (its signature rejects
+// most words at once) rather than build a set of the question's and the
+// answer's words.
+var relScanMax = 1 << 16
+
+// markRelevantByScan is markRelevantSentences by looking every content word
+// of the question and the answer up in every sentence's set.
+func (a *analysis) markRelevantByScan() {
 	a.sentRel = a.sentRel[:0]
 	for g := 0; g < len(a.setSig); g++ {
 		rel := false
@@ -61,11 +106,40 @@ type conflictScan struct {
 	f     *featureSet
 	pairs int
 	qrel  float64
+	runs  []int32 // see quantRuns
+}
+
+// quantRuns returns, for each quantity k of each context ci, at
+// a.quantBase[ci]+k, the index within the context just past the run of
+// quantities equal to it but for where they stand.
+func (a *analysis) quantRuns() []int32 {
+	runs, base := a.qruns[:0], a.quantBase[:0]
+	for ci := range a.ctxs {
+		qs := a.ctxs[ci].quants
+		base = append(base, int32(len(runs)))
+		runs = slices.Grow(runs, len(qs))[:len(runs)+len(qs)]
+		r := runs[len(runs)-len(qs):]
+		for k := len(qs) - 1; k >= 0; k-- {
+			r[k] = int32(k + 1)
+			if k+1 < len(qs) && sameQuantity(qs[k], qs[k+1]) {
+				r[k] = r[k+1]
+			}
+		}
+	}
+	a.qruns, a.quantBase = runs, base
+	return runs
+}
+
+// sameQuantity reports whether two quantities are equal but for their spans.
+func sameQuantity(x, y quant.Quantity) bool {
+	x.Start, x.End, y.Start, y.End = 0, 0, 0, 0
+	return x == y
 }
 
 // consider records conflict p and how much the question bears on it.
 func (c *conflictScan) consider(p conflictPair) {
 	a, v := c.a, c.v
+	a.m.spend(2 * len(a.q.toks))
 	c.f.conflicts = append(c.f.conflicts, p)
 	g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
 	qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
@@ -78,13 +152,21 @@ func (c *conflictScan) consider(p conflictPair) {
 // similarity found.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
+	c.runs = a.quantRuns()
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
-				for qj, r := range dj.quants {
+				runEnd := c.runs[a.quantBase[cj]:]
+				looked := 0
+				for qj := 0; qj < len(dj.quants); qj++ {
+					r := dj.quants[qj]
+					looked++
 					if !q.SameSlot(r) || q.Compatible(r) {
+						// The quantities equal to r up to where they
+						// stand give the same answer: skip them.
+						qj = int(runEnd[qj]) - 1
 						continue
 					}
 					c.pairs++
@@ -100,6 +182,9 @@ func (c *conflictScan) numberConflicts() float64 {
 						best = math.Max(best, sim)
 						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
 					}
+				}
+				if !a.m.spend(looked) {
+					return best
 				}
 			}
 		}
@@ -124,6 +209,9 @@ func (c *conflictScan) negationConflicts() float64 {
 					continue
 				}
 				dj := &a.ctxs[cj]
+				if !a.m.spend(len(dj.sents)) {
+					return best
+				}
 				for sj := range dj.sents {
 					c.pairs++
 					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
@@ -167,6 +255,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 			}
 		}
 	}
+	for i := range a.winSeen {
+		a.winSeen[i] = -1 // as score expects it
+	}
 	return best
 }
 
@@ -177,6 +268,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, bool) {
 	a, best, found := c.a, 0.0, false
 	for o := a.head(ant); o != 0 && c.pairs < maxConflictPairs; o = a.occ[o-1].next {
+		if !a.m.spend(1) {
+			break
+		}
 		oc := &a.occ[o-1]
 		cj := int(oc.ctx)
 		if cj == ci {
@@ -254,12 +348,12 @@ func (a *analysis) sentHas(g int, h uint64) bool {
 	return ok
 }
 
-// sentOf returns the sentence of d holding byte offset off.
+// sentOf returns the sentence of d holding byte offset off, -1 for none.
+// Sentences are in text order and do not overlap.
 func sentOf(d *doc, off int) int {
-	for k, s := range d.sents {
-		if off >= s.start && off < s.end {
-			return k
-		}
+	k := sort.Search(len(d.sents), func(k int) bool { return d.sents[k].end > off })
+	if k < len(d.sents) && off >= d.sents[k].start {
+		return k
 	}
 	return -1
 }
@@ -269,6 +363,7 @@ func sentOf(d *doc, off int) int {
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
+	a.m.spend(len(s1) + len(s2))
 	inter, union := 0.0, 0.0
 	for i := range s1 {
 		t := &s1[i]

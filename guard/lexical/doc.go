@@ -48,6 +48,31 @@
 // with an LLM fallback behind a cascade, ragtriage.New builds everything in
 // one call.
 //
+// # Limits
+//
+// An evaluation's cost grows linearly with its text: the answer's numbers
+// are looked up in indexes of the contexts' (by value and unit, by slot and
+// neighbouring word), its sentences reach the context windows through the
+// term index, a repeated sentence is searched once, and windows that hold
+// the same words of a long run are scored once. Input built to defeat the
+// indexes still meets a ceiling: [Limits] bounds a sample's text
+// (MaxBytes, 512 KiB by default) and its comparison work (MaxWork, 20
+// million units, about 0.2 s on one core). Beyond either, every requested
+// decision abstains with the cause guard.CauseInputTooLarge, and the reason
+// names the limit and by how much; nothing is read in part. The bundled
+// development rows need at most 14 KB and 191,000 units.
+//
+// The judges look at the request's context every 8,192 units of work
+// (a few tens of microseconds). When it ends first they stop, and every
+// requested decision abstains with the cause guard.CauseDeadline (or
+// guard.CauseCancelled): never a pass.
+//
+// Memory: an evaluation of a maximum-size sample (512 KiB of numbers, half
+// in the answer and half in a context: the worst case measured) allocates
+// about 155 MB; one of 512 KiB of short sentences about 5 MB
+// (BenchmarkMaxSizeSample). The buffers are pooled and reused by the next
+// evaluation.
+//
 // # Cost and concurrency
 //
 // About 107 µs and 73 allocations per Evaluate of five contexts of ~120

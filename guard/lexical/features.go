@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -250,6 +249,7 @@ func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
 	if p&partGround != 0 {
 		groundedness(a, v, f)
 	}
+	a.m.at("comparing the question and the answer with the contexts")
 	if p&(partRelev|partSuff) != 0 && f.done&partQWin == 0 {
 		f.qWin = a.bestWindow(a.q.toks, v, nil)
 		f.done |= partQWin
@@ -414,7 +414,11 @@ func correctness(a *analysis, v *vocabulary, f *featureSet) {
 		f1 = 2 * prec * rec / (prec + rec)
 	}
 	nm, nmatch := 0, 0
+	a.m.at("comparing the answer's numbers with the reference's")
 	for _, q := range a.a.quants {
+		if !a.m.spend(len(a.rf.quants)) {
+			break
+		}
 		for _, r := range a.rf.quants {
 			if q.Compatible(r) {
 				nmatch++
@@ -443,6 +447,7 @@ func (a *analysis) substituteSynonyms(d *doc) {
 	if len(a.ctxs) == 0 {
 		return
 	}
+	d.setOK = false
 	for i := range d.toks {
 		t := &d.toks[i]
 		if t.flags&fSynSet == 0 || !t.content() || a.inContexts(t.hash) {
@@ -490,6 +495,7 @@ func hasNeg(run []token) bool {
 
 func (a *analysis) windowHasNeg(win window) bool {
 	d := &a.ctxs[win.ctx]
+	a.m.spend(int(d.sentAt[min(win.sent+win.nsent, len(d.sents))] - d.sentAt[win.sent]))
 	for k := win.sent; k < win.sent+win.nsent; k++ {
 		if hasNeg(d.sentToks(k)) {
 			return true
@@ -502,14 +508,28 @@ func containsSeq(hay, needle []token) bool {
 	if len(needle) == 0 || len(needle) > len(hay) {
 		return false
 	}
-outer:
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		for j := range needle {
-			if hay[i+j].hash != needle[j].hash {
-				continue outer
-			}
+	// Knuth–Morris–Pratt on the hashes: linear in both.
+	fail := make([]int32, len(needle))
+	for i, k := 1, int32(0); i < len(needle); i++ {
+		for k > 0 && needle[i].hash != needle[k].hash {
+			k = fail[k-1]
 		}
-		return true
+		if needle[i].hash == needle[k].hash {
+			k++
+		}
+		fail[i] = k
+	}
+	k := int32(0)
+	for i := range hay {
+		for k > 0 && hay[i].hash != needle[k].hash {
+			k = fail[k-1]
+		}
+		if hay[i].hash == needle[k].hash {
+			k++
+		}
+		if int(k) == len(needle) {
+			return true
+		}
 	}
 	return false
 }
@@ -694,6 +714,9 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 	}
 	o1 := a.head(h1)
 	for o2 := a.head(h2); o2 != 0; o2 = a.occ[o2-1].next {
+		if !a.m.spend(1) {
+			return false
+		}
 		x := &a.occ[o2-1]
 		if x.sent < lo || x.sent >= hi {
 			continue
@@ -932,7 +955,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 		}
 		negA := negatedClause(d, from, to)
 		clauses(c, cLo, cHi, func(cf, ct int) {
-			if found {
+			if found || !a.m.spend((to-from)*(ct-cf)) {
 				return
 			}
 			got := 0.0
@@ -963,6 +986,7 @@ func (a *analysis) alignedIn(win window, run []token, i int, ant uint64) bool {
 	d := &a.ctxs[win.ctx]
 	lo := int(d.sentAt[win.sent])
 	hi := int(d.sentAt[min(win.sent+win.nsent, len(d.sents))])
+	a.m.spend(hi - lo)
 	for k := lo; k < hi; k++ {
 		if d.toks[k].hash != ant {
 			continue
@@ -1033,21 +1057,12 @@ func afterBreak(s string, i int) bool {
 // words of q in the answer is also within four words of c in the context.
 func (a *analysis) quantAligned(q quant.Quantity, ci int, c quant.Quantity) bool {
 	d := &a.ctxs[ci]
-	near := func(toks []token, start, end int, fn func(h uint64) bool) bool {
-		i := sort.Search(len(toks), func(i int) bool { return int(toks[i].end) > start })
-		j := sort.Search(len(toks), func(i int) bool { return int(toks[i].start) >= end })
-		for k := max(0, i-4); k < min(len(toks), j+4); k++ {
-			t := &toks[k]
-			if k >= i && k < j || !t.content() || t.flags&fNum != 0 {
-				continue
-			}
-			if fn(t.hash) {
-				return true
-			}
+	found := false
+	eachNearWord(a.a.toks, q.Start, q.End, func(h uint64) {
+		if found {
+			return
 		}
-		return false
-	}
-	return near(a.a.toks, q.Start, q.End, func(h uint64) bool {
-		return near(d.toks, c.Start, c.End, func(h2 uint64) bool { return h == h2 })
+		eachNearWord(d.toks, c.Start, c.End, func(h2 uint64) { found = found || h == h2 })
 	})
+	return found
 }

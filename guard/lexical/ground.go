@@ -27,7 +27,11 @@ type groundTally struct {
 func groundedness(a *analysis, v *vocabulary, f *featureSet) {
 	t := groundTally{minWin: 1, minSent: 1}
 	quantitySupport(a, f, &t)
+	a.m.at("comparing the answer's sentences with the contexts")
 	for k := range a.a.sents {
+		if !a.m.ok() {
+			return // stopped: the features are not used
+		}
 		f.sents = append(f.sents, sentenceSupport(a, v, f, k, &t))
 	}
 	answerSupport(a, v, f, &t)
@@ -75,19 +79,23 @@ func inQ(t *token) bool { return t.flags&fInQ != 0 }
 // contexts state it (its words are then given), contradict it in the same
 // slot, or do not state it.
 func quantitySupport(a *analysis, f *featureSet, t *groundTally) {
+	a.m.at("comparing the answer's numbers with the contexts'")
 	for qi, q := range a.a.quants {
+		if !a.m.ok() {
+			return
+		}
 		if structural(a.a.s, q) {
 			continue // a list marker or a citation: not a claim
 		}
-		compatible, approx, sameCtx, sameQ := a.quantCounterpart(q)
+		stated, sameCtx, sameQ := a.quantCounterpart(q)
 		// A small count ("three things", "two figures") or an ordinal
 		// ("first") with no counterpart said of the same thing often counts
 		// the answer's own items: it is no evidence either way (its words
 		// still need support like any other).
-		if !compatible && !approx && sameCtx < 0 && ownCount(q) {
+		if !stated && sameCtx < 0 && ownCount(q) {
 			continue
 		}
-		if compatible || approx {
+		if stated {
 			// Words of a quantity the contexts state ("thirty" for "30")
 			// count as supported; an approximate one ("a month" for "30
 			// days") is neither evidence for nor against the answer.
@@ -104,13 +112,30 @@ func quantitySupport(a *analysis, f *featureSet, t *groundTally) {
 	}
 }
 
-// quantCounterpart looks for answer quantity q in the contexts: compatible
-// when one states it (or the question does), approx when one states it
-// roughly, and the context and quantity (else -1, -1) of the first one in
-// the same slot with another value, said of the same thing.
-func (a *analysis) quantCounterpart(q quant.Quantity) (compatible, approx bool, sameCtx, sameQ int) {
+// quantCounterpart looks for answer quantity q in the contexts: stated
+// when one states it exactly or roughly (or the question states it), and
+// otherwise the context and quantity (else -1, -1) of the first one in the
+// same slot with another value, said of the same thing. A few pairs are
+// compared one by one; more go through the quantity indexes (qindex.go),
+// which give the same answers.
+func (a *analysis) quantCounterpart(q quant.Quantity) (stated bool, sameCtx, sameQ int) {
+	if len(a.a.quants)*(a.nquant+len(a.q.quants)) >= quantIndexMin && a.buildQuantIndex() {
+		return a.quantCounterpartIndexed(q)
+	}
+	compatible, approx, sameCtx, sameQ := a.quantCounterpartScan(q)
+	return compatible || approx, sameCtx, sameQ
+}
+
+// quantCounterpartScan is quantCounterpart by comparing q with every
+// quantity of the contexts and the question: compatible when one states it
+// (or the question does), approx when one states it roughly, and the first
+// one in the same slot with another value, said of the same thing.
+func (a *analysis) quantCounterpartScan(q quant.Quantity) (compatible, approx bool, sameCtx, sameQ int) {
 	sameCtx, sameQ = -1, -1
 	for ci := range a.ctxs {
+		if !a.m.spend(len(a.ctxs[ci].quants)) {
+			return
+		}
 		for cq, c := range a.ctxs[ci].quants {
 			switch {
 			case q.Compatible(c) || ((q.Kind == quant.Number || c.Kind == quant.Number) && c.Value == q.Value):
@@ -133,6 +158,7 @@ func (a *analysis) quantCounterpart(q quant.Quantity) (compatible, approx bool, 
 		}
 	}
 	if !compatible {
+		a.m.spend(len(a.q.quants))
 		for _, c := range a.q.quants {
 			if q.Compatible(c) {
 				compatible = true
@@ -166,7 +192,13 @@ func (a *analysis) markGiven(q quant.Quantity) {
 func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *groundTally) sentInfo {
 	nctx := len(a.ctxs)
 	run := a.a.sentToks(k)
-	win := a.bestWindow(run, v, given)
+	memo := a.memoSupport(k)
+	var win window
+	if memo >= 0 {
+		win = f.sents[memo].win
+	} else {
+		win = a.bestWindow(run, v, given)
+	}
 	total, any, n := 0.0, 0.0, 0
 	for i := range run {
 		tk := &run[i]
@@ -194,7 +226,11 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 	}
 	t.minWin = math.Min(t.minWin, si.support)
 	if nctx > 0 {
-		t.minSent = math.Min(t.minSent, a.bestSentence(run, v, given))
+		if memo < 0 {
+			// A sentence like an earlier one has its single-sentence
+			// support too, which t.minSent already holds.
+			t.minSent = math.Min(t.minSent, a.bestSentence(run, v, given))
+		}
 	} else {
 		t.minSent = 0
 	}
@@ -217,6 +253,69 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 		t.entOut += swappedEntities(a, f, k, win)
 	}
 	return si
+}
+
+// memoMin is the number of answer sentences from which groundedness looks
+// for repeated sentences (see memoSupport).
+var memoMin = 8
+
+// memoSupport returns an earlier answer sentence whose best window and
+// single-sentence support are sentence k's, or -1. Those depend on the
+// content words of a sentence only (their words, weights and whether they
+// are given, in order), so a sentence with the same ones as an earlier
+// sentence gets the same: a long answer that repeats itself costs one
+// search of the contexts per distinct sentence.
+func (a *analysis) memoSupport(k int) int {
+	if len(a.a.sents) < memoMin {
+		return -1
+	}
+	if k == 0 {
+		if a.sentMemo == nil {
+			a.sentMemo = map[uint64]int32{}
+		}
+		clear(a.sentMemo)
+	}
+	run := a.a.sentToks(k)
+	h := uint64(fnvOffset)
+	for i := range run {
+		if t := &run[i]; t.content() {
+			h = (h ^ t.hash) * fnvPrime
+			h = (h ^ math.Float64bits(t.w)) * fnvPrime
+			h = (h ^ uint64(t.flags&fGiven)) * fnvPrime
+		}
+	}
+	a.m.spend(len(run))
+	prev, ok := a.sentMemo[h]
+	if !ok || !sameContent(run, a.a.sentToks(int(prev))) {
+		if !ok {
+			a.sentMemo[h] = int32(k)
+		}
+		return -1
+	}
+	return int(prev)
+}
+
+// sameContent reports whether two runs have the same content words, with
+// the same weights and given flags, in the same order.
+func sameContent(r1, r2 []token) bool {
+	i, j := 0, 0
+	for {
+		for i < len(r1) && !r1[i].content() {
+			i++
+		}
+		for j < len(r2) && !r2[j].content() {
+			j++
+		}
+		if i == len(r1) || j == len(r2) {
+			return i == len(r1) && j == len(r2)
+		}
+		t, u := &r1[i], &r2[j]
+		if t.hash != u.hash || math.Float64bits(t.w) != math.Float64bits(u.w) || t.flags&fGiven != u.flags&fGiven {
+			return false
+		}
+		i++
+		j++
+	}
 }
 
 // antonymFlips records the words of supported answer sentence k absent from

@@ -26,6 +26,7 @@ type Judge struct {
 	vocab  *vocabulary
 	models [len(decisionOrder) + 1]*calibrate.Logistic
 	gates  [len(decisionOrder) + 1]gate
+	limits Limits
 }
 
 // gate holds a decision's SoftFloor and SoftCeiling.
@@ -35,16 +36,19 @@ var decisionOrder = [...]guard.Decision{guard.ChunkRelevance, guard.ContextSuffi
 	guard.AnswerRelevance, guard.Groundedness, guard.Contradiction, guard.Correctness}
 
 // New returns a judge calibrated by p, or by the embedded DefaultProfile when
-// p is nil. A decision the profile has no model for is answered with an
-// abstention.
-func New(p *Profile) (*Judge, error) {
+// p is nil, with the options applied (WithLimits). A decision the profile
+// has no model for is answered with an abstention.
+func New(p *Profile, opts ...Option) (*Judge, error) {
 	if p == nil {
 		p = DefaultProfile()
 	} else if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	loadLexicon()
-	j := &Judge{prof: p, vocab: defaultVocab}
+	j := &Judge{prof: p, vocab: defaultVocab, limits: DefaultLimits}
+	for _, o := range opts {
+		o(j)
+	}
 	for _, d := range decisionOrder {
 		if m, ok := p.Decisions[d.String()]; ok {
 			j.models[d] = &m.Model
@@ -75,18 +79,18 @@ func NewGuard(opts ...guard.Option) (*guard.Guard, error) {
 }
 
 // WithProfile returns a guard option that binds the embedded judges,
-// calibrated by p, to every decision; they bring p's thresholds and pass
-// rule with them (unless guard.WithPolicy is also given). A nil p is the
-// shipped DefaultProfile. A profile that does not fit these judges (another
-// features version, other feature names, an invalid policy) is refused with
-// the reason.
+// calibrated by p and configured by opts (see New), to every decision; they
+// bring p's thresholds and pass rule with them (unless guard.WithPolicy is
+// also given). A nil p is the shipped DefaultProfile. A profile that does
+// not fit these judges (another features version, other feature names, an
+// invalid policy) is refused with the reason.
 //
 //	p, err := lexical.LoadProfile("profile.json") // from `ragtriage calibrate`
 //	…
 //	g, err := lexical.NewGuard(lexical.WithProfile(p))
-func WithProfile(p *Profile) guard.Option {
+func WithProfile(p *Profile, opts ...Option) guard.Option {
 	return func(g *guard.Guard) error {
-		j, err := New(p)
+		j, err := New(p, opts...)
 		if err != nil {
 			return err
 		}
@@ -142,6 +146,7 @@ func (j *Judge) Features(s *guard.Sample) Features {
 	a := analysisPool.Get().(*analysis)
 	defer analysisPool.Put(a)
 	var f featureSet
+	a.m.unlimited()
 	loadSample(a, s, j.vocab)
 	extract(a, j.vocab, &f)
 	out := Features{
@@ -176,21 +181,30 @@ func loadTexts(a *analysis, s *guard.Sample, v *vocabulary, answer string, ref *
 	a.load(s.Question, answer, ref, texts)
 }
 
-// Judge estimates the requested decisions. It checks ctx before starting and
-// between stages.
+// Judge estimates the requested decisions. It returns ctx's error when ctx
+// is done before it starts. Once started it looks at ctx every few tens of
+// microseconds of work: when ctx ends first, every requested decision
+// abstains with the cause guard.CauseDeadline (guard.CauseCancelled when
+// ctx was cancelled before its deadline). A sample beyond the judge's
+// Limits makes every requested decision abstain with the cause
+// guard.CauseInputTooLarge. Neither is ever a pass.
 func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s := req.Sample
+	if why := j.limits.tooLarge(s); why != "" {
+		return abstainAll(req, guard.CauseInputTooLarge, why), nil
+	}
 	a := analysisPool.Get().(*analysis)
-	defer analysisPool.Put(a)
+	defer putAnalysis(a)
+	a.m.start(ctx, j.limits.MaxWork)
 	loadSample(a, s, j.vocab)
 	f := &a.feat
 	prepare(a, f)
 	f.need(a, j.vocab, partsOf(req.Decisions))
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if a.m.check(); !a.m.ok() {
+		return abstainAll(req, a.m.stop, a.m.reason()), nil
 	}
 	n := len(req.Decisions) - 1 + len(s.Contexts)
 	out := make([]guard.Estimate, 0, max(n, 1))
@@ -210,7 +224,9 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 // contexts of s, one estimate per claim, in order. The estimate for
 // claims[i] is the Groundedness estimate Judge gives for a copy of s with
 // Answer claims[i]. The question and the contexts are analyzed once for all
-// claims. It checks ctx before starting and between claims. It makes the
+// claims. It returns ctx's error when ctx is done before it starts; when ctx
+// ends while it works, or the sample with its claims is beyond the judge's
+// Limits, every claim abstains with the cause, as in Judge. It makes the
 // judge a guard.ClaimJudge.
 func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []string) ([]guard.Estimate, error) {
 	if s == nil {
@@ -219,18 +235,28 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c := *s
+	c.Answer, c.Reference = "", nil
+	n := sampleBytes(&c)
+	for _, cl := range claims {
+		n += len(cl)
+	}
+	if why := j.limits.over(n); why != "" {
+		return abstainClaims(claims, guard.CauseInputTooLarge, why), nil
+	}
 	a := analysisPool.Get().(*analysis)
-	defer analysisPool.Put(a)
+	defer putAnalysis(a)
+	a.m.start(ctx, j.limits.MaxWork)
 	// Groundedness reads no reference: it is left out of the analysis.
 	loadTexts(a, s, j.vocab, "", nil)
 	f := &a.feat
 	f.reset()
 	prepareQuestion(a, f)
-	c := *s
+	c = *s
 	out := make([]guard.Estimate, 0, len(claims))
 	for _, claim := range claims {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if a.m.check(); !a.m.ok() {
+			return abstainClaims(claims, a.m.stop, a.m.reason()), nil
 		}
 		c.Answer = claim
 		a.loadAnswer(claim)
@@ -239,7 +265,20 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 		f.need(a, j.vocab, partGround)
 		out = append(out, j.estimate(guard.Groundedness, a, f, &c))
 	}
+	if a.m.check(); !a.m.ok() {
+		return abstainClaims(claims, a.m.stop, a.m.reason()), nil
+	}
 	return out, nil
+}
+
+// abstainClaims is JudgeClaims' answer when the judge stops: every claim
+// abstains with cause c.
+func abstainClaims(claims []string, c guard.Cause, why string) []guard.Estimate {
+	out := make([]guard.Estimate, len(claims))
+	for i := range out {
+		out[i] = abstained(guard.Groundedness, "", c, why)
+	}
+	return out
 }
 
 func (j *Judge) predict(d guard.Decision, x []float64) (float64, bool) {

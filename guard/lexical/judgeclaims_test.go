@@ -72,7 +72,8 @@ func (c *cancelAfter) Err() error {
 }
 
 // TestJudgeClaimsHonoursContext checks that JudgeClaims reads ctx before it
-// starts and between claims.
+// starts (an error) and between claims (every claim abstains, cause
+// cancelled: an answer given after ctx ended is no pass).
 func TestJudgeClaimsHonoursContext(t *testing.T) {
 	j, err := New(nil)
 	if err != nil {
@@ -81,11 +82,20 @@ func TestJudgeClaimsHonoursContext(t *testing.T) {
 	s := &guard.Sample{Question: "When did the museum open?", Answer: "It opened in 1901. It is in Paris.",
 		Contexts: []guard.Context{{ID: "c1", Text: "The museum opened in 1901 in Paris."}}}
 	claims := []string{"It opened in 1901.", "It is in Paris.", "It is free."}
+	if got, err := j.JudgeClaims(&cancelAfter{Context: context.Background()}, s, claims); !errors.Is(err, context.Canceled) || got != nil {
+		t.Errorf("JudgeClaims with ctx cancelled before it starts = %v, %v; want nil, context.Canceled", got, err)
+	}
 	// One check before the start and one before each claim.
-	for calls := range len(claims) + 1 {
+	for calls := 1; calls <= len(claims); calls++ {
 		ctx := &cancelAfter{Context: context.Background(), n: calls}
-		if got, err := j.JudgeClaims(ctx, s, claims); !errors.Is(err, context.Canceled) || got != nil {
-			t.Errorf("JudgeClaims with ctx cancelled after %d checks = %v, %v; want nil, context.Canceled", calls, got, err)
+		got, err := j.JudgeClaims(ctx, s, claims)
+		if err != nil || len(got) != len(claims) {
+			t.Fatalf("JudgeClaims with ctx cancelled after %d checks = %v, %v; want %d abstentions", calls, got, err, len(claims))
+		}
+		for i, e := range got {
+			if !e.Abstained || e.Cause != guard.CauseCancelled {
+				t.Errorf("ctx cancelled after %d checks: claim %d = %+v; want abstained, cause cancelled", calls, i, e)
+			}
 		}
 	}
 	got, err := j.JudgeClaims(&cancelAfter{Context: context.Background(), n: len(claims) + 1}, s, claims)

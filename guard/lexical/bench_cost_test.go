@@ -1,0 +1,125 @@
+package lexical_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/lexical"
+)
+
+// numbersProbe is issue 18's first probe: "7 " n times as the answer and
+// "8 " n times as the one context.
+func numbersProbe(n int) guard.Sample {
+	return guard.Sample{
+		ID:       "numbers",
+		Question: "What number is it?",
+		Contexts: []guard.Context{{ID: "c1", Text: strings.Repeat("8 ", n)}},
+		Answer:   strings.Repeat("7 ", n),
+	}
+}
+
+// sentencesProbe is issue 18's second probe: "Refund ok. " repeated to
+// about size bytes in the answer and in the one context.
+func sentencesProbe(size int) guard.Sample {
+	text := strings.Repeat("Refund ok. ", size/len("Refund ok. "))
+	return guard.Sample{
+		ID:       "sentences",
+		Question: "Is the refund ok?",
+		Contexts: []guard.Context{{ID: "c1", Text: text}},
+		Answer:   text,
+	}
+}
+
+// hotpotRow reads the first row of the development HotpotQA data: ten
+// paragraphs, a short answer and a reference.
+func hotpotRow(tb testing.TB) guard.Sample {
+	f, err := os.Open("../../data/dev/hotpotqa.jsonl")
+	if err != nil {
+		tb.Skip("no development data:", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	if !sc.Scan() {
+		tb.Fatal("empty hotpotqa.jsonl")
+	}
+	var row struct {
+		ID       string `json:"id"`
+		Question string `json:"question"`
+		Contexts []struct {
+			ID   string `json:"id"`
+			Text string `json:"text"`
+		} `json:"contexts"`
+		Answer    string  `json:"answer"`
+		Reference *string `json:"referenceAnswer"`
+	}
+	if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+		tb.Fatal(err)
+	}
+	s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
+	for _, c := range row.Contexts {
+		s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
+	}
+	return s
+}
+
+func benchGuard(b *testing.B, s guard.Sample) {
+	g, err := lexical.NewGuard()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Evaluate(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProbeNumbers is issue 18's numbers probe at 1k, 3k and 10k
+// numbers a side.
+func BenchmarkProbeNumbers(b *testing.B) {
+	for _, n := range []int{1000, 3000, 10000} {
+		b.Run("N="+strconv.Itoa(n), func(b *testing.B) { benchGuard(b, numbersProbe(n)) })
+	}
+}
+
+// BenchmarkProbeSentences is issue 18's sentences probe at 3 KB, 33 KB and
+// 300 KB a side.
+func BenchmarkProbeSentences(b *testing.B) {
+	for _, kb := range []int{3, 33, 300} {
+		b.Run(strconv.Itoa(kb)+"KB", func(b *testing.B) { benchGuard(b, sentencesProbe(kb*1000)) })
+	}
+}
+
+// BenchmarkEvaluateHotpotQA is one HotpotQA row (ten paragraphs) through
+// the guard: the per-row cost of `ragtriage judge` on that data.
+func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
+
+// BenchmarkMaxSizeSample evaluates samples of DefaultLimits.MaxBytes (512
+// KiB): numbers, and short sentences, half in the answer and half in one
+// context. Its B/op is the memory figure of doc.go's "Limits".
+func BenchmarkMaxSizeSample(b *testing.B) {
+	half := lexical.DefaultLimits.MaxBytes / 2
+	b.Run("numbers", func(b *testing.B) {
+		s := numbersProbe(half/2 - 16)
+		benchGuard(b, s)
+	})
+	b.Run("sentences", func(b *testing.B) {
+		var sb strings.Builder
+		for i := 0; sb.Len() < half-32; i++ {
+			sb.WriteString("Refund ok ")
+			sb.WriteString(strconv.Itoa(i))
+			sb.WriteString(". ")
+		}
+		t := sb.String()
+		benchGuard(b, guard.Sample{Question: "Is the refund ok?", Answer: t, Contexts: []guard.Context{{ID: "c1", Text: t}}})
+	})
+}
