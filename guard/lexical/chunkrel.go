@@ -80,8 +80,91 @@ func (a *analysis) chunkRelevance(f *featureSet, v *vocabulary) {
 // chunkScratch is the working memory of the chunk features, kept with the
 // feature set so that a judgement does not allocate.
 type chunkScratch struct {
-	set   []uint64 // sorted distinct hashes: the question's words, then the chunks' first-sentence names
-	count []int32  // for each name of set, the chunks that hold it and whose first sentence the question names
+	set   []uint64    // sorted distinct hashes: the question's words, then the chunks' first-sentence names
+	count []int32     // for each name of set, the chunks that hold it and whose first sentence the question names
+	posts []ctxPost   // the contexts holding each distinct question word, in decreasing order of context
+	at    []postRange // for each question token, its word's range of posts
+	seen  map[uint64]postRange
+}
+
+// ctxPost is one context that holds a question word, and whether one of the
+// word's occurrences there is in its first two sentences.
+type ctxPost struct {
+	ctx  int32
+	lead bool
+}
+
+// postRange is a word's range of chunkScratch.posts.
+type postRange struct{ lo, hi int32 }
+
+// questionPosts lists, for every content token of the question, the
+// contexts that hold its word (s.at[i] indexes s.posts). A word is looked up
+// in the occurrence index once, however often the question repeats it, so
+// the cost is the index's size for the question's distinct words plus, per
+// token, the count of contexts holding its word. All of it is metered.
+func (a *analysis) questionPosts(s *chunkScratch) {
+	s.posts, s.at = s.posts[:0], s.at[:0]
+	clear(s.seen)
+	q := a.q.toks
+	for i := range q {
+		t := &q[i]
+		if !t.content() {
+			s.at = append(s.at, postRange{})
+			continue
+		}
+		r, ok := s.earlier(q, i)
+		if !ok {
+			r = a.walkPosts(s, t.hash)
+			if len(q) > smallQuestion {
+				if s.seen == nil {
+					s.seen = make(map[uint64]postRange)
+				}
+				s.seen[t.hash] = r
+			}
+		}
+		s.at = append(s.at, r)
+		if !a.m.spend(int(r.hi - r.lo)) {
+			return
+		}
+	}
+}
+
+// smallQuestion is the token count up to which a repeated word is found by
+// scanning the question's earlier tokens instead of a map.
+const smallQuestion = 32
+
+// earlier returns the posts of an earlier token of q with the word of q[i].
+func (s *chunkScratch) earlier(q []token, i int) (postRange, bool) {
+	if len(q) > smallQuestion {
+		r, ok := s.seen[q[i].hash]
+		return r, ok
+	}
+	for k := 0; k < i; k++ {
+		if q[k].hash == q[i].hash && q[k].content() {
+			return s.at[k], true
+		}
+	}
+	return postRange{}, false
+}
+
+// walkPosts appends the contexts holding h to s.posts and returns their
+// range. Occurrences come in decreasing order of context, so a context's
+// run of them is one post.
+func (a *analysis) walkPosts(s *chunkScratch, h uint64) postRange {
+	lo := int32(len(s.posts))
+	for o := a.head(h); o != 0; o = a.occ[o-1].next {
+		if !a.m.spend(1) {
+			break
+		}
+		oc := &a.occ[o-1]
+		lead := oc.sent-a.sentBase[oc.ctx] < 2
+		if n := len(s.posts); n > int(lo) && s.posts[n-1].ctx == oc.ctx {
+			s.posts[n-1].lead = s.posts[n-1].lead || lead
+			continue
+		}
+		s.posts = append(s.posts, ctxPost{ctx: oc.ctx, lead: lead})
+	}
+	return postRange{lo, int32(len(s.posts))}
 }
 
 // chunkQuestionCoverage adds, in one pass over the question's tokens, the
@@ -89,7 +172,9 @@ type chunkScratch struct {
 // first two sentences (cLead), and the count of its names it holds (cQEnt).
 // It returns the question's total weight and its count of names.
 func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal float64, entTotal int) {
-	for i := range a.q.toks {
+	s := &f.chunkTmp
+	a.questionPosts(s)
+	for i, r := range s.at {
 		t := &a.q.toks[i]
 		if !t.content() {
 			continue
@@ -100,21 +185,13 @@ func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal f
 		if ent {
 			entTotal++
 		}
-		// Occurrences come in decreasing order of context: a context's run
-		// of them is counted once, and once more if one is in its lead.
-		last, lastLead := int32(-1), int32(-1)
-		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
-			oc := &a.occ[o-1]
-			c := f.chunks[oc.ctx]
-			if oc.ctx != last {
-				last = oc.ctx
-				c[cQCov] += wt
-				if ent {
-					c[cQEnt]++
-				}
+		for _, p := range s.posts[r.lo:r.hi] {
+			c := f.chunks[p.ctx]
+			c[cQCov] += wt
+			if ent {
+				c[cQEnt]++
 			}
-			if oc.ctx != lastLead && oc.sent-a.sentBase[oc.ctx] < 2 {
-				lastLead = oc.ctx
+			if p.lead {
 				c[cLead] += wt
 			}
 		}
@@ -139,24 +216,29 @@ func (a *analysis) addedCoverage(f *featureSet, v *vocabulary, maxQ, qTotal floa
 			nBest++
 		}
 	}
-	for i := range a.q.toks {
+	s := &f.chunkTmp
+	for i, r := range s.at {
 		t := &a.q.toks[i]
 		if !t.content() {
 			continue
 		}
+		posts := s.posts[r.lo:r.hi]
+		if !a.m.spend(2 * len(posts)) {
+			return
+		}
 		inBest := 0
-		a.eachContext(t.hash, func(ci int) {
-			if f.chunks[ci][cQCov] == maxQ {
+		for _, p := range posts {
+			if f.chunks[p.ctx][cQCov] == maxQ {
 				inBest++
 			}
-		})
+		}
 		wt := v.weight(t) / qTotal
-		a.eachContext(t.hash, func(ci int) {
-			best := f.chunks[ci][cQCov] == maxQ
+		for _, p := range posts {
+			best := f.chunks[p.ctx][cQCov] == maxQ
 			if inBest == 0 || best && (inBest == 1 || nBest == 1) {
-				f.chunks[ci][cAdded] += wt
+				f.chunks[p.ctx][cAdded] += wt
 			}
-		})
+		}
 	}
 }
 

@@ -235,3 +235,27 @@ func TestDefaultLimitsNeverTrigger(t *testing.T) {
 		t.Errorf("a bundled row needs %d units of work or %d bytes: within 50× (work) or 10× (bytes) of DefaultLimits %+v", most, bytes, DefaultLimits)
 	}
 }
+
+// TestChunkRelevanceWorkGrowsLinearly is the probe a review found
+// quadratic: a question that repeats one word many times, against a context
+// that does too. Each question token used to walk every occurrence of its
+// word (unmetered in the coverage pass, metered in the added-coverage
+// pass); now a word is walked once and each token costs the contexts that
+// hold it.
+func TestChunkRelevanceWorkGrowsLinearly(t *testing.T) {
+	j, err := New(nil, WithLimits(Limits{MaxWork: -1, MaxBytes: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := func(n int) guard.Sample {
+		text := strings.Repeat("refund ", n)
+		return guard.Sample{Question: text, Answer: "Yes.", Contexts: []guard.Context{{ID: "c1", Text: text}, {ID: "c2", Text: "Shipping is free."}}}
+	}
+	ds := []guard.Decision{guard.ChunkRelevance}
+	const n = 20000
+	w1, w3 := workOf(t, j, probe(n), ds), workOf(t, j, probe(3*n), ds)
+	if w1 <= 0 || float64(w3) > 4*float64(w1) {
+		t.Errorf("work %d at n=%d, %d at n=%d (%.1f×); want at most 4× for 3× the text", w1, n, w3, 3*n, float64(w3)/float64(w1))
+	}
+	t.Logf("work %d at n=%d, %d at 3n", w1, n, w3)
+}
