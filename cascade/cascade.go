@@ -65,12 +65,13 @@ type Limits struct {
 	// NoLimit (any negative value) means no bound: every call waits for a
 	// slot, until its deadline makes the slot useless.
 	MaxWaiting int
-	// CallTimeout caps one fallback call, whatever the caller's context:
-	// the caller stops waiting a tenth of CallTimeout after it (at least
-	// half the Reserve), also for a fallback that ignores its context. A call stopped by this cap, or an
-	// answer given after it, abstains with guard.CauseDeadline and counts as
-	// a failure of the fallback; one stopped by the caller's own deadline
-	// does not count. Default 30s.
+	// CallTimeout caps one fallback call, whatever the caller's context.
+	// A fallback that ignores its context holds the caller at most
+	// CallTimeout plus a grace: a tenth of CallTimeout or
+	// half the Reserve, whichever is longer, and never more than a second.
+	// A call stopped by this cap, or an answer given after it, abstains
+	// with guard.CauseDeadline and counts as a failure of the fallback.
+	// One stopped by the caller's own deadline does not count. Default 30s.
 	CallTimeout time.Duration
 	// Reserve is kept back from the caller's deadline. The fallback call
 	// must end that long before it, and the caller stops waiting half that
@@ -781,7 +782,7 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 	// Nor does a call that ignores its context hold the caller long past
 	// CallTimeout, whatever the caller's context. The grace lets a call
 	// that honours it end, and be counted, before its caller leaves.
-	giveUp := hard.Add(max(c.limits.Reserve/2, c.limits.CallTimeout/10))
+	giveUp := hard.Add(c.limits.giveUpGrace())
 	res, shared, ok := c.flights.do(wctx, callKey(g.keys), want, hard, giveUp, func(fctx *flightCtx) outcome {
 		return c.call(fctx, g, probe, p95)
 	})
@@ -791,7 +792,11 @@ func (c *Cascade) run(ctx context.Context, g *group) outcome {
 		// still the deadline, not a cancellation.
 		switch err := ctx.Err(); {
 		case err == nil && wctx.Err() == nil:
-			return refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the call timeout %v", reasonDeadline, c.limits.CallTimeout))
+			// The caller gave up on a call that went out and outlived
+			// CallTimeout: it was made, and counts as made.
+			r := made(refuse(guard.CauseDeadline, fmt.Sprintf("%s: the fallback did not answer within the call timeout %v", reasonDeadline, c.limits.CallTimeout)))
+			r.fresh = !shared
+			return r
 		case err == nil || errors.Is(err, context.DeadlineExceeded):
 			return refuse(guard.CauseDeadline, reasonDeadline+": the fallback did not answer before the request's deadline")
 		}
@@ -1074,6 +1079,17 @@ func refuseEnded(ctx context.Context, reason string) outcome {
 // made marks an outcome as that of a call the fallback received (which
 // failed or was cut short): it counts as a fallback call.
 func made(o outcome) outcome { o.called = true; return o }
+
+// maxGiveUpGrace bounds giveUpGrace.
+const maxGiveUpGrace = time.Second
+
+// giveUpGrace is how long past CallTimeout a caller still waits for a
+// fallback call that has not ended: max(CallTimeout/10, Reserve/2), capped
+// at one second. A call that honours its context ends within it, and is
+// counted before its caller leaves.
+func (l Limits) giveUpGrace() time.Duration {
+	return min(max(l.Reserve/2, l.CallTimeout/10), maxGiveUpGrace)
+}
 
 // satAdd returns a+b with a negative term taken as zero, capped at
 // math.MaxInt instead of wrapping.

@@ -104,19 +104,30 @@ func TestCallTimeoutBoundsTheWait(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		}}
-		c := newCascade(t, f, cascade.WithCacheSize(cascade.CacheOff), neverTrips,
+		mem, _ := cascade.NewMemoryStore(0, nil)
+		c := newCascade(t, f, cascade.WithCacheSize(cascade.CacheOff), neverTrips, cascade.WithStore(mem),
 			cascade.WithLimits(cascade.Limits{CallTimeout: 20 * time.Millisecond}))
 		failsafe := time.AfterFunc(30*time.Second, func() { close(gate) })
 		out := mustEscalate(t, c, context.Background(), escalation(sample(2)))
+		// Read before the gate opens: once it is open the fallback answers.
+		early := answered.Load()
 		if !failsafe.Stop() {
 			t.Errorf("ignores %v: Escalate returned only once the fallback was released", ignores)
 		} else {
 			close(gate)
 		}
-		if answered.Load() && ignores {
+		if early && ignores {
 			t.Errorf("ignores %v: the fallback had answered when Escalate returned", ignores)
 		}
 		wantCause(t, out, guard.ErrFallbackDeadline)
+		// The call went out: the result counts it as made, whether the
+		// caller gave up on it or it ended at CallTimeout.
+		if err := c.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := mem.Counts(); n.FallbackCalls != 1 {
+			t.Errorf("ignores %v: %d fallback calls counted; want 1 (%+v)", ignores, n.FallbackCalls, n)
+		}
 	}
 }
 

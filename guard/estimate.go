@@ -166,6 +166,16 @@ const (
 	EvidenceSoftMismatch    EvidenceKind = "soft_mismatch"        // the judge leans negative without hard evidence (wording it cannot read): never a confident verdict
 )
 
+// EvidenceKinds lists every EvidenceKind constant, in the order above. Code
+// that must bound the kinds it passes on (telemetry, for one) reads it
+// rather than copying the constants.
+var EvidenceKinds = []EvidenceKind{
+	EvidenceUnsupported, EvidenceNumberMismatch, EvidenceNegationFlip, EvidenceAntonymFlip,
+	EvidenceAbsentEntity, EvidenceConflict, EvidenceRefusal, EvidenceTypeMismatch,
+	EvidenceMissingTerm, EvidenceNoContexts, EvidenceReferenceDiffer, EvidenceSupport,
+	EvidenceOffTopic, EvidenceSoftMismatch,
+}
+
 // Evidence is one concrete finding behind an estimate.
 type Evidence struct {
 	Decision Decision     `json:"decision"`

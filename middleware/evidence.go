@@ -18,26 +18,14 @@ import (
 // judge's) reads as "other", so the number of distinct values stays
 // bounded whatever the judges say.
 
-// evidenceVocabulary is the guard's evidence kinds (guard.EvidenceKind)
+// evidenceVocabulary is the guard's evidence kinds (guard.EvidenceKinds)
 // and otelkeys.EvidenceOther, in byte order, so that a set of them is
 // written sorted by walking its bits.
-var evidenceVocabulary = []guard.EvidenceKind{
-	guard.EvidenceAbsentEntity,
-	guard.EvidenceAntonymFlip,
-	guard.EvidenceConflict,
-	guard.EvidenceMissingTerm,
-	guard.EvidenceNegationFlip,
-	guard.EvidenceNoContexts,
-	guard.EvidenceNumberMismatch,
-	guard.EvidenceOffTopic,
-	otelkeys.EvidenceOther,
-	guard.EvidenceReferenceDiffer,
-	guard.EvidenceRefusal,
-	guard.EvidenceSoftMismatch,
-	guard.EvidenceSupport,
-	guard.EvidenceTypeMismatch,
-	guard.EvidenceUnsupported,
-}
+var evidenceVocabulary = func() []guard.EvidenceKind {
+	v := append(slices.Clone(guard.EvidenceKinds), otelkeys.EvidenceOther)
+	slices.Sort(v)
+	return slices.Compact(v)
+}()
 
 // kindMask is a set of evidenceVocabulary entries, one bit each.
 type kindMask uint16

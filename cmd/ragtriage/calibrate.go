@@ -334,7 +334,7 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 	for _, w := range src.Warnings() {
 		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
 	}
-	printCSVHints(stderr, "calibrate", datasets)
+	printCSVHints(stderr, "calibrate", src.Inputs(), datasets)
 	for _, es := range set.ex {
 		for i := range es {
 			es[i].group = set.groups.find(es[i].group)

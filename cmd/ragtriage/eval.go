@@ -479,7 +479,7 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exit(err)
 	}
 	printEvalSummary(stderr, rep, src)
-	printCSVHints(stderr, "eval", f.datasets, f.records, f.traces)
+	printCSVHints(stderr, "eval", rep.Input.Files, f.datasets, f.records, f.traces)
 	status := 0
 	if runErr != nil {
 		fmt.Fprintf(stderr, "ragtriage eval: partial report: %s\n", rep.PartialReason)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -829,5 +830,33 @@ func TestJudgeFlagsAfterFile(t *testing.T) {
 		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
 			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// TestMemLimitFitsLargestLine: judge's soft memory limit rises to fit the
+// largest line read so far (80 MiB plus 32 bytes per byte of it), so that a
+// multi-megabyte row does not make the collector thrash, and it never
+// comes down during a run.
+func TestMemLimitFitsLargestLine(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(judgeMemoryLimit))
+	m := &memLimit{limit: judgeMemoryLimit}
+	for _, tc := range []struct {
+		size int
+		want int64
+	}{
+		{4 << 10, judgeMemoryLimit + 32*(4<<10)},
+		{1 << 20, judgeMemoryLimit + 32*(1<<20)},
+		{8 << 20, judgeMemoryLimit + 32*(8<<20)},
+		{2 << 20, judgeMemoryLimit + 32*(8<<20)},
+	} {
+		m.fit(tc.size)
+		if got := debug.SetMemoryLimit(-1); got != tc.want || m.limit != tc.want {
+			t.Errorf("after a %d-byte line: limit %d (kept %d); want %d", tc.size, got, m.limit, tc.want)
+		}
+	}
+	var none *memLimit
+	none.fit(64 << 20) // GOMEMLIMIT set: nothing to adapt
+	if got := debug.SetMemoryLimit(-1); got != judgeMemoryLimit+32*(8<<20) {
+		t.Errorf("a nil memLimit changed the limit to %d", got)
 	}
 }

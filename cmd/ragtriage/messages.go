@@ -9,8 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 )
 
@@ -123,8 +125,10 @@ func loadProfile(flagName, path string) (*lexical.Profile, error) {
 }
 
 // csvHint returns a file-level hint when the file at path looks like CSV or
-// TSV rather than JSON Lines (its first non-blank line is a row of
-// comma- or tab-separated fields, not a JSON value), or "".
+// TSV rather than JSON Lines, or "". A file looks like CSV when its first
+// non-blank line is a row of comma- or tab-separated fields, not a JSON
+// value. A UTF-8 byte-order mark before the first line is skipped, as the
+// readers skip it.
 func csvHint(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -134,7 +138,11 @@ func csvHint(path string) string {
 	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+		line := sc.Bytes()
+		if n == 1 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
@@ -175,11 +183,19 @@ func warnJudgeInput(stderr io.Writer, name string, lines, failed int) {
 	}
 }
 
-// printCSVHints prints csvHint's hint for each input file that looks like
-// CSV or TSV.
-func printCSVHints(stderr io.Writer, cmd string, lists ...[]string) {
+// printCSVHints prints csvHint's hint for each input file that had bad
+// lines and looks like CSV or TSV. files are the inputs as read (their
+// names are base names); a file with no bad line gets no hint.
+func printCSVHints(stderr io.Writer, cmd string, files []dataset.InputFile, lists ...[]string) {
+	bad := map[string]int{}
+	for _, in := range files {
+		bad[in.Name] += in.Bad
+	}
 	for _, paths := range lists {
 		for _, p := range paths {
+			if bad[filepath.Base(p)] == 0 {
+				continue
+			}
 			if h := csvHint(p); h != "" {
 				fmt.Fprintf(stderr, "ragtriage %s: %s: %s\n", cmd, p, h)
 			}

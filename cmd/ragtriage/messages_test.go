@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragtriage/ragtriage/evalkit/dataset"
 )
 
 // writeFile writes content to name in a temporary directory and returns its
@@ -126,6 +128,56 @@ func TestCSVInputHint(t *testing.T) {
 	// A JSON Lines file gets no such hint.
 	if _, _, e := runCmd(t, "judge", sampleFile); strings.Contains(e, "CSV") {
 		t.Errorf("judge on JSON Lines mentions CSV:\n%s", e)
+	}
+}
+
+// TestBOMInputNoCSVHint: a JSON Lines file that starts with a UTF-8
+// byte-order mark is read like the same file without it, and gets no CSV
+// hint: the readers skip the mark, and so does the hint.
+func TestBOMInputNoCSVHint(t *testing.T) {
+	data, err := os.ReadFile(sampleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.SplitAfterN(string(data), "\n", 4)[:3]
+	plain := writeFile(t, "plain.jsonl", strings.Join(rows, ""))
+	marked := writeFile(t, "bom.jsonl", "\xef\xbb\xbf"+strings.Join(rows, ""))
+	out := filepath.Join(t.TempDir(), "out.json")
+	for _, args := range [][]string{
+		{"eval", "-dataset", "%s", "-out", out},
+		{"calibrate", "-dataset", "%s", "-out", out},
+		{"judge", "%s"},
+	} {
+		with := func(p string) []string {
+			a := append([]string(nil), args...)
+			for i := range a {
+				if a[i] == "%s" {
+					a[i] = p
+				}
+			}
+			return a
+		}
+		st0, _, _ := runCmd(t, with(plain)...)
+		st, _, e := runCmd(t, with(marked)...)
+		if st != st0 || strings.Contains(e, "CSV") || strings.Contains(e, "bad") {
+			t.Errorf("%q: exit %d (%d without the mark), stderr:\n%s\nwant the same exit and no CSV hint", with(marked), st, st0, e)
+		}
+	}
+}
+
+// TestCSVHintOnlyWithBadLines: a file whose lines were all read gets no
+// file-level CSV hint, whatever its first line looks like.
+func TestCSVHintOnlyWithBadLines(t *testing.T) {
+	csv := writeFile(t, "rows.csv", "id,question,answer\n")
+	for _, tc := range []struct {
+		bad  int
+		hint bool
+	}{{0, false}, {1, true}} {
+		var e strings.Builder
+		printCSVHints(&e, "eval", []dataset.InputFile{{Name: "rows.csv", Lines: 1, Bad: tc.bad}}, []string{csv})
+		if got := strings.Contains(e.String(), "looks like CSV"); got != tc.hint {
+			t.Errorf("%d bad lines: hint printed %v, want %v:\n%s", tc.bad, got, tc.hint, e.String())
+		}
 	}
 }
 

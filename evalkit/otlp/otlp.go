@@ -451,6 +451,9 @@ func spanRecord(sp *otlpSpan) (rec record.Record, incomplete string, err error) 
 	if incomplete, err = decisionEvents(sp, ids, r); err != nil {
 		return fail(err)
 	}
+	if rec.EvidenceKinds, err = evidenceKindsAttr(a); err != nil {
+		return fail(err)
+	}
 	rec.Legs = record.Legs(r, fbUsage)
 	if rec.Sample, err = sampleAttrs(a, ids); err != nil {
 		return fail(err)
@@ -763,4 +766,43 @@ func isHex(s string, n int) bool {
 		}
 	}
 	return true
+}
+
+// evidenceKindsAttr reads the otelkeys.EvidenceKinds attribute as the
+// middleware writes it: "decision:kind" entries, the decision one of the
+// seven names and the kind one of guard.EvidenceKinds, either of them
+// possibly otelkeys.EvidenceOther. It returns the entries sorted and
+// unique, nil when the attribute is absent, and an error naming the first
+// entry that is not of that form.
+func evidenceKindsAttr(a attrs) ([]string, error) {
+	ks, _, err := a.strs(otelkeys.EvidenceKinds)
+	if err != nil || len(ks) == 0 {
+		return nil, err
+	}
+	for _, k := range ks {
+		d, kind, ok := strings.Cut(k, ":")
+		if !ok || !knownEvidenceDecision(d) || !knownEvidenceKind(kind) {
+			return nil, fmt.Errorf("%s entry %q: want decision:kind, from the guard's decisions and evidence kinds or %q",
+				otelkeys.EvidenceKinds, k, otelkeys.EvidenceOther)
+		}
+	}
+	ks = slices.Clone(ks)
+	slices.Sort(ks)
+	return slices.Compact(ks), nil
+}
+
+// knownEvidenceDecision reports whether d names one of the seven
+// decisions, or is otelkeys.EvidenceOther.
+func knownEvidenceDecision(d string) bool {
+	if d == otelkeys.EvidenceOther {
+		return true
+	}
+	_, err := guard.ParseDecision(d)
+	return err == nil
+}
+
+// knownEvidenceKind reports whether k is one of guard.EvidenceKinds, or
+// otelkeys.EvidenceOther.
+func knownEvidenceKind(k string) bool {
+	return k == otelkeys.EvidenceOther || slices.Contains(guard.EvidenceKinds, guard.EvidenceKind(k))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,6 +224,54 @@ func TestReadOTLPRouteReview(t *testing.T) {
 	for _, r := range routes {
 		if r != guard.RouteReview {
 			t.Errorf("route %v; want review", r)
+		}
+	}
+}
+
+// TestReadOTLPEvidenceKinds: the ragtriage.evidence.kinds attribute reaches
+// Record.EvidenceKinds, sorted and unique; an entry outside the guard's
+// decisions and kinds (or "other") makes the span bad.
+func TestReadOTLPEvidenceKinds(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/otlp-roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(fixture, []byte("\n"))
+	for _, tc := range []struct {
+		kinds []string
+		want  []string // nil: every span is bad
+	}{
+		{[]string{"groundedness:number_mismatch", "answer_relevance:refusal", "groundedness:number_mismatch"},
+			[]string{"answer_relevance:refusal", "groundedness:number_mismatch"}},
+		{[]string{"other:other", "correctness:other"}, []string{"correctness:other", "other:other"}},
+		{[]string{"groundedness:90 days"}, nil},
+		{[]string{"made_up:number_mismatch"}, nil},
+		{[]string{"groundedness"}, nil},
+	} {
+		var vals []string
+		for _, k := range tc.kinds {
+			vals = append(vals, `{"stringValue":"`+k+`"}`)
+		}
+		attr := `{"key":"ragtriage.evidence.kinds","value":{"arrayValue":{"values":[` + strings.Join(vals, ",") + `]}}},{"key":"ragtriage.route"`
+		line := bytes.ReplaceAll(first, []byte(`{"key":"ragtriage.route"`), []byte(attr))
+		var got [][]string
+		st, err := Read(bytes.NewReader(line), func(_ int, r record.Record) error { got = append(got, r.EvidenceKinds); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == nil {
+			if st.BadSpans == 0 || len(got) != 0 || !strings.Contains(fmt.Sprint(st.Problems), "ragtriage.evidence.kinds entry") {
+				t.Errorf("%q: stats %+v, %d records; want every span bad, naming the entry", tc.kinds, st, len(got))
+			}
+			continue
+		}
+		if st.BadSpans != 0 || len(got) == 0 {
+			t.Fatalf("%q: stats %+v, %d records; want every span read", tc.kinds, st, len(got))
+		}
+		for _, g := range got {
+			if !slices.Equal(g, tc.want) {
+				t.Errorf("%q: EvidenceKinds %q; want %q", tc.kinds, g, tc.want)
+			}
 		}
 	}
 }

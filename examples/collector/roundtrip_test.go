@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/tmc/langchaingo/chains"
@@ -135,7 +136,11 @@ func TestRoundTrip(t *testing.T) {
 	if st.Spans != 4*len(want) {
 		t.Errorf("%d spans in the file; want %d (chain, retrieval, chat, evaluation per call)", st.Spans, 4*len(want))
 	}
+	withKinds := 0
 	for id, w := range want {
+		if len(w.EvidenceKinds) > 0 && w.Sample == nil {
+			withKinds++
+		}
 		g, ok := got[id]
 		if !ok {
 			t.Errorf("no record %s in the trace file", id)
@@ -147,6 +152,9 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(g.Sample, w.Sample) {
 			t.Errorf("%s: sample\n got %+v\nwant %+v", id, g.Sample, w.Sample)
 		}
+		if !slices.Equal(g.EvidenceKinds, w.EvidenceKinds) {
+			t.Errorf("%s: evidence kinds %q; want %q", id, g.EvidenceKinds, w.EvidenceKinds)
+		}
 		if !reflect.DeepEqual(g.Legs, w.Legs) {
 			t.Errorf("%s: legs %+v; want %+v", id, g.Legs, w.Legs)
 		}
@@ -157,5 +165,8 @@ func TestRoundTrip(t *testing.T) {
 		if !bytes.Equal(gj, wj) {
 			t.Errorf("%s: result\n got %s\nwant %s", id, gj, wj)
 		}
+	}
+	if withKinds == 0 {
+		t.Errorf("no record without content has evidence kinds: the comparison above checked nothing")
 	}
 }

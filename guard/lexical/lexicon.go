@@ -126,11 +126,11 @@ var (
 )
 
 // The same knowledge as maps, for the tokenizer without a vocabulary (Stems)
-// and for tests: canonOf maps the stem hash of an inflected or derived form to
-// that of its base ("wrote", "written" → "write"; "refundable" → "refund"),
-// canonStem names that base's stem, and wordFlagMap holds the flags of every
-// word that has any (function words, negations, hedges, words with
-// antonyms or synonyms). loadLexiconMaps builds them, on first use.
+// and for tests. canonOf maps the stem hash of an inflected or derived form
+// to that of its base ("wrote", "written" → "write"; "refundable" →
+// "refund"). canonStem names that base's stem. wordFlagMap holds the flags
+// of every word that has any: function words, negations, hedges, and words
+// with antonyms or synonyms. loadLexiconMaps builds them on first use.
 var (
 	mapsOnce    sync.Once
 	canonOf     map[uint64]uint64

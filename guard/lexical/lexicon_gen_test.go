@@ -295,6 +295,7 @@ func TestLexiconLoaded(t *testing.T) {
 		t.Skip("derives the lexicon from WordNet")
 	}
 	loadLexicon()
+	loadLexiconMaps()
 	d := deriveLexicon(t)
 	for h, f := range d.flags {
 		if f == 0 {
