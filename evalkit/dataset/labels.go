@@ -103,8 +103,8 @@ func retrievalLabels(b json.RawMessage, unknown *keySet) (*RetrievalLabels, stri
 	return r, ""
 }
 
-// chunkLabels decodes the object of context ids to true or false (null
-// reads as false, as encoding/json decodes it into a map).
+// chunkLabels decodes the object of context ids to true or false. A null
+// leaves its context unlabelled, as null does for every other label.
 func chunkLabels(b json.RawMessage) (map[string]bool, string) {
 	const path = "expected.retrieval.chunkRelevance"
 	if isNull(b) {
@@ -116,9 +116,13 @@ func chunkLabels(b json.RawMessage) (map[string]bool, string) {
 	}
 	out := make(map[string]bool, len(ms))
 	for _, m := range ms {
+		if isNull(m.val) {
+			delete(out, m.key) // a later null unlabels an earlier value too
+			continue
+		}
 		var v bool
-		if !isNull(m.val) && json.Unmarshal(m.val, &v) != nil {
-			return nil, fmt.Sprintf("%s: want true or false for each context id, got %s", path, gotKind(m.val))
+		if json.Unmarshal(m.val, &v) != nil {
+			return nil, fmt.Sprintf("%s: want true, false or null for each context id, got %s", path, gotKind(m.val))
 		}
 		out[m.key] = v
 	}
