@@ -94,7 +94,7 @@ func TestExport(t *testing.T) {
 			fmt.Sprint(got.Contexts) != fmt.Sprint(want.Contexts) || (got.Reference == nil) != (want.Reference == nil) {
 			t.Errorf("row %d (record %d) is not the recorded sample:\n got %+v\nwant %+v", j+1, i+1, got, want)
 		}
-		if row.Expected == nil || hasDecisionLabel(row.Expected) || row.Expected.Diagnosis != nil {
+		if row.Expected == nil || row.Expected.HasDecisionLabel() || row.Expected.Diagnosis != nil {
 			t.Errorf("row %d: expected %+v; want an empty object", j+1, row.Expected)
 		}
 		if len(row.UnknownKeys) > 0 || !strings.Contains(lines[j], `"expected":{}`) {

@@ -1324,6 +1324,29 @@ func (p *fastParser) expected() (*Expected, bool) {
 	return &blk.e, ok
 }
 
+// HasDecisionLabel reports whether e holds a label of a decision (not only
+// a diagnosis). False for nil.
+func (e *Expected) HasDecisionLabel() bool {
+	if e == nil {
+		return false
+	}
+	if r := e.Retrieval; r != nil && (len(r.ChunkRelevance) > 0 || r.ContextSufficiency != nil || r.ContextConflict != nil) {
+		return true
+	}
+	g := e.Generation
+	return g != nil && (g.AnswerRelevance != nil || g.Groundedness != nil || g.Contradiction != nil || g.Correctness != nil)
+}
+
+// HasLabel reports whether e holds a label a report can use: a decision
+// label or a known diagnosis. An empty "expected":{} (what export writes),
+// and one whose keys are all misplaced or unknown, holds none.
+func (e *Expected) HasLabel() bool {
+	if e == nil {
+		return false
+	}
+	return e.HasDecisionLabel() || (e.Diagnosis != nil && slices.Contains(guard.Diagnoses, *e.Diagnosis))
+}
+
 // ShouldPass says whether a row's answer should pass: its diagnosis label
 // when it has one; else false when groundedness or correctness is false,
 // contradiction true or answer relevance false, or sufficiency false beside a
