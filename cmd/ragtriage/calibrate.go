@@ -582,7 +582,7 @@ func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) in
 	if len(idle) > 1 {
 		verb = "decide"
 	}
-	what := fmt.Sprintf("%s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review",
+	what := fmt.Sprintf("%s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s leaves every such decision uncertain: it is escalated to the fallback when one is configured, and goes to review otherwise",
 		strings.Join(idle, ", "), verb, cf.out)
 	switch {
 	case cf.strict:

@@ -159,10 +159,9 @@ func (e *RowError) Unwrap() error { return ErrBadRow }
 //
 // Strings of the row that hold no escape sequence share the memory of one
 // copy of the line. A well-formed row is decoded in a single pass, in time
-// linear in its length; anything unusual (an error, a key with escapes, a
-// duplicate key) is decoded again through encoding/json, which gives the
-// error its wording, so both paths accept and reject exactly the same
-// lines.
+// linear in its length. Anything unusual (an error, a key with escapes, a
+// repeated key) is decoded again through encoding/json, which gives the
+// error its wording. Both paths accept and reject exactly the same lines.
 func ParseRow(line []byte) (Row, error) {
 	if len(line) > MaxLineBytes {
 		return Row{}, &RowError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
