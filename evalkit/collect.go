@@ -156,7 +156,7 @@ func (a *accumulator) add(o *outcome) {
 	fi := a.file(it.Pos.File)
 	a.files[fi].rows++
 	truth, hasTruth := a.diagnosisLabel(it.Expected)
-	if it.Expected != nil {
+	if it.Expected.HasLabel() {
 		a.labeledRows++
 	}
 	if !o.hasResult {

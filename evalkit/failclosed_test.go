@@ -178,3 +178,20 @@ func TestNondeterminismNote(t *testing.T) {
 		t.Errorf("three workers: %q", r.Reproduce.Nondeterminism)
 	}
 }
+
+// TestLabelledRowsHoldALabel: a row counts as labelled only when it holds a
+// label a report can use. An empty "expected":{} (what export writes), a
+// misplaced label, an unknown key or an unknown diagnosis is not one.
+func TestLabelledRowsHoldALabel(t *testing.T) {
+	row := `{"id":"r%d","question":"q%d?","contexts":[{"id":"c1","text":"t"}],"answer":"a","expected":%s}` + "\n"
+	var b strings.Builder
+	for i, e := range []string{`{}`, `{"groundedness":true}`, `{"generation":{"faithful":true}}`,
+		`{"diagnosis":"PASSED"}`, `{"retrieval":{"chunkRelevance":{"c1":null}}}`,
+		`{"generation":{"groundedness":true}}`, `{"diagnosis":"PASS"}`} {
+		fmt.Fprintf(&b, row, i, i, e)
+	}
+	rep := runCascade(t, writeFile(t, "l.jsonl", b.String()), 1, unsurePrimary, cascade.Config{}, nil)
+	if got := rep.Input.RowsLabeled; got != 2 {
+		t.Errorf("rowsLabeled %d; want 2 (the groundedness and the PASS rows)", got)
+	}
+}

@@ -35,12 +35,12 @@ func TestParseRecordRefusesNonsense(t *testing.T) {
 		{"negative calls", recLine("a", `,"usage":{"calls":-1}`, ""), "result.usage.calls: -1 is negative"},
 		{"leg latency", recLine("a", "", `,"legs":[{"name":"primary","latencyMs":-1}]`), "legs[0].latencyMs: -1 is not a latency"},
 		{"leg tokens", recLine("a", "", `,"legs":[{"name":"primary","latencyMs":1,"usage":{"outputTokens":-2}}]`), "legs[0].usage.outputTokens: -2 is negative"},
-		{"unknown diagnosis", recLine("a", `"diagnosis":"PASSED","route":"auto","action":"allow"`, ""), `result.diagnosis: unknown diagnosis "PASSED"`},
+		{"malformed diagnosis", recLine("a", `"diagnosis":"PASSED?!","route":"auto","action":"allow"`, ""), `result.diagnosis: "PASSED?!" is not a diagnosis`},
 		{"no diagnosis", `{"recordVersion":"ragtriage.record/2","id":"a","result":{"route":"auto"}}`, "result.diagnosis: missing"},
-		{"unknown abstention cause", recLine("a", `,"abstentions":[{"decision":"groundedness","reason":"r","cause":"tired"}]`, ""), `result.abstentions[0].cause: unknown cause "tired"`},
-		{"unknown error cause", recLine("a", `,"errors":[{"judge":"j","decisions":[],"error":"e","cause":"gremlins"}]`, ""), `result.errors[0].cause: unknown cause "gremlins"`},
-		{"unknown fallback cause", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":0,"unsettled":1,"cause":"moon","rule":"fail_closed","latencyMs":1}`, ""), `result.fallback.cause: unknown cause "moon"`},
-		{"unknown fallback causes key", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":0,"unsettled":1,"causes":{"moon":1},"rule":"fail_closed","latencyMs":1}`, ""), `result.fallback.causes: unknown cause "moon"`},
+		{"unknown abstention cause", recLine("a", `,"abstentions":[{"decision":"groundedness","reason":"r","cause":"tired out"}]`, ""), `result.abstentions[0].cause: "tired out" is not a cause`},
+		{"unknown error cause", recLine("a", `,"errors":[{"judge":"j","decisions":[],"error":"e","cause":"9gremlins"}]`, ""), `result.errors[0].cause: "9gremlins" is not a cause`},
+		{"unknown fallback cause", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":0,"unsettled":1,"cause":"moon/2","rule":"fail_closed","latencyMs":1}`, ""), `result.fallback.cause: "moon/2" is not a cause`},
+		{"unknown fallback causes key", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":0,"unsettled":1,"causes":{"moon!":1},"rule":"fail_closed","latencyMs":1}`, ""), `result.fallback.causes: "moon!" is not a cause`},
 		{"negative settled", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":-1,"unsettled":0,"rule":"fail_closed","latencyMs":1}`, ""), "settled -1 and unsettled 0: a count is negative"},
 		{"fallback latency", recLine("a", `,"fallback":{"judge":"f","decisions":[],"settled":1,"unsettled":0,"rule":"fail_closed","latencyMs":-3}`, ""), "result.fallback.latencyMs: -3 is not a latency"},
 		{"unknown verdict", recLine("a", `,"verdicts":{"generation":{"groundedness":"maybe"}}`, ""), `unknown verdict "maybe"`},
@@ -68,7 +68,7 @@ func TestRecordReplayCountsNonsense(t *testing.T) {
 		recLine("good1", `,"generation":{"groundedness":0.9},"latencyMs":2`, ""),
 		recLine("p", `,"generation":{"groundedness":1.5},"latencyMs":2`, ""),
 		recLine("lat", `,"latencyMs":-1`, ""),
-		recLine("diag", `"diagnosis":"PASSED","route":"auto","action":"allow"`, ""),
+		recLine("diag", `"diagnosis":"PASSED because","route":"auto","action":"allow"`, ""),
 		recLine("good2", `,"generation":{"groundedness":0.8},"latencyMs":4`, ""),
 	}
 	path := writeFile(t, "records.jsonl", strings.Join(lines, "\n")+"\n")
@@ -80,7 +80,7 @@ func TestRecordReplayCountsNonsense(t *testing.T) {
 	if in.RowsRead != 5 || in.RowsEvaluated != 2 || in.RowsFailed != 3 || in.RowsRead != in.RowsEvaluated+in.RowsFailed+in.RowsNotEvaluated {
 		t.Errorf("read %d, evaluated %d, failed %d, not evaluated %d; want 5 = 2 + 3 + 0", in.RowsRead, in.RowsEvaluated, in.RowsFailed, in.RowsNotEvaluated)
 	}
-	want := map[int]string{2: "is not a probability", 3: "is not a latency", 4: "unknown diagnosis"}
+	want := map[int]string{2: "is not a probability", 3: "is not a latency", 4: "is not a diagnosis"}
 	for _, f := range in.Failures {
 		if w, ok := want[f.Pos.Line]; !ok || !strings.Contains(f.Reason, w) || f.Kind != report.FailBadLine {
 			t.Errorf("failure %s %s %q; want line %d's reason to contain %q", f.Pos, f.Kind, f.Reason, f.Pos.Line, w)
@@ -90,7 +90,7 @@ func TestRecordReplayCountsNonsense(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("lines not reported: %v", want)
 	}
-	if n := rep.Diagnosis.Predicted["PASSED"]; n != 0 || rep.Latency.Primary.N != 2 || rep.Latency.Primary.Max != 4 {
+	if n := rep.Diagnosis.Predicted["PASSED because"]; n != 0 || rep.Latency.Primary.N != 2 || rep.Latency.Primary.Max != 4 {
 		t.Errorf("predicted PASSED %d, latency %+v; want 0 and the two good rows only", n, rep.Latency.Primary)
 	}
 }

@@ -35,7 +35,9 @@ func (e *recordError) Unwrap() error { return errBadRecord }
 // name; a newer one needs a newer reader), a missing id, and a captured
 // sample whose contexts lack ids or repeat one, and a result that no
 // evaluation can produce (see record.Check: a probability outside 0 to 1, a
-// negative latency or token count, an unknown diagnosis, verdict or cause).
+// negative latency or token count, an unknown verdict, a diagnosis or cause
+// that is not a name). A well-formed diagnosis or cause guard does not
+// name is read; the source warns about it.
 // Unknown fields are ignored,
 // so records with new optional fields still read.
 func parseRecord(line []byte) (record.Record, error) {
@@ -203,8 +205,9 @@ func (l *Labels) unused() int {
 // RecordSource reads record files (one Record per line, as the middleware's
 // record sink writes them) and joins each record to its labels by ID.
 type RecordSource struct {
-	lines  *dataset.Lines
-	labels *Labels
+	lines   *dataset.Lines
+	labels  *Labels
+	unknown unknownNames
 	// Unlabeled counts the records whose id has no labels.
 	Unlabeled int
 }
@@ -236,6 +239,7 @@ func (s *RecordSource) Next() (dataset.Item, error) {
 		}
 		return dataset.Item{Pos: pos, ID: id, Err: err}, nil
 	}
+	s.unknown.note(pos, &rec)
 	it := dataset.Item{Pos: pos, ID: rec.ID, Record: &rec}
 	if e, ok := s.labels.lookup(rec.ID); ok {
 		it.Expected = e
@@ -263,9 +267,57 @@ func (s *RecordSource) Inputs() []dataset.InputFile {
 // Close implements Source.
 func (s *RecordSource) Close() error { return s.lines.Close() }
 
-// Warnings returns the warnings about the label files: unknown and
-// misplaced label keys, unknown diagnoses.
-func (s *RecordSource) Warnings() []dataset.Warning { return s.labels.warnings() }
+// Warnings returns the warnings about the files read so far: the
+// diagnoses and causes of records that guard does not name (one warning
+// each, at the first line that has it), then the label files' (unknown and
+// misplaced label keys, unknown diagnoses).
+func (s *RecordSource) Warnings() []dataset.Warning {
+	return append(s.unknown.warnings(), s.labels.warnings()...)
+}
+
+// unknownNames follows the diagnoses and causes of records that guard does
+// not name (a custom judge's or Diagnoser's, or a newer version's). Each
+// distinct one is a warning, at its first line, with the records counted.
+type unknownNames struct {
+	seen  map[record.Name]int // Path empty: kind and value only
+	first []unknownName
+}
+
+type unknownName struct {
+	pos     dataset.Position
+	name    record.Name
+	records int
+}
+
+// note notes the unknown names of rec, read at pos.
+func (u *unknownNames) note(pos dataset.Position, rec *record.Record) {
+	for _, n := range record.Unknown(rec) {
+		path := n.Path
+		n.Path = ""
+		if u.seen == nil {
+			u.seen = map[record.Name]int{}
+		}
+		i, ok := u.seen[n]
+		if !ok {
+			i = len(u.first)
+			u.seen[n] = i
+			n.Path = path
+			u.first = append(u.first, unknownName{pos: pos, name: n})
+		}
+		u.first[i].records++
+	}
+}
+
+// warnings returns a warning for each distinct unknown name.
+func (u *unknownNames) warnings() []dataset.Warning {
+	var ws []dataset.Warning
+	for _, f := range u.first {
+		ws = append(ws, dataset.Warning{Pos: f.pos, Message: fmt.Sprintf(
+			"%s: %s %q is not one guard names (a custom judge's, or a newer version's): read as it is; in %d records",
+			f.name.Path, f.name.Kind, f.name.Value, f.records)})
+	}
+	return ws
+}
 
 // recordedLegs returns the latency and usage of each leg of a record, from
 // its Legs when present and otherwise from its result.

@@ -25,11 +25,12 @@ import (
 // (Warnings) and counted in its file's InputFile.Repeated. Records rebuilt with a decision missing (see
 // otlp.Stats.Incomplete) are replayed as they are.
 type TraceSource struct {
-	paths  []string
-	labels *Labels
-	next   int
-	reader *otlp.Reader // shared by the files: a span repeated in another file counts once
-	warns  []dataset.Warning
+	paths   []string
+	labels  *Labels
+	next    int
+	reader  *otlp.Reader // shared by the files: a span repeated in another file counts once
+	warns   []dataset.Warning
+	unknown unknownNames // diagnoses and causes guard does not name
 
 	cur    *traceFile
 	inputs []dataset.InputFile
@@ -79,6 +80,9 @@ func (s *TraceSource) Next() (dataset.Item, error) {
 		it, ok := <-s.cur.items
 		if ok {
 			if it.Err == nil {
+				if it.Record != nil {
+					s.unknown.note(it.Pos, it.Record)
+				}
 				if e, found := s.labels.lookup(it.ID); found {
 					it.Expected = e
 				} else {
@@ -199,7 +203,8 @@ func repeatWarnings(info dataset.InputFile, st otlp.Stats) []dataset.Warning {
 // Warnings returns the warnings about the files read so far: the repeated
 // spans, then the label files'.
 func (s *TraceSource) Warnings() []dataset.Warning {
-	return append(slices.Clone(s.warns), s.labels.warnings()...)
+	ws := append(slices.Clone(s.warns), s.unknown.warnings()...)
+	return append(ws, s.labels.warnings()...)
 }
 
 func (s *TraceSource) add(st otlp.Stats) {

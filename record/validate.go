@@ -13,9 +13,12 @@ import (
 // error that names the field in JSON terms and says why. It refuses a
 // probability or confidence that is not a number from 0 to 1, a latency
 // that is negative or not finite, a negative token or call count, a
-// verdict, diagnosis or cause that guard does not know, and a missing
-// diagnosis. A cause may be empty: records written before causes have none.
-// Readers call it so that nonsense never reaches a report.
+// verdict guard does not know, and a missing diagnosis. A diagnosis or
+// cause must be a well-formed name (see [WellFormedName]). One guard does
+// not name is accepted: a custom judge or Diagnoser writes its own, and a
+// newer version adds some. [Unknown] lists them, for readers to warn about.
+// A cause may be empty: records written before causes have none. Readers
+// call Check so that nonsense never reaches a report.
 func Check(r *Record) error {
 	res := &r.Result
 	steps := []func(*guard.Result) error{checkProbs, checkVerdicts, checkOutcome, checkCauses, checkClaims}
@@ -108,18 +111,79 @@ func checkOutcome(res *guard.Result) error {
 	switch {
 	case res.Diagnosis == "":
 		return fmt.Errorf("result.diagnosis: missing")
-	case !slices.Contains(guard.Diagnoses, res.Diagnosis):
-		return fmt.Errorf("result.diagnosis: unknown diagnosis %q", res.Diagnosis)
+	case !WellFormedName(string(res.Diagnosis)):
+		return fmt.Errorf("result.diagnosis: %q is not a diagnosis (want a name: letters, digits, '_', '-' or '.', at most %d bytes)", res.Diagnosis, maxNameBytes)
 	}
 	return checkProb("result.confidence", guard.KnownProb(res.Confidence))
 }
 
-// knownCause refuses a cause guard does not name; empty is no cause.
+// knownCause refuses a cause that is not a well-formed name; empty is no
+// cause. A well-formed cause guard does not name is for [Unknown] to list.
 func knownCause(path string, c guard.Cause) error {
-	if c != "" && !slices.Contains(guard.Causes, c) {
-		return fmt.Errorf("%s: unknown cause %q", path, c)
+	if c != "" && !WellFormedName(string(c)) {
+		return fmt.Errorf("%s: %q is not a cause (want a name: letters, digits, '_', '-' or '.', at most %d bytes)", path, c, maxNameBytes)
 	}
 	return nil
+}
+
+// maxNameBytes is the longest diagnosis or cause name accepted.
+const maxNameBytes = 64
+
+// WellFormedName reports whether s can be the name of a diagnosis or a
+// cause: 1 to 64 bytes of ASCII letters, digits, '_', '-' and '.', starting
+// with a letter. "my_cause", "JUDGE_UNCERTAIN" and "input_too_large" are;
+// "", "90 days" and a sentence are not.
+func WellFormedName(s string) bool {
+	if s == "" || len(s) > maxNameBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || c == '_' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// Name is a diagnosis or cause of a record that guard does not name.
+type Name struct {
+	Path  string // where it is, in JSON terms: "result.abstentions[0].cause"
+	Kind  string // "diagnosis" or "cause"
+	Value string
+}
+
+// Unknown lists the diagnosis and causes of r that guard does not name, in
+// field order. Check accepts them when they are well-formed; a reader warns
+// about each distinct one.
+func Unknown(r *Record) []Name {
+	var out []Name
+	res := &r.Result
+	if d := res.Diagnosis; d != "" && !slices.Contains(guard.Diagnoses, d) {
+		out = append(out, Name{"result.diagnosis", "diagnosis", string(d)})
+	}
+	cause := func(path string, c guard.Cause) {
+		if c != "" && !slices.Contains(guard.Causes, c) {
+			out = append(out, Name{path, "cause", string(c)})
+		}
+	}
+	for i, a := range res.Abstentions {
+		cause(fmt.Sprintf("result.abstentions[%d].cause", i), a.Cause)
+	}
+	for i, je := range res.Errors {
+		cause(fmt.Sprintf("result.errors[%d].cause", i), je.Cause)
+	}
+	for i := range res.Claims {
+		cause(fmt.Sprintf("result.claims[%d].cause", i), res.Claims[i].Cause)
+	}
+	if fb := res.Fallback; fb != nil {
+		cause("result.fallback.cause", fb.Cause)
+		for _, c := range slices.Sorted(maps.Keys(fb.Causes)) {
+			cause("result.fallback.causes", c)
+		}
+	}
+	return out
 }
 
 func checkCauses(res *guard.Result) error {

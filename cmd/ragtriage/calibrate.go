@@ -322,7 +322,7 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 		}
 		if it.Expected != nil {
 			set.withExpected++
-			if !hasDecisionLabel(it.Expected) {
+			if !it.Expected.HasDecisionLabel() {
 				set.empty++
 				if it.Expected.Diagnosis != nil {
 					set.diagnosisOnly++
@@ -582,7 +582,7 @@ func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) in
 	if len(idle) > 1 {
 		verb = "decide"
 	}
-	what := fmt.Sprintf("%s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s sends every such decision to review",
+	what := fmt.Sprintf("%s %s nothing on this data (undecided by policy, or no row in a certified region): the profile %s leaves every such decision uncertain: it is escalated to the fallback when one is configured, and goes to review otherwise",
 		strings.Join(idle, ", "), verb, cf.out)
 	switch {
 	case cf.strict:
@@ -597,16 +597,6 @@ func refuseIdle(cf *calibrateFlags, rep *calibrationReport, stderr io.Writer) in
 	}
 	fmt.Fprintf(stderr, "ragtriage calibrate: %s, and no refitted decision decides anything: add labels, leave them out with -decisions, or accept it with -allow-undecided\n", what)
 	return 1
-}
-
-// hasDecisionLabel reports whether e holds a label of a decision (not only
-// a diagnosis).
-func hasDecisionLabel(e *dataset.Expected) bool {
-	if r := e.Retrieval; r != nil && (len(r.ChunkRelevance) > 0 || r.ContextSufficiency != nil || r.ContextConflict != nil) {
-		return true
-	}
-	g := e.Generation
-	return g != nil && (g.AnswerRelevance != nil || g.Groundedness != nil || g.Contradiction != nil || g.Correctness != nil)
 }
 
 // labelsHelp is where the label format is described.

@@ -36,8 +36,10 @@ the records by id ("ragtriage eval -records FILE -dataset rows.jsonl").
 diagnosis, action, reason); eval and calibrate do not read it.
 
 Records without content cannot be labelled: they are counted and named on
-standard error, never written. The summary's counts add up: records read =
-written + not uncertain (with -uncertain) + without content + bad lines.
+standard error, never written. A record whose id was written already is
+not written again (eval joins labels by id): the repeats are counted and the
+first named. The summary's counts add up: records read = written + not
+uncertain (with -uncertain) + without content + repeated ids + bad lines.
 
 Flags:
   -records FILE  record files written by the middleware's sink (repeatable,
@@ -66,15 +68,19 @@ type exportRow struct {
 }
 
 type exportContext struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	ID       string         `json:"id"`
+	Text     string         `json:"text"`
+	Score    *float64       `json:"score,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // exportCounts counts what export did with each record line. read is
-// written + notSelected + noContent + bad.
+// written + notSelected + noContent + repeated + bad.
 type exportCounts struct {
-	read, written, notSelected, noContent, bad int
-	firstNoContent                             string // where the first one is
+	read, written, notSelected, noContent, repeated, bad int
+	firstNoContent                                       string            // where the first one is
+	firstRepeat                                          string            // where the first repeated id is, and which
+	ids                                                  map[string]string // the ids written, to where
 }
 
 // exportFlags are export's parsed flags.
@@ -111,6 +117,11 @@ func runExport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	n, err := exportRows(src, f.uncertain, w, stderr)
+	if ws, ok := src.(interface{ Warnings() []dataset.Warning }); ok {
+		for _, wn := range ws.Warnings() {
+			fmt.Fprintf(stderr, "ragtriage export: %s: warning: %s\n", wn.Pos, wn.Message)
+		}
+	}
 	if cerr := closeOut(); err == nil {
 		err = cerr
 	}
@@ -194,6 +205,7 @@ func exportRows(src dataset.Source, uncertain bool, w io.Writer, stderr io.Write
 			if n.firstNoContent == "" {
 				n.firstNoContent = it.Pos.String()
 			}
+		case n.repeat(&it):
 		default:
 			if err := enc.Encode(newExportRow(&it)); err != nil {
 				return n, err
@@ -201,6 +213,24 @@ func exportRows(src dataset.Source, uncertain bool, w io.Writer, stderr io.Write
 			n.written++
 		}
 	}
+}
+
+// repeat reports whether the id of it was written already: eval joins
+// labels by id and would ignore a later row's. It counts the repeat and
+// notes the first; otherwise it notes the id.
+func (n *exportCounts) repeat(it *dataset.Item) bool {
+	if n.ids == nil {
+		n.ids = map[string]string{}
+	}
+	if first, dup := n.ids[it.ID]; dup {
+		n.repeated++
+		if n.firstRepeat == "" {
+			n.firstRepeat = fmt.Sprintf("%s, id %q first at %s", it.Pos, it.ID, first)
+		}
+		return true
+	}
+	n.ids[it.ID] = it.Pos.String()
+	return false
 }
 
 // newExportRow is the dataset row of a record with content, with an empty
@@ -211,7 +241,7 @@ func newExportRow(it *dataset.Item) *exportRow {
 		Contexts: make([]exportContext, len(s.Contexts)),
 		Meta:     map[string]string{"file": it.Pos.File, "line": fmt.Sprint(it.Pos.Line)}}
 	for i, c := range s.Contexts {
-		row.Contexts[i] = exportContext{ID: c.ID, Text: c.Text}
+		row.Contexts[i] = exportContext{ID: c.ID, Text: c.Text, Score: c.Score, Metadata: c.Metadata}
 	}
 	if r := it.Record; r != nil {
 		row.Meta["diagnosis"], row.Meta["action"], row.Meta["reason"] = string(r.Result.Diagnosis), r.Result.Action.String(), r.Result.Reason
@@ -237,7 +267,14 @@ func reportExport(n *exportCounts, f *exportFlags, stderr io.Writer) int {
 	if f.uncertain {
 		msg += fmt.Sprintf(", %d not uncertain (diagnosis other than JUDGE_UNCERTAIN)", n.notSelected)
 	}
+	if n.repeated > 0 {
+		msg += fmt.Sprintf(", %d repeated ids", n.repeated)
+	}
 	fmt.Fprintf(stderr, "%s, %d without content, %d bad lines\n", msg, n.noContent, n.bad)
+	if n.repeated > 0 {
+		fmt.Fprintf(stderr, "ragtriage export: warning: %d records repeat an id already written (the first at %s): they were not written; eval joins labels by id and would use the first row's only\n",
+			n.repeated, n.firstRepeat)
+	}
 	if n.noContent > 0 {
 		fmt.Fprintf(stderr, "ragtriage export: warning: %d records carry no content (the first at %s): they cannot be labelled and were not written; record content with middleware.WithContent\n",
 			n.noContent, n.firstNoContent)

@@ -94,7 +94,7 @@ func TestExport(t *testing.T) {
 			fmt.Sprint(got.Contexts) != fmt.Sprint(want.Contexts) || (got.Reference == nil) != (want.Reference == nil) {
 			t.Errorf("row %d (record %d) is not the recorded sample:\n got %+v\nwant %+v", j+1, i+1, got, want)
 		}
-		if row.Expected == nil || hasDecisionLabel(row.Expected) || row.Expected.Diagnosis != nil {
+		if row.Expected == nil || row.Expected.HasDecisionLabel() || row.Expected.Diagnosis != nil {
 			t.Errorf("row %d: expected %+v; want an empty object", j+1, row.Expected)
 		}
 		if len(row.UnknownKeys) > 0 || !strings.Contains(lines[j], `"expected":{}`) {
@@ -208,5 +208,25 @@ func TestExportTraces(t *testing.T) {
 	}
 	if n := strings.Count(stdout, "\n"); n != written {
 		t.Errorf("%d rows; the summary says %d", n, written)
+	}
+}
+
+// TestExportRepeatedIDs: two record files with the same ids give each id
+// once; the repeats are counted and the first named, and the counts add up.
+func TestExportRepeatedIDs(t *testing.T) {
+	a, _ := writeRecords(t, 4, func(int) bool { return true }, "")
+	b, _ := writeRecords(t, 4, func(int) bool { return true }, "")
+	st, stdout, e := runCmd(t, "export", "-records", a+","+b)
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s", st, e)
+	}
+	if n := strings.Count(stdout, "\n"); n != 4 {
+		t.Errorf("%d rows written; want 4, one per id", n)
+	}
+	for _, want := range []string{"8 records read: 4 written to standard output, 4 repeated ids, 0 without content, 0 bad lines",
+		"warning: 4 records repeat an id already written (the first at records.jsonl:1, id "} {
+		if !strings.Contains(e, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, e)
+		}
 	}
 }

@@ -38,6 +38,11 @@ type Row struct {
 	// context), then "expected.groundedness" or
 	// "expected.generation.Groundedness". nil when there are none.
 	UnknownPaths []string
+	// RepeatedKeys lists, as paths, the known keys the line gives more than
+	// once ("question", "contexts[].text", "expected.generation.groundedness",
+	// "expected.retrieval.chunkRelevance.c1"): the last value is used, as
+	// with encoding/json. nil when there are none.
+	RepeatedKeys []string
 }
 
 // Expected holds a row's labels. Every field is optional.
@@ -159,10 +164,9 @@ func (e *RowError) Unwrap() error { return ErrBadRow }
 //
 // Strings of the row that hold no escape sequence share the memory of one
 // copy of the line. A well-formed row is decoded in a single pass, in time
-// linear in its length; anything unusual (an error, a key with escapes, a
-// duplicate key) is decoded again through encoding/json, which gives the
-// error its wording, so both paths accept and reject exactly the same
-// lines.
+// linear in its length. Anything unusual (an error, a key with escapes, a
+// repeated key) is decoded again through encoding/json, which gives the
+// error its wording. Both paths accept and reject exactly the same lines.
 func ParseRow(line []byte) (Row, error) {
 	if len(line) > MaxLineBytes {
 		return Row{}, &RowError{Reason: fmt.Sprintf("line is %d bytes, over the limit of %d", len(line), MaxLineBytes)}
@@ -189,8 +193,8 @@ func parseRowJSON(line []byte) (Row, error) {
 	}
 	// encoding/json matches keys but for case; the dataset's keys match
 	// exactly, so the fields are taken again from the members.
-	var top, ctxKeys, labelKeys keySet
-	raw = exactRow(members(line), &top)
+	var top, ctxKeys, labelKeys, repeated keySet
+	raw = exactRow(members(line), &top, &repeated)
 	id, err := optString(raw.ID)
 	if err != nil {
 		// Accept a numeric id as its text.
@@ -206,17 +210,18 @@ func parseRowJSON(line []byte) (Row, error) {
 		if len(raw.Contexts) == 0 || isNull(raw.Contexts) {
 			why = missingField(line, "contexts", " (use [] for none)")
 		} else {
-			row.Sample.Contexts, why = decodeContexts(raw.Contexts, &ctxKeys)
+			row.Sample.Contexts, why = decodeContexts(raw.Contexts, &ctxKeys, &repeated)
 		}
 	}
 	if why == "" {
-		why = row.decodeExtras(&raw, &labelKeys)
+		why = row.decodeExtras(&raw, &labelKeys, &repeated)
 	}
 	if why != "" {
 		return Row{}, &RowError{ID: id, Reason: why}
 	}
 	row.UnknownKeys = top.keys()
 	row.UnknownPaths = append(ctxKeys.paths(), labelKeys.paths()...)
+	row.RepeatedKeys = repeated.paths()
 	return row, nil
 }
 
@@ -250,15 +255,18 @@ func members(b []byte) []member {
 }
 
 // exactRow sets the fields of a row from its members by exact key (the
-// last of a repeated key wins, as with encoding/json) and notes the unknown
-// keys in top.
-func exactRow(ms []member, top *keySet) rawRow {
+// last of a repeated key wins, as with encoding/json). It notes the unknown
+// keys in top and the repeated known ones in rep.
+func exactRow(ms []member, top, rep *keySet) rawRow {
 	var raw rawRow
 	fields := map[string]*json.RawMessage{"id": &raw.ID, "question": &raw.Question, "contexts": &raw.Contexts,
 		"answer": &raw.Answer, "referenceAnswer": &raw.Reference, "expected": &raw.Expected, "source": &raw.Source,
 		"metadata": &raw.Metadata, "meta": &raw.Meta}
 	for _, m := range ms {
 		if f := fields[m.key]; f != nil {
+			if *f != nil {
+				rep.add(pathKey{key: m.key})
+			}
 			*f = m.val
 		} else {
 			top.add(pathKey{key: m.key})
@@ -268,22 +276,28 @@ func exactRow(ms []member, top *keySet) rawRow {
 }
 
 // exactContext does for a context what exactRow does for a row; unknown
-// keys go to unknown as "contexts[].key".
-func exactContext(ms []member, unknown *keySet) rawContext {
+// keys go to unknown as "contexts[].key", repeated known ones to rep.
+func exactContext(ms []member, unknown, rep *keySet) rawContext {
 	var c rawContext
 	for _, m := range ms {
+		var f *json.RawMessage
 		switch m.key {
 		case "id":
-			c.ID = m.val
+			f = &c.ID
 		case "text":
-			c.Text = m.val
+			f = &c.Text
 		case "score":
-			c.Score = m.val
+			f = &c.Score
 		case "metadata":
-			c.Metadata = m.val
+			f = &c.Metadata
 		default:
 			unknown.add(pathKey{"contexts[]", m.key})
+			continue
 		}
+		if *f != nil {
+			rep.add(pathKey{"contexts[]", m.key})
+		}
+		*f = m.val
 	}
 	return c
 }
@@ -326,7 +340,7 @@ func (row *Row) decodeTexts(line []byte, raw *rawRow) string {
 }
 
 // decodeContexts decodes the contexts list; why says what is wrong, or is "".
-func decodeContexts(list json.RawMessage, unknown *keySet) (ctxs []guard.Context, why string) {
+func decodeContexts(list json.RawMessage, unknown, rep *keySet) (ctxs []guard.Context, why string) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(list, &raws); err != nil {
 		return nil, fmt.Sprintf("contexts: want a list, got %s", jsonKind(list))
@@ -334,7 +348,7 @@ func decodeContexts(list json.RawMessage, unknown *keySet) (ctxs []guard.Context
 	ctxs = make([]guard.Context, len(raws))
 	seen := make(map[string]int, len(raws))
 	for i, b := range raws {
-		if ctxs[i], why = decodeContext(i, b, seen, unknown); why != "" {
+		if ctxs[i], why = decodeContext(i, b, seen, unknown, rep); why != "" {
 			return nil, why
 		}
 	}
@@ -342,13 +356,14 @@ func decodeContexts(list json.RawMessage, unknown *keySet) (ctxs []guard.Context
 }
 
 // decodeContext decodes contexts[i]; seen maps the ids so far to their
-// index, to refuse a duplicate; unknown keys go to unknown.
-func decodeContext(i int, b json.RawMessage, seen map[string]int, unknown *keySet) (guard.Context, string) {
+// index, to refuse a duplicate; unknown keys go to unknown, repeated ones
+// to rep.
+func decodeContext(i int, b json.RawMessage, seen map[string]int, unknown, rep *keySet) (guard.Context, string) {
 	var c rawContext
 	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &c) != nil {
 		return guard.Context{}, fmt.Sprintf("contexts[%d]: want an object {\"id\":…,\"text\":…}, got %s", i, jsonKind(b))
 	}
-	c = exactContext(members(b), unknown)
+	c = exactContext(members(b), unknown, rep)
 	// meant names the unknown key of the context that was likely meant
 	// for field.
 	meant := func(field string) string {
@@ -404,7 +419,7 @@ func decodeContext(i int, b json.RawMessage, seen map[string]int, unknown *keySe
 
 // decodeExtras sets the metadata, source and labels; it returns what is
 // wrong with them, or "".
-func (row *Row) decodeExtras(raw *rawRow, labelKeys *keySet) string {
+func (row *Row) decodeExtras(raw *rawRow, labelKeys, rep *keySet) string {
 	if len(raw.Metadata) > 0 && !isNull(raw.Metadata) {
 		if err := json.Unmarshal(raw.Metadata, &row.Sample.Metadata); err != nil {
 			return "metadata: want an object"
@@ -416,7 +431,7 @@ func (row *Row) decodeExtras(raw *rawRow, labelKeys *keySet) string {
 		}
 	}
 	if len(raw.Expected) > 0 && !isNull(raw.Expected) {
-		e, why := decodeExpected(raw.Expected, labelKeys)
+		e, why := decodeExpected(raw.Expected, &labelNotes{labelKeys, rep})
 		if why != "" {
 			return why
 		}
@@ -1225,6 +1240,9 @@ func (p *fastParser) boolMap() (map[string]bool, bool) {
 			return nil, false
 		}
 		p.ws()
+		if _, dup := m[k]; dup {
+			return nil, false // a repeated id: encoding/json warns about it
+		}
 		switch {
 		case p.literal("true"):
 			m[k] = true
@@ -1322,6 +1340,29 @@ func (p *fastParser) expected() (*Expected, bool) {
 		}
 	})
 	return &blk.e, ok
+}
+
+// HasDecisionLabel reports whether e holds a label of a decision (not only
+// a diagnosis). False for nil.
+func (e *Expected) HasDecisionLabel() bool {
+	if e == nil {
+		return false
+	}
+	if r := e.Retrieval; r != nil && (len(r.ChunkRelevance) > 0 || r.ContextSufficiency != nil || r.ContextConflict != nil) {
+		return true
+	}
+	g := e.Generation
+	return g != nil && (g.AnswerRelevance != nil || g.Groundedness != nil || g.Contradiction != nil || g.Correctness != nil)
+}
+
+// HasLabel reports whether e holds a label a report can use: a decision
+// label or a known diagnosis. An empty "expected":{} (what export writes),
+// and one whose keys are all misplaced or unknown, holds none.
+func (e *Expected) HasLabel() bool {
+	if e == nil {
+		return false
+	}
+	return e.HasDecisionLabel() || (e.Diagnosis != nil && slices.Contains(guard.Diagnoses, *e.Diagnosis))
 }
 
 // ShouldPass says whether a row's answer should pass: its diagnosis label
@@ -1512,6 +1553,7 @@ type warnEntry struct {
 	key       string // the unknown key (a path when nested); "" for a shape warning
 	nested    bool   // key is the path of a key of a context or of the labels
 	diagnosis string // an unknown diagnosis label (key is "expected.diagnosis")
+	repeated  bool   // key is a known key (a path) given twice on a line
 	array     bool   // a shape warning: arrays (true) or objects
 	meant     string // the key (or path) likely meant
 	lines     int    // lines concerned
@@ -1610,7 +1652,7 @@ func bracketDepth(t []byte) int {
 // one) and an unknown diagnosis label.
 func (c *Checker) Row(pos Position, row *Row) {
 	diag := unknownDiagnosis(row.Expected)
-	if len(row.UnknownKeys) == 0 && len(row.UnknownPaths) == 0 && diag == "" {
+	if len(row.UnknownKeys) == 0 && len(row.UnknownPaths) == 0 && len(row.RepeatedKeys) == 0 && diag == "" {
 		return
 	}
 	c.mu.Lock()
@@ -1629,12 +1671,18 @@ func (c *Checker) Row(pos Position, row *Row) {
 	if diag != "" {
 		c.note(pos, warnEntry{key: "expected.diagnosis", diagnosis: diag}, nil)
 	}
+	for _, p := range row.RepeatedKeys {
+		c.note(pos, warnEntry{key: p, repeated: true}, nil)
+	}
 }
 
 // note counts one line of the warning e (keyed by its key and diagnosis),
 // creating it with meant() when it is new. c.mu is held.
 func (c *Checker) note(pos Position, e warnEntry, meant func() string) {
 	key := shapeKey{pos.File, e.key + "\x00" + e.diagnosis}
+	if e.repeated {
+		key.key += "\x00repeated"
+	}
 	if old := c.keys[key]; old != nil {
 		old.lines++
 		if pos.Line < old.pos.Line {
@@ -1741,6 +1789,13 @@ func (e *warnEntry) message() string {
 	}
 	if e.diagnosis != "" {
 		return diagnosisWarning(e.diagnosis, e.lines)
+	}
+	if e.repeated {
+		msg := fmt.Sprintf("key repeated: %q is given more than once; the last value is used", e.key)
+		if e.lines > 1 {
+			msg += fmt.Sprintf(" (first seen here, on %d lines in all)", e.lines)
+		}
+		return msg
 	}
 	msg := fmt.Sprintf("unknown key %q is ignored", e.key)
 	if e.nested {

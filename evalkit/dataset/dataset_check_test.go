@@ -47,7 +47,7 @@ func TestParseRowErrorsPlainWords(t *testing.T) {
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"generation":{"correctness":1}}}`, "expected.generation.correctness: want true, false or null, got a number"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"generation":true}}`, "expected.generation: want an object, got true or false"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"chunkRelevance":[1]}}}`, "expected.retrieval.chunkRelevance: want an object, got an array"},
-		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"chunkRelevance":{"c1":"yes"}}}}`, "expected.retrieval.chunkRelevance: want true or false for each context id, got a string"},
+		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"chunkRelevance":{"c1":"yes"}}}}`, "expected.retrieval.chunkRelevance: want true, false or null for each context id, got a string"},
 		{`{"id":"a","question":"q","contexts":[],"answer":"x","expected":{"retrieval":{"contextSufficiency":{}}}}`, "expected.retrieval.contextSufficiency: want true, false or null, got an object"},
 		{`{"id":"a","question":"q","contexts":["c1"],"answer":"x"}`, `contexts[0]: want an object {"id":…,"text":…}, got a string`},
 		{`{"id":"a","question":"q","contexts":[null],"answer":"x"}`, `contexts[0]: want an object {"id":…,"text":…}, got null`},

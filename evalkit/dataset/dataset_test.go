@@ -298,3 +298,27 @@ func BenchmarkParseRow(b *testing.B) {
 		}
 	})
 }
+
+// TestChunkLabelNull: a null chunk label leaves its context unlabelled, as
+// null does for every other label; it is never read as false.
+func TestChunkLabelNull(t *testing.T) {
+	tests := []struct {
+		expected string
+		want     map[string]bool
+	}{
+		{`{"retrieval":{"chunkRelevance":{"a":null}}}`, map[string]bool{}},
+		{`{"retrieval":{"chunkRelevance":{"a":null,"b":true}}}`, map[string]bool{"b": true}},
+		{`{"retrieval":{"chunkRelevance":{"a":false,"b":null}}}`, map[string]bool{"a": false}},
+	}
+	for _, tt := range tests {
+		line := `{"id":"r","question":"q","contexts":[{"id":"a","text":"t"},{"id":"b","text":"u"}],"answer":"x","expected":` + tt.expected + `}`
+		row, err := ParseRow([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expected, err)
+		}
+		got := row.Expected.Retrieval.ChunkRelevance
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: chunk labels %v, want %v", tt.expected, got, tt.want)
+		}
+	}
+}

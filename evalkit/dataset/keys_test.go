@@ -93,6 +93,19 @@ func TestCheckerLabelWarnings(t *testing.T) {
 		}
 	}
 	// Keys contexts carry of their own, and known diagnoses, say nothing.
+	for _, tc := range []struct{ line, want string }{
+		{`{"id":"a","question":"What is the refund window?","question":"x","contexts":[],"answer":"x"}`, `labels.jsonl:1: key repeated: "question" is given more than once; the last value is used`},
+		{`{"id":"a","question":"q","contexts":[{"id":"c","text":"t","text":"u"}],"answer":"x"}`, `labels.jsonl:1: key repeated: "contexts[].text"`},
+		{row(`{"generation":{"groundedness":true,"groundedness":false}}`), `labels.jsonl:1: key repeated: "expected.generation.groundedness"`},
+		{row(`{"retrieval":{"chunkRelevance":{"c":true,"c":false}}}`), `labels.jsonl:1: key repeated: "expected.retrieval.chunkRelevance.c"`},
+		{row(`{"retrieval":{"contextSufficiency":true},"retrieval":{"contextConflict":true}}`), `labels.jsonl:1: key repeated: "expected.retrieval"`},
+	} {
+		ws := labelWarnings(t, tc.line)
+		if len(ws) != 1 || !strings.Contains(ws[0], tc.want) {
+			t.Errorf("%s: warnings %q; want one containing %q", tc.line, ws, tc.want)
+		}
+	}
+	// Keys contexts carry of their own, and known diagnoses, say nothing.
 	if ws := labelWarnings(t, `{"id":"a","question":"q","contexts":[{"id":"c","text":"t","title":"T","url":"u"}],"answer":"x","expected":{"diagnosis":"PASS"}}`); len(ws) != 0 {
 		t.Errorf("warnings %q; want none", ws)
 	}

@@ -7,17 +7,39 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 )
 
+// labelNotes collects what the labels' keys are worth a warning for.
+type labelNotes struct {
+	unknown  *keySet // unknown keys, by path
+	repeated *keySet // known keys given twice, by path
+}
+
+// add notes an unknown key at path.
+func (n *labelNotes) add(k pathKey) { n.unknown.add(k) }
+
+// seen notes a known key at prefix, and whether it was seen before in
+// its object (keys holds those seen).
+func (n *labelNotes) seen(keys map[string]bool, prefix, key string) {
+	if keys[key] {
+		n.repeated.add(pathKey{prefix, key})
+	}
+	keys[key] = true
+}
+
 // decodeExpected decodes a row's labels (a JSON value that is not null).
-// Keys match exactly; an unknown key is noted in unknown by its path
+// Keys match exactly; an unknown key is noted by its path
 // ("expected.groundedness") and its value ignored. why words the first
 // mistyped label in JSON terms (its path, what it wants, what it got), or
-// is "". A repeated key's last value wins.
-func decodeExpected(b json.RawMessage, unknown *keySet) (e *Expected, why string) {
+// is "". A repeated key's last value wins, and the key is noted.
+func decodeExpected(b json.RawMessage, unknown *labelNotes) (e *Expected, why string) {
 	if jsonKind(b) != "an object" {
 		return nil, "expected: want an object, got " + jsonKind(b)
 	}
 	e = &Expected{}
+	keys := map[string]bool{}
 	for _, m := range members(b) {
+		if m.key == "diagnosis" || m.key == "retrieval" || m.key == "generation" {
+			unknown.seen(keys, "expected", m.key)
+		}
 		switch m.key {
 		case "diagnosis":
 			e.Diagnosis, why = diagnosisLabel(m.val)
@@ -76,7 +98,7 @@ func labelObject(path string, b json.RawMessage) ([]member, string) {
 	return members(b), ""
 }
 
-func retrievalLabels(b json.RawMessage, unknown *keySet) (*RetrievalLabels, string) {
+func retrievalLabels(b json.RawMessage, unknown *labelNotes) (*RetrievalLabels, string) {
 	if isNull(b) {
 		return nil, ""
 	}
@@ -85,10 +107,15 @@ func retrievalLabels(b json.RawMessage, unknown *keySet) (*RetrievalLabels, stri
 		return nil, why
 	}
 	r := &RetrievalLabels{}
+	keys := map[string]bool{}
 	for _, m := range ms {
 		switch m.key {
+		case "chunkRelevance", "contextSufficiency", "contextConflict":
+			unknown.seen(keys, "expected.retrieval", m.key)
+		}
+		switch m.key {
 		case "chunkRelevance":
-			r.ChunkRelevance, why = chunkLabels(m.val)
+			r.ChunkRelevance, why = chunkLabels(m.val, unknown)
 		case "contextSufficiency":
 			r.ContextSufficiency, why = boolLabel("expected.retrieval.contextSufficiency", m.val)
 		case "contextConflict":
@@ -103,9 +130,9 @@ func retrievalLabels(b json.RawMessage, unknown *keySet) (*RetrievalLabels, stri
 	return r, ""
 }
 
-// chunkLabels decodes the object of context ids to true or false (null
-// reads as false, as encoding/json decodes it into a map).
-func chunkLabels(b json.RawMessage) (map[string]bool, string) {
+// chunkLabels decodes the object of context ids to true or false. A null
+// leaves its context unlabelled, as null does for every other label.
+func chunkLabels(b json.RawMessage, notes *labelNotes) (map[string]bool, string) {
 	const path = "expected.retrieval.chunkRelevance"
 	if isNull(b) {
 		return nil, ""
@@ -115,17 +142,23 @@ func chunkLabels(b json.RawMessage) (map[string]bool, string) {
 		return nil, why
 	}
 	out := make(map[string]bool, len(ms))
+	ids := map[string]bool{}
 	for _, m := range ms {
+		notes.seen(ids, path, m.key)
+		if isNull(m.val) {
+			delete(out, m.key) // a later null unlabels an earlier value too
+			continue
+		}
 		var v bool
-		if !isNull(m.val) && json.Unmarshal(m.val, &v) != nil {
-			return nil, fmt.Sprintf("%s: want true or false for each context id, got %s", path, gotKind(m.val))
+		if json.Unmarshal(m.val, &v) != nil {
+			return nil, fmt.Sprintf("%s: want true, false or null for each context id, got %s", path, gotKind(m.val))
 		}
 		out[m.key] = v
 	}
 	return out, ""
 }
 
-func generationLabels(b json.RawMessage, unknown *keySet) (*GenerationLabels, string) {
+func generationLabels(b json.RawMessage, unknown *labelNotes) (*GenerationLabels, string) {
 	if isNull(b) {
 		return nil, ""
 	}
@@ -134,8 +167,13 @@ func generationLabels(b json.RawMessage, unknown *keySet) (*GenerationLabels, st
 		return nil, why
 	}
 	g := &GenerationLabels{}
+	keys := map[string]bool{}
 	for _, m := range ms {
 		path := "expected.generation." + m.key
+		switch m.key {
+		case "answerRelevance", "groundedness", "contradiction", "correctness":
+			unknown.seen(keys, "expected.generation", m.key)
+		}
 		switch m.key {
 		case "answerRelevance":
 			g.AnswerRelevance, why = boolLabel(path, m.val)

@@ -9,7 +9,7 @@
 // [Read] and replays or re-scores the records, and the Collector
 // round-trip in examples/collector checks it against a real Collector.
 // Bad lines and spans (a probability outside 0 to 1, a negative latency,
-// an unknown diagnosis: see record.Check) are counted in [Stats] with where
+// a diagnosis that is not a name: see record.Check) are counted in [Stats] with where
 // and why, never dropped silently; a span read twice (a batch exported
 // again) counts once, and the repeat is listed. [Reader] remembers spans
 // across files. Nothing here judges or reports.

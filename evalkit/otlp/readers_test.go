@@ -31,7 +31,7 @@ func TestReadOTLPRefusesNonsense(t *testing.T) {
 		{"p below 0", score, score + `-0.25,"x":`, "-0.25 is not a probability"},
 		{"negative latency", `"ragtriage.latency_ms","value":{"doubleValue":`, `"ragtriage.latency_ms","value":{"doubleValue":-1,"x":`, "result.latencyMs: -1 is not a latency"},
 		{"infinite latency", `"ragtriage.latency_ms","value":{"doubleValue":`, `"ragtriage.latency_ms","value":{"doubleValue":"Infinity","x":`, "+Inf is not a latency"},
-		{"unknown diagnosis", `"ragtriage.diagnosis","value":{"stringValue":"PASS"}`, `"ragtriage.diagnosis","value":{"stringValue":"PASSED"}`, `unknown diagnosis "PASSED"`},
+		{"malformed diagnosis", `"ragtriage.diagnosis","value":{"stringValue":"PASS"}`, `"ragtriage.diagnosis","value":{"stringValue":"PASSED?"}`, `"PASSED?" is not a diagnosis`},
 		{"confidence", `"ragtriage.confidence","value":{"doubleValue":`, `"ragtriage.confidence","value":{"doubleValue":3,"x":`, "result.confidence: 3 is not a probability"},
 	} {
 		line := strings.Replace(first, tc.old, tc.new, 1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Regression is a quality metric that got worse than a baseline allows.
@@ -34,14 +35,14 @@ type gateMetric struct {
 	probability bool
 }
 
-// gateMetrics lists the quality metrics the baseline gate compares: the
-// diagnosis accuracies and AURC, the cascade's end-to-end accuracy, and per
-// decision what the policy did with the labelled items (coverage, the share
-// decided automatically, higher is better; autoErrorRate, the error rate
-// of those decided, lower is better, present when some were decided) and
-// the probability metrics: accuracy at 0.5 and AUROC (higher is better),
-// Brier, ECE and AURC (lower is better). A metric computed on no rows
-// (null) is left out.
+// gateMetrics lists the quality metrics the baseline gate compares. They
+// are the diagnosis accuracies and AURC, and the cascade's end-to-end
+// accuracy. Per decision, they say what the policy did with the labelled
+// items: coverage is the share decided automatically (higher is better).
+// autoErrorRate is the error rate of those decided (lower is better); it
+// is present when some were decided. Then come the probability metrics:
+// accuracy at 0.5 and AUROC (higher is better), Brier, ECE and AURC (lower
+// is better). A metric computed on no rows (null) is left out.
 func gateMetrics(r *Report) map[string]gateMetric {
 	m := map[string]gateMetric{}
 	add := func(name string, v *float64, higher, prob bool) {
@@ -127,7 +128,8 @@ func (g GateResult) Failed() bool { return len(g.Regressions) > 0 || len(g.Probl
 // notes, and a note names both profiles. What the policy did stays gated:
 // the diagnosis metrics, and each decision's coverage and error rate of
 // the automatic decisions. A profile that decides more is not a regression
-// unless it decides with more error.
+// unless it decides with more error. Where the baseline decided nothing,
+// its error rate counts as 0: the current one is gated against 0.
 func Compare(base, cur *Report, opt GateOptions) GateResult {
 	var g GateResult
 	otherProfile := base.Reproduce.ProfileVersion != cur.Reproduce.ProfileVersion
@@ -188,12 +190,31 @@ func Compare(base, cur *Report, opt GateOptions) GateResult {
 		}
 		g.Regressions = append(g.Regressions, r)
 	}
-	for _, k := range sortedKeys(cm) {
-		if _, ok := bm[k]; !ok {
-			g.Notes = append(g.Notes, k+": new, not in the baseline")
-		}
-	}
+	g.newMetrics(bm, cm, opt.MaxDrop)
 	return g
+}
+
+// newMetrics notes the metrics only cur has. The error rate of automatic
+// decisions the baseline did not make is gated all the same: deciding
+// nothing makes no error, so the baseline's rate counts as 0, and a rate
+// above maxDrop is a regression.
+func (g *GateResult) newMetrics(bm, cm map[string]gateMetric, maxDrop float64) {
+	for _, k := range sortedKeys(cm) {
+		if _, ok := bm[k]; ok {
+			continue
+		}
+		c := cm[k]
+		if !strings.HasSuffix(k, ".autoErrorRate") {
+			g.Notes = append(g.Notes, k+": new, not in the baseline")
+			continue
+		}
+		if c.value > maxDrop {
+			g.Regressions = append(g.Regressions, Regression{Metric: k, Current: c.value})
+			continue
+		}
+		g.Notes = append(g.Notes, fmt.Sprintf("%s: new, not in the baseline (it decided nothing): %.4f, within %.4f of 0", k, c.value, maxDrop))
+	}
+	sort.Slice(g.Regressions, func(i, j int) bool { return g.Regressions[i].Metric < g.Regressions[j].Metric })
 }
 
 // profileName is a report's profile version, or what an empty one means.

@@ -35,6 +35,10 @@ func TestCompareProfiles(t *testing.T) {
 				"decisions.groundedness.autoErrorRate: new"}},
 		{"other profile, more automatic errors", gateReport("p1", 0.10, 0.5, 50, 0), gateReport("p2", 0.10, 0.5, 50, 5),
 			[]string{"decisions.groundedness.autoErrorRate rose from 0.0000 to 0.1000"}, []string{"different profiles"}},
+		{"other profile deciding what the baseline did not, mostly wrong", gateReport("p1", 0.10, 0, 0, 0), gateReport("p2", 0.10, 0.14, 14, 13),
+			[]string{"decisions.groundedness.autoErrorRate rose from 0.0000 to 0.9286"}, []string{"different profiles"}},
+		{"same profile deciding what the baseline did not, 3% wrong", gateReport("p1", 0.10, 0, 0, 0), gateReport("p1", 0.10, 0.3, 30, 1),
+			[]string{"decisions.groundedness.autoErrorRate rose from 0.0000 to 0.0333"}, nil},
 		{"same profile, decides less", gateReport("p1", 0.10, 0.5, 50, 0), gateReport("p1", 0.10, 0.2, 20, 0),
 			[]string{"decisions.groundedness.coverage dropped from 0.5000 to 0.2000"}, nil},
 	} {
