@@ -45,7 +45,9 @@ type analysis struct {
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
-	qruns     []int32 // see quantRuns
+	qruns     []int32   // see quantRuns
+	simFor    []int32   // see conflictScan.simOf
+	simVal    []float64 // see conflictScan.simOf
 	quantBase []int32
 
 	// sentence sets (see buildSentSets), by global sentence index

@@ -147,12 +147,37 @@ func (c *conflictScan) consider(p conflictPair) {
 	c.qrel = math.Max(c.qrel, qr*p.score)
 }
 
+// simOf is a.similarity of sentences g1 and g2 (global indices of
+// sentence si of context ci and sj of cj), remembered for the last g1:
+// quantities of one sentence meet the same sentences of other contexts
+// again (resetSimCache empties it for each sample). The work meter is charged as if it were computed each time.
+func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
+	a := c.a
+	if a.simFor[g2] == int32(g1) {
+		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
+		return a.simVal[g2]
+	}
+	sim := a.similarity(ci, si, cj, sj, c.v)
+	a.simFor[g2], a.simVal[g2] = int32(g1), sim
+	return sim
+}
+
+// resetSimCache sizes simOf's memory to the sample's sentences and empties it.
+func (a *analysis) resetSimCache() {
+	a.simFor = slices.Grow(a.simFor[:0], a.nsent)[:a.nsent]
+	a.simVal = slices.Grow(a.simVal[:0], a.nsent)[:a.nsent]
+	for i := range a.simFor {
+		a.simFor[i] = -1
+	}
+}
+
 // numberConflicts finds quantities of two contexts in the same slot with
 // different values, stated in similar sentences, and returns the highest
 // similarity found.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
 	c.runs = a.quantRuns()
+	a.resetSimCache()
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
@@ -174,10 +199,11 @@ func (c *conflictScan) numberConflicts() float64 {
 					if si < 0 || sj < 0 {
 						continue
 					}
-					if g1, g2 := a.global(ci, si), a.global(cj, sj); !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+					g1, g2 := a.global(ci, si), a.global(cj, sj)
+					if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
 						continue
 					}
-					sim := a.similarity(ci, si, cj, sj, c.v)
+					sim := c.simOf(ci, si, cj, sj, g1, g2)
 					if sim >= 0.3 {
 						best = math.Max(best, sim)
 						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
