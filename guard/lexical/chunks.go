@@ -181,6 +181,7 @@ func (c *conflictScan) numberConflicts() float64 {
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
+			si := sentOf(di, q.Start)
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
 				runEnd := c.runs[a.quantBase[cj]:]
@@ -195,7 +196,7 @@ func (c *conflictScan) numberConflicts() float64 {
 						continue
 					}
 					c.pairs++
-					si, sj := sentOf(di, q.Start), sentOf(dj, r.Start)
+					sj := sentOf(dj, r.Start)
 					if si < 0 || sj < 0 {
 						continue
 					}
