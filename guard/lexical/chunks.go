@@ -182,14 +182,15 @@ func (c *conflictScan) numberConflicts() float64 {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
 			si := sentOf(di, q.Start)
+			qf := q.Kind.Family() // 0 for kind 0: no slot
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
 				runEnd := c.runs[a.quantBase[cj]:]
 				looked := 0
 				for qj := 0; qj < len(dj.quants); qj++ {
-					r := dj.quants[qj]
+					r := &dj.quants[qj]
 					looked++
-					if !q.SameSlot(r) || q.Compatible(r) {
+					if qf == 0 || r.Kind.Family() != qf || !q.SameSlot(*r) || q.Compatible(*r) {
 						// The quantities equal to r up to where they
 						// stand give the same answer: skip them.
 						qj = int(runEnd[qj]) - 1
