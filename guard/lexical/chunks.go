@@ -19,8 +19,9 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		return
 	}
 	a.m.at("comparing the contexts with each other")
-	a.buildSentSets(v)
+	a.buildSentSets()
 	a.markRelevantSentences()
+	a.weighRelevantSentences(v)
 	c := conflictScan{a: a, v: v, f: f}
 	numC := c.numberConflicts()
 	negC := c.negationConflicts()
@@ -331,8 +332,7 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 // hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
 // hash function: most lookups of absent words stop there), and whether it
 // holds a negation.
-func (a *analysis) buildSentSets(v *vocabulary) {
-	a.sentW = a.sentW[:0]
+func (a *analysis) buildSentSets() {
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
 	a.setSig = a.setSig[:0]
@@ -354,16 +354,32 @@ func (a *analysis) buildSentSets(v *vocabulary) {
 			slices.Sort(set)
 			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
 			a.sentNeg = append(a.sentNeg, hasNeg(run))
+		}
+	}
+	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+}
+
+// weighRelevantSentences records the weighted size of every relevant
+// context sentence (sentW), as similarity counts it, and 0 for the others:
+// canReach reads it only for pairs of relevant sentences, so the weights of
+// the others are never looked up.
+func (a *analysis) weighRelevantSentences(v *vocabulary) {
+	a.sentW = a.sentW[:0]
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for k := range d.sents {
 			w := 0.0
-			for i := range run {
-				if t := &run[i]; t.content() && t.flags&fNum == 0 {
-					w += v.weight(t)
+			if a.sentRel[a.global(ci, k)] {
+				run := d.sentToks(k)
+				for i := range run {
+					if t := &run[i]; t.content() && t.flags&fNum == 0 {
+						w += v.weight(t)
+					}
 				}
 			}
 			a.sentW = append(a.sentW, w)
 		}
 	}
-	a.setAt = append(a.setAt, int32(len(a.setHashes)))
 }
 
 // sentHas reports whether a token of context sentence g (a global index)
@@ -423,7 +439,8 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 // enough in weighted size for their similarity to reach thr: a weighted
 // Jaccard index J needs the smaller weight to be at least J/(1+J) of the two
 // together, since the intersection is at most the smaller one. A cheap test
-// that spares most similarity computations between long contexts.
+// that spares most similarity computations between long contexts. Both
+// sentences must be relevant (sentRel): only those are weighed.
 func (a *analysis) canReach(g1, g2 int, thr float64) bool {
 	w1, w2 := a.sentW[g1], a.sentW[g2]
 	return min(w1, w2) >= thr/(1+thr)*(w1+w2)

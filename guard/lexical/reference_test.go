@@ -489,7 +489,7 @@ func TestSentenceSetsMatchScans(t *testing.T) {
 		}
 		a := new(analysis)
 		loadSample(a, &s, j.vocab)
-		a.buildSentSets(j.vocab)
+		a.buildSentSets()
 		for c1 := range a.ctxs {
 			for k1 := range a.ctxs[c1].sents {
 				s1 := a.ctxs[c1].sentToks(k1)
