@@ -45,7 +45,9 @@ type analysis struct {
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
-	qruns     []int32 // see quantRuns
+	qruns     []int32   // see quantRuns
+	simFor    []int32   // see conflictScan.simOf
+	simVal    []float64 // see conflictScan.simOf
 	quantBase []int32
 
 	// sentence sets (see buildSentSets), by global sentence index
@@ -60,6 +62,10 @@ type analysis struct {
 	// scratch
 	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)
 	pairsBuilt bool     // pairs holds the contexts' pairs
+	manyAns    bool     // several answers are judged against these contexts (JudgeClaims)
+	ansPairs   []uint64 // the answer's pairs, when it is judged alone (see buildAnswerPairs)
+	ansFound   []bool   // ansFound[j]: some context holds pair ansPairs[j]
+	ansBuilt   bool     // ansPairs answers hasPair for the current answer
 	refusal0   bool     // the answer's first sentence declines to answer (set by markPreambles)
 	fold       []byte
 	win        scores  // window scores of the last scoreWindows (or score) of a run
@@ -98,6 +104,8 @@ func (a *analysis) reset() {
 	a.occ = a.occ[:0]
 	a.hasRef = false
 	a.pairsBuilt = false
+	a.manyAns = false
+	a.ansBuilt = false
 	a.qidx.built = false
 	a.nquant = 0
 }
@@ -255,6 +263,7 @@ func (s *scores) max() (best float64, at int, ok bool) {
 // question, the reference, the contexts and the term index stay as they are.
 func (a *analysis) loadAnswer(answer string) {
 	a.a.reset()
+	a.ansBuilt = false
 	a.analyze(&a.a, answer, -1)
 	a.markPreambles()
 }

@@ -19,8 +19,9 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		return
 	}
 	a.m.at("comparing the contexts with each other")
-	a.buildSentSets(v)
+	a.buildSentSets()
 	a.markRelevantSentences()
+	a.weighRelevantSentences(v)
 	c := conflictScan{a: a, v: v, f: f}
 	numC := c.numberConflicts()
 	negC := c.negationConflicts()
@@ -147,37 +148,65 @@ func (c *conflictScan) consider(p conflictPair) {
 	c.qrel = math.Max(c.qrel, qr*p.score)
 }
 
+// simOf is a.similarity of sentences g1 and g2 (global indices of
+// sentence si of context ci and sj of cj), remembered for the last g1:
+// quantities of one sentence meet the same sentences of other contexts
+// again (resetSimCache empties it for each sample). The work meter is charged as if it were computed each time.
+func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
+	a := c.a
+	if a.simFor[g2] == int32(g1) {
+		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
+		return a.simVal[g2]
+	}
+	sim := a.similarity(ci, si, cj, sj, c.v)
+	a.simFor[g2], a.simVal[g2] = int32(g1), sim
+	return sim
+}
+
+// resetSimCache sizes simOf's memory to the sample's sentences and empties it.
+func (a *analysis) resetSimCache() {
+	a.simFor = slices.Grow(a.simFor[:0], a.nsent)[:a.nsent]
+	a.simVal = slices.Grow(a.simVal[:0], a.nsent)[:a.nsent]
+	for i := range a.simFor {
+		a.simFor[i] = -1
+	}
+}
+
 // numberConflicts finds quantities of two contexts in the same slot with
 // different values, stated in similar sentences, and returns the highest
 // similarity found.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
 	c.runs = a.quantRuns()
+	a.resetSimCache()
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
 		for qi, q := range di.quants {
+			si := sentOf(di, q.Start)
+			qf := q.Kind.Family() // 0 for kind 0: no slot
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
 				dj := &a.ctxs[cj]
 				runEnd := c.runs[a.quantBase[cj]:]
 				looked := 0
 				for qj := 0; qj < len(dj.quants); qj++ {
-					r := dj.quants[qj]
+					r := &dj.quants[qj]
 					looked++
-					if !q.SameSlot(r) || q.Compatible(r) {
+					if qf == 0 || r.Kind.Family() != qf || !q.SameSlot(*r) || q.Compatible(*r) {
 						// The quantities equal to r up to where they
 						// stand give the same answer: skip them.
 						qj = int(runEnd[qj]) - 1
 						continue
 					}
 					c.pairs++
-					si, sj := sentOf(di, q.Start), sentOf(dj, r.Start)
+					sj := sentOf(dj, r.Start)
 					if si < 0 || sj < 0 {
 						continue
 					}
-					if g1, g2 := a.global(ci, si), a.global(cj, sj); !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+					g1, g2 := a.global(ci, si), a.global(cj, sj)
+					if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
 						continue
 					}
-					sim := a.similarity(ci, si, cj, sj, c.v)
+					sim := c.simOf(ci, si, cj, sj, g1, g2)
 					if sim >= 0.3 {
 						best = math.Max(best, sim)
 						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
@@ -303,8 +332,7 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 // hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
 // hash function: most lookups of absent words stop there), and whether it
 // holds a negation.
-func (a *analysis) buildSentSets(v *vocabulary) {
-	a.sentW = a.sentW[:0]
+func (a *analysis) buildSentSets() {
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
 	a.setSig = a.setSig[:0]
@@ -326,16 +354,32 @@ func (a *analysis) buildSentSets(v *vocabulary) {
 			slices.Sort(set)
 			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
 			a.sentNeg = append(a.sentNeg, hasNeg(run))
+		}
+	}
+	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+}
+
+// weighRelevantSentences records the weighted size of every relevant
+// context sentence (sentW), as similarity counts it, and 0 for the others:
+// canReach reads it only for pairs of relevant sentences, so the weights of
+// the others are never looked up.
+func (a *analysis) weighRelevantSentences(v *vocabulary) {
+	a.sentW = a.sentW[:0]
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		for k := range d.sents {
 			w := 0.0
-			for i := range run {
-				if t := &run[i]; t.content() && t.flags&fNum == 0 {
-					w += v.weight(t)
+			if a.sentRel[a.global(ci, k)] {
+				run := d.sentToks(k)
+				for i := range run {
+					if t := &run[i]; t.content() && t.flags&fNum == 0 {
+						w += v.weight(t)
+					}
 				}
 			}
 			a.sentW = append(a.sentW, w)
 		}
 	}
-	a.setAt = append(a.setAt, int32(len(a.setHashes)))
 }
 
 // sentHas reports whether a token of context sentence g (a global index)
@@ -395,7 +439,8 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 // enough in weighted size for their similarity to reach thr: a weighted
 // Jaccard index J needs the smaller weight to be at least J/(1+J) of the two
 // together, since the intersection is at most the smaller one. A cheap test
-// that spares most similarity computations between long contexts.
+// that spares most similarity computations between long contexts. Both
+// sentences must be relevant (sentRel): only those are weighed.
 func (a *analysis) canReach(g1, g2 int, thr float64) bool {
 	w1, w2 := a.sentW[g1], a.sentW[g2]
 	return min(w1, w2) >= thr/(1+thr)*(w1+w2)

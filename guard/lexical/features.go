@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -792,6 +793,9 @@ func (a *analysis) buildPairs() {
 }
 
 func (a *analysis) hasPair(h1, h2 uint64) bool {
+	if a.ansBuilt {
+		return a.answerHasPair(pairHash(h1, h2) | 1)
+	}
 	if len(a.pairs) == 0 {
 		return false
 	}
@@ -805,6 +809,70 @@ func (a *analysis) hasPair(h1, h2 uint64) bool {
 	return false
 }
 
+// buildAnswerPairs is buildPairs turned around, for an answer judged
+// alone: it records d's pairs of adjacent words and its words in a small
+// set, then marks those some context holds, in one pass over the contexts.
+// hasPair then reads the marks: the same answers as the contexts' table,
+// without writing a table as large as the contexts.
+func (a *analysis) buildAnswerPairs(d *doc) {
+	size := 16
+	for size < 4*len(d.toks) {
+		size <<= 1
+	}
+	a.ansPairs = slices.Grow(a.ansPairs[:0], size)[:size]
+	a.ansFound = slices.Grow(a.ansFound[:0], size)[:size]
+	clear(a.ansPairs)
+	clear(a.ansFound)
+	for i := range d.toks {
+		if i > 0 && d.toks[i].sent == d.toks[i-1].sent {
+			a.addAnswerPair(pairHash(d.toks[i-1].hash, d.toks[i].hash) | 1)
+		}
+		a.addAnswerPair(pairHash(0, d.toks[i].hash) | 1)
+	}
+	for ci := range a.ctxs {
+		toks := a.ctxs[ci].toks
+		for i := range toks {
+			if i > 0 && toks[i].sent == toks[i-1].sent {
+				a.markAnswerPair(pairHash(toks[i-1].hash, toks[i].hash) | 1)
+			}
+			a.markAnswerPair(pairHash(0, toks[i].hash) | 1)
+		}
+	}
+	a.ansBuilt = true
+}
+
+// addAnswerPair puts pair hash h (never 0) in the answer's set.
+func (a *analysis) addAnswerPair(h uint64) {
+	mask := uint64(len(a.ansPairs) - 1)
+	j := h & mask
+	for a.ansPairs[j] != 0 && a.ansPairs[j] != h {
+		j = (j + 1) & mask
+	}
+	a.ansPairs[j] = h
+}
+
+// markAnswerPair marks pair hash h as held by a context, if the answer has it.
+func (a *analysis) markAnswerPair(h uint64) {
+	mask := uint64(len(a.ansPairs) - 1)
+	for j := h & mask; a.ansPairs[j] != 0; j = (j + 1) & mask {
+		if a.ansPairs[j] == h {
+			a.ansFound[j] = true
+			return
+		}
+	}
+}
+
+// answerHasPair reports whether some context holds the answer's pair hash h.
+func (a *analysis) answerHasPair(h uint64) bool {
+	mask := uint64(len(a.ansPairs) - 1)
+	for j := h & mask; a.ansPairs[j] != 0; j = (j + 1) & mask {
+		if a.ansPairs[j] == h {
+			return a.ansFound[j]
+		}
+	}
+	return false
+}
+
 // bigramSupport is the share of d's adjacent word pairs (within a sentence,
 // function words included, attribution preambles left out) that some context
 // holds adjacent; 1 when d has no pair, 0 without contexts.
@@ -812,7 +880,11 @@ func (a *analysis) bigramSupport(d *doc) float64 {
 	if len(a.ctxs) == 0 {
 		return 0
 	}
-	a.buildPairs()
+	if a.pairsBuilt || a.manyAns {
+		a.buildPairs()
+	} else {
+		a.buildAnswerPairs(d)
+	}
 	pairs, found := 0, 0
 	for i := 1; i < len(d.toks); i++ {
 		t0, t1 := &d.toks[i-1], &d.toks[i]

@@ -249,6 +249,7 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 	a.m.start(ctx, j.limits.MaxWork)
 	// Groundedness reads no reference: it is left out of the analysis.
 	loadTexts(a, s, j.vocab, "", nil)
+	a.manyAns = len(claims) > 1 // the contexts' pair table pays for itself
 	f := &a.feat
 	f.reset()
 	prepareQuestion(a, f)

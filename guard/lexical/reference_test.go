@@ -489,7 +489,7 @@ func TestSentenceSetsMatchScans(t *testing.T) {
 		}
 		a := new(analysis)
 		loadSample(a, &s, j.vocab)
-		a.buildSentSets(j.vocab)
+		a.buildSentSets()
 		for c1 := range a.ctxs {
 			for k1 := range a.ctxs[c1].sents {
 				s1 := a.ctxs[c1].sentToks(k1)
@@ -528,4 +528,35 @@ func tokIn(run []token, h uint64) bool {
 		}
 	}
 	return false
+}
+
+// TestAnswerPairsMatchContextTable checks that the answer-side pair set
+// (buildAnswerPairs) gives bigramSupport and tokenSupport the same values as
+// the contexts' pair table (buildPairs), on every golden sample.
+func TestAnswerPairsMatchContextTable(t *testing.T) {
+	j, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range readGoldenSamplesInternal(t) {
+		a := new(analysis)
+		loadSample(a, &s, j.vocab)
+		if len(a.ctxs) == 0 {
+			continue
+		}
+		bigAns, tokAns := a.bigramSupport(&a.a), a.tokenSupport(&a.a)
+		if !a.ansBuilt {
+			t.Fatalf("%s: a single answer did not use the answer-side set", s.ID)
+		}
+		a.ansBuilt, a.manyAns = false, true
+		bigCtx, tokCtx := a.bigramSupport(&a.a), a.tokenSupport(&a.a)
+		if bigAns != bigCtx || tokAns != tokCtx {
+			t.Fatalf("%s: answer-side set gives bigram %v token %v; context table %v %v", s.ID, bigAns, tokAns, bigCtx, tokCtx)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no golden sample with contexts")
+	}
 }

@@ -11,6 +11,11 @@ func (k Kind) family() Kind {
 	return k
 }
 
+// Family is the kind that stands for k's slot family: Date for a Year,
+// k otherwise. Two quantities whose kinds have different families (or
+// either kind 0) are never in the same slot (see SameSlot).
+func (k Kind) Family() Kind { return k.family() }
+
 // SameSlot reports whether q and o describe the same kind of fact, so that a
 // different value is a conflict rather than an unrelated number: both Money
 // in the same currency, both Measure or both Percent in the same unit or in
