@@ -62,6 +62,11 @@
 // names the limit and by how much; nothing is read in part. The bundled
 // development rows need at most 14 KB and 191,000 units.
 //
+// One scan is not linear yet: context conflict compares the numbers of one
+// context with those of the others, slot or no slot. Two contexts of a few
+// thousand numbers each in different slots (a price list beside a distance
+// table, ~70 KB) reach MaxWork, and the sample abstains as too large.
+//
 // The judges look at the request's context every 8,192 units of work
 // (a few tens of microseconds). When it ends first they stop, and every
 // requested decision abstains with the cause guard.CauseDeadline (or
@@ -71,7 +76,7 @@
 // in the answer and half in a context: the worst case measured) allocates
 // about 155 MB; one of 512 KiB of short sentences about 5 MB
 // (BenchmarkMaxSizeSample). The buffers are pooled and reused by the next
-// evaluation.
+// evaluation, so the peak grows with the evaluations running at once.
 //
 // # Cost and concurrency
 //
