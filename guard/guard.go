@@ -401,8 +401,17 @@ func checked(ctx context.Context, req *Request, out []Estimate, err error, perCl
 	if err != nil {
 		return out, err
 	}
-	if err := ended(ctx); err != nil && !allAbstained(out) {
-		return out, fmt.Errorf("judge returned after cancellation: %w", err)
+	if err := ended(ctx); err != nil {
+		if !allAbstained(out) {
+			return out, fmt.Errorf("judge returned after cancellation: %w", err)
+		}
+		// A late abstention without a cause of its own is counted as what
+		// it is: the deadline's (or the cancellation's).
+		for i := range out {
+			if out[i].Cause == "" {
+				out[i].Cause = judgeCause(err)
+			}
+		}
 	}
 	return out, checkAnswer(out, req, perClaim)
 }
