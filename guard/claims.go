@@ -242,11 +242,26 @@ func (g *Guard) askClaims(ctx context.Context, c *claimed, up []int) {
 		r := &c.runs[up[k]]
 		r.out, r.failed = g.ask(ctx, Escalation{Request: Request{Sample: &r.cs, Decisions: []Decision{Groundedness}}}, "claim")
 		if r.failed != nil {
-			r.out = nil
+			// A refused answer (a late one, say) decides nothing, but what
+			// it spent counts, as for the whole answer's escalation.
+			r.out = spentOnly(r.out)
 			r.errs = append(r.errs, *r.failed)
 		}
 		r.escalated = true
 	})
+}
+
+// spentOnly keeps only what out spent: one abstained estimate with the sum
+// of its usage, or nil when it spent nothing.
+func spentOnly(out []Estimate) []Estimate {
+	var u Usage
+	for _, e := range out {
+		u = u.Add(e.Usage)
+	}
+	if u == (Usage{}) {
+		return nil
+	}
+	return []Estimate{{Decision: Groundedness, Abstained: true, Usage: u}}
 }
 
 // fallbackAnswer returns the escalator's estimate of a claim (ok false when

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,5 +270,54 @@ func TestClaimsUsageCountsTheWholeAnswer(t *testing.T) {
 	}
 	if want := (guard.Usage{Calls: 3, InputTokens: 30}); res.Usage != want || len(res.Claims) != 2 {
 		t.Errorf("usage %+v with %d claims; want %+v (the whole answer and two claims)", res.Usage, len(res.Claims), want)
+	}
+}
+
+// lateAnswerer honours its context, ends the request while it is asked, and
+// answers anyway: a late answer, refused, that still spent a call.
+type lateAnswerer struct {
+	end   func()
+	calls *atomic.Int64
+}
+
+func (e lateAnswerer) Escalate(_ context.Context, esc guard.Escalation) ([]guard.Estimate, error) {
+	e.calls.Add(1)
+	e.end()
+	var out []guard.Estimate
+	for _, d := range esc.Decisions {
+		out = append(out, guard.Estimate{Decision: d, P: 0.95, Usage: guard.Usage{Calls: 1, InputTokens: 7}})
+	}
+	return out, nil
+}
+
+func (lateAnswerer) HonoursContext() bool { return true }
+
+// TestLateClaimAnswersStillCountTheirUsage: a fallback answer that comes
+// after the request's deadline decides nothing, but what it spent is
+// charged, in claims mode as without it. Claims are asked concurrently, so
+// the second claim may or may not be asked before the first one's answer
+// ends the request: every call made is charged.
+func TestLateClaimAnswersStillCountTheirUsage(t *testing.T) {
+	for _, claims := range []bool{false, true} {
+		c := newExpiring()
+		var calls atomic.Int64
+		opts := []guard.Option{guard.WithJudge(claimJudge(uncertainClaims)), guard.WithPolicy(testPolicy),
+			guard.WithEscalator(lateAnswerer{end: c.expire, calls: &calls}, testPolicy, guard.FailClosed)}
+		if claims {
+			opts = append(opts, guard.WithClaims(splitClaims))
+		} else {
+			opts[0] = guard.WithJudge(uncertainGroundedness())
+		}
+		res, err := mustNew(t, opts...).Evaluate(c, twoClaimSample())
+		c.expire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int(calls.Load())
+		want := guard.Usage{Calls: n, InputTokens: 7 * n}
+		f := res.Fallback
+		if n == 0 || f == nil || f.Settled != 0 || f.Usage != want || res.Diagnosis != guard.JudgeUncertain {
+			t.Errorf("claims %v: diagnosis %v, fallback %+v; want nothing settled and usage %+v", claims, res.Diagnosis, f, want)
+		}
 	}
 }
