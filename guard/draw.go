@@ -395,8 +395,9 @@ func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 		g.teach.byCause[causeIndex(t.Cause)].Add(1)
 	}
 	if res.Draw.Kind == DrawAudit {
-		// The audit's outcome per decision side: what the promise monitor
-		// reads (see AuditOutcomes).
+		// The audit's outcome per decision side, computed here once the
+		// teacher answered: the promise monitor (issue 20, item 4) observes
+		// each AuditOutcome at this point.
 		for _, o := range AuditOutcomes(res) {
 			g.teach.sides.Add(1)
 			if o.Disagree {
