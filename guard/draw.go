@@ -582,8 +582,27 @@ func collectFeatures(res *Result, v string, ests []Estimate) {
 			continue
 		}
 		if res.Features == nil {
-			res.Features = &Features{Version: v, Vectors: make([]FeatureVector, 0, len(ests)-i)}
+			res.Features = newFeatures(v, len(ests)-i)
 		}
 		res.Features.Vectors = append(res.Features.Vectors, FeatureVector{Decision: e.Decision, ContextID: e.ContextID, X: e.Features})
 	}
+}
+
+// featuresBlock holds a Features and room for its first vectors, so that
+// the usual result (one context, six other decisions) gets both in one
+// allocation.
+type featuresBlock struct {
+	f Features
+	v [8]FeatureVector
+}
+
+// newFeatures returns an empty Features of version v with room for n
+// vectors.
+func newFeatures(v string, n int) *Features {
+	if n <= len(featuresBlock{}.v) {
+		b := &featuresBlock{}
+		b.f = Features{Version: v, Vectors: b.v[:0:n]}
+		return &b.f
+	}
+	return &Features{Version: v, Vectors: make([]FeatureVector, 0, n)}
 }
