@@ -205,3 +205,19 @@ func TestEvalDrawsRefusedByBudget(t *testing.T) {
 		t.Errorf("draws %+v; %d records refused by the budget", d, budget)
 	}
 }
+
+// judge writes no feature vectors unless -features asks for them.
+func TestJudgeFeaturesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"-features"}, true}} {
+		st, out, e := runCmd(t, append(append([]string{"judge"}, tc.args...), "../../testdata/cli/halueval-sample.jsonl")...)
+		if st != 0 {
+			t.Fatalf("judge %v: exit %d: %s", tc.args, st, e)
+		}
+		if got := strings.Contains(out, `"features":{"version":"`+lexical.FeaturesVersion+`"`); got != tc.want {
+			t.Errorf("judge %v: features in the output %v; want %v", tc.args, got, tc.want)
+		}
+	}
+}
