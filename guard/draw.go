@@ -303,7 +303,7 @@ func drawUniform(seed uint64, s *Sample) float64 {
 
 const (
 	hashOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
+	fnvPrime   = 1099511628211
 )
 
 // hashString continues the hash h with the bytes of s: eight at a time
