@@ -108,6 +108,9 @@ type calibrationReport struct {
 	// rule fared (see lexical.SelectPassRule).
 	PassRule       string          `json:"passRule"`
 	PassRuleChecks []passRuleCheck `json:"passRuleChecks"`
+	// GroupingIgnored lists the keys (a question, a context set) too
+	// common to group rows by (see rowGroups.finish).
+	GroupingIgnored []string `json:"groupingIgnored,omitempty"`
 }
 
 type passRuleCheck struct {
@@ -208,7 +211,7 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	set, err := readCalibrationSet(cf.datasets, base, stderr)
+	set, err := readCalibrationSet(cf.datasets, base, cf.folds, stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -296,7 +299,7 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 // readCalibrationSet reads the labelled rows and computes their features
 // with the base profile's judge. Bad lines are listed on stderr and
 // skipped.
-func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writer) (*calibrationSet, error) {
+func readCalibrationSet(datasets []string, base *lexical.Profile, folds int, stderr io.Writer) (*calibrationSet, error) {
 	judge, err := lexical.New(base)
 	if err != nil {
 		return nil, err
@@ -335,11 +338,7 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
 	}
 	printCSVHints(stderr, "calibrate", src.Inputs(), datasets)
-	for _, es := range set.ex {
-		for i := range es {
-			es[i].group = set.groups.find(es[i].group)
-		}
-	}
+	set.finishGroups(folds)
 	for _, in := range src.Inputs() {
 		set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
 		set.read += in.Lines
@@ -367,6 +366,17 @@ func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset
 		}
 		if v, ok := e.Label(d); ok {
 			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1})
+		}
+	}
+}
+
+// finishGroups joins the rows' groups (rowGroups.finish) and gives each
+// example its group's root.
+func (set *calibrationSet) finishGroups(folds int) {
+	set.groups.finish(folds)
+	for _, es := range set.ex {
+		for i := range es {
+			es[i].group = set.groups.label[es[i].group]
 		}
 	}
 }
@@ -417,7 +427,8 @@ func newCalibratedProfile(cf *calibrateFlags, args []string, base *lexical.Profi
 	if prof.Version == "" {
 		prof.Version = "calibrated-" + now.Format("20060102") + "-" + cf.versionHash(set.data, base)
 	}
-	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad}
+	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad,
+		GroupingIgnored: set.groups.Ignored}
 	for _, d := range guard.Decisions {
 		if slices.Contains(cf.want, d) {
 			continue
@@ -715,13 +726,18 @@ func addFileQuality(dm *lexical.DecisionModel, es []calExample, oof []float64) {
 }
 
 // rowGroups joins rows that share a question or a context set into one group
-// (union–find), so that cross-validation never splits them.
+// (union–find), so that cross-validation never splits them. Keys are
+// collected as rows are added and joined by finish, which leaves out a key
+// too common to be a topic (see finish).
 type rowGroups struct {
 	parent []int
-	byKey  map[string]int
+	keys   [][]string // each row's keys, until finish
+	label  []int      // each row's group label, from finish
+	// Ignored describes the keys finish left out, for the report.
+	Ignored []string
 }
 
-func newGroups() *rowGroups { return &rowGroups{byKey: map[string]int{}} }
+func newGroups() *rowGroups { return &rowGroups{} }
 
 func (g *rowGroups) find(i int) int {
 	for g.parent[i] != i {
@@ -731,38 +747,126 @@ func (g *rowGroups) find(i int) int {
 	return i
 }
 
-func (g *rowGroups) node(key string) int {
-	if i, ok := g.byKey[key]; ok {
-		return i
-	}
-	i := len(g.parent)
-	g.parent = append(g.parent, i)
-	g.byKey[key] = i
-	return i
-}
-
-// add returns the row's node; rows sharing a key end up with the same root.
+// add returns the row's node. Its keys are its question and its context
+// set; rows sharing a key end up in the same group once finish has run. A
+// blank question is kept as a key (so group labels stay as they were before
+// keys could be left out) but never joins rows: it is no question.
 func (g *rowGroups) add(s *guard.Sample) int {
-	q := g.node("q\x00" + strings.ToLower(strings.Join(strings.Fields(s.Question), " ")))
+	keys := []string{"q\x00" + strings.ToLower(strings.Join(strings.Fields(s.Question), " "))}
 	if len(s.Contexts) > 0 {
 		h := sha256.New()
 		for _, c := range s.Contexts {
 			h.Write([]byte(c.Text))
 			h.Write([]byte{0})
 		}
-		c := g.node("c\x00" + string(h.Sum(nil)))
-		if rq, rc := g.find(q), g.find(c); rq != rc {
-			g.parent[max(rq, rc)] = min(rq, rc)
+		keys = append(keys, "c\x00"+string(h.Sum(nil)))
+	}
+	return g.addKeys(keys...)
+}
+
+// addKeys adds a row with the given keys and returns its node.
+func (g *rowGroups) addKeys(keys ...string) int {
+	i := len(g.parent)
+	g.parent = append(g.parent, i)
+	g.keys = append(g.keys, keys)
+	return i
+}
+
+// finish joins the rows that share a key and labels each group. A key held
+// by more than a 1/folds share of the rows (and by more than one row) does
+// not join them: such a key is a template, not a topic (an FAQ bot's one
+// question, NLI-style prompts that all ask the same, one knowledge base sent
+// with every request), so grouping by it would put nearly every row in one
+// group, and one fold, and leave the other folds' training rows with a
+// single class. The features compare texts with each other, so a key most
+// rows share tells a model little it could overfit. Rows are then grouped by
+// their other keys. The keys left out are listed in Ignored; a blank question
+// never joins rows and is not listed.
+//
+// A group's label is the smallest number, in order of first appearance, of
+// the keys that joined it (a fresh number when none did), so the labels,
+// and the folds drawn from them, are those of plain union–find on every key
+// whenever no key is left out.
+func (g *rowGroups) finish(folds int) {
+	n := len(g.parent)
+	count := map[string]int{}
+	id := map[string]int{}
+	for _, ks := range g.keys {
+		for _, k := range ks {
+			count[k]++
+			if _, ok := id[k]; !ok {
+				id[k] = len(id)
+			}
 		}
 	}
-	return q
+	limit := n / max(folds, 1)
+	joins := func(k string) bool { return k != "q\x00" && (count[k] <= 1 || count[k] <= limit) }
+	first := map[string]int{}
+	for i, ks := range g.keys {
+		for _, k := range ks {
+			if !joins(k) {
+				continue
+			}
+			j, ok := first[k]
+			if !ok {
+				first[k] = i
+				continue
+			}
+			if ri, rj := g.find(i), g.find(j); ri != rj {
+				g.parent[max(ri, rj)] = min(ri, rj)
+			}
+		}
+	}
+	for k, c := range count {
+		if k != "q\x00" && !joins(k) {
+			g.Ignored = append(g.Ignored, describeKey(k, c, n))
+		}
+	}
+	sort.Strings(g.Ignored)
+	best := map[int]int{}
+	for i, ks := range g.keys {
+		r := g.find(i)
+		for _, k := range ks {
+			if joins(k) {
+				if b, ok := best[r]; !ok || id[k] < b {
+					best[r] = id[k]
+				}
+			}
+		}
+	}
+	g.label = make([]int, n)
+	for i := range g.label {
+		r := g.find(i)
+		if b, ok := best[r]; ok {
+			g.label[i] = b
+		} else {
+			g.label[i] = len(id) + r
+		}
+	}
+	g.keys = nil
+}
+
+// describeKey names a key left out of the grouping.
+func describeKey(k string, c, n int) string {
+	kind, v, _ := strings.Cut(k, "\x00")
+	what := "a context set"
+	switch kind {
+	case "q":
+		what = fmt.Sprintf("the question %q", v)
+		if len([]rune(v)) > 60 {
+			what = fmt.Sprintf("the question %q…", string([]rune(v)[:60]))
+		}
+	case "v":
+		what = "a recorded question and context set (its chunk relevance features)"
+	}
+	return fmt.Sprintf("%s, shared by %d of %d rows", what, c, n)
 }
 
 // count returns the number of distinct groups among examples.
 func (g *rowGroups) count(es []calExample) int {
 	seen := map[int]bool{}
 	for _, e := range es {
-		seen[g.find(e.group)] = true
+		seen[e.group] = true
 	}
 	return len(seen)
 }
@@ -778,6 +882,9 @@ func writeIndentedJSON(path string, v any) error {
 func printCalibration(w io.Writer, r *calibrationReport, out string) {
 	fmt.Fprintf(w, "ragtriage calibrate: profile %s → %s (alpha %.3g at %.0f%% confidence, %d folds; %d bad lines skipped)\n",
 		r.Profile, out, r.Alpha, 100*r.Confidence, r.Folds, r.BadLines)
+	for _, k := range r.GroupingIgnored {
+		fmt.Fprintf(w, "note: folds do not group rows by %s: a key that common is a template, not a topic; rows are grouped by their other keys\n", k)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "decision\tn\ttrue\tgroups\tOOF AUROC\tOOF Brier\tOOF ECE\tfail ≤\tpass ≥\tcoverage\tpass err UB\tfail err UB\theld-out coverage\theld-out error\t")
 	for _, d := range r.Decisions {
