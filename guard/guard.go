@@ -23,6 +23,8 @@ type Guard struct {
 	abandon   abandonState // judge calls left running after ctx ended (abandon.go)
 	parallel  int          // bound on concurrent slow judge calls per Evaluate (WithConcurrency)
 	slow      int          // bindings whose judge is not Inline
+	draws     *Draws       // teacher draws (WithDraws); nil: none
+	teach     teachStats   // what Teach did (draw.go)
 }
 
 type binding struct {
