@@ -30,6 +30,7 @@ var calibrateCommand = &command{
 
 const calibrateUsage = `Usage: ragtriage calibrate -dataset FILE [-dataset FILE …] [-alpha 0.05] [-confidence 0.95]
                            -out profile.json [flags]
+       ragtriage calibrate -records FILE [-records FILE …] [-dataset LABELS] -out profile.json [flags]
 
 Calibrate fits, for each decision with labels in the datasets, the logistic
 model that turns the lexical judges' raw features into a probability (each
@@ -53,12 +54,41 @@ The profile written loads with "ragtriage judge -profile FILE",
 Decisions that are not refitted keep the model and thresholds of the base
 profile (-base, default the embedded one), and the profile says so.
 
+With -records, calibrate learns from the teacher (the fallback judge)
+instead: the labels are the teacher's verdicts recorded on drawn answers
+("teacher", see "ragtriage eval -explore" and the middleware's draws) and
+the fallback's settled verdicts on escalated answers; rows of -dataset
+joined by ID replace them with human labels. Each record's "features" are
+what is fitted, so records need no text. The models are fitted on every
+labelled row; the thresholds are chosen (and the held-out check run) on
+the uniform draws only: explore draws, thinned to the smallest inclusion
+probability when rates differ. A row escalated because it was uncertain,
+or drawn by an audit (which skips escalated answers), is not a uniform
+draw. A teacher estimate read from the primary judge (fromPrimary, or an
+estimate whose judge is one of the guard's own) is never a label. The
+promise is then "disagreement with <teacher> ≤ -alpha", and it is stated so
+in the output, the profile and the report; when human labels exist the
+report gives the teacher's accuracy on them with an exact interval.
+Records without features, with features of another version, or with no
+uniform draw, and a teacher that gave no label (all abstentions), exit 1
+with the counts. A bad line (another record version, malformed JSON) is
+listed with its line number and skipped.
+
+Folds group rows that share a question or a context set, except by a key
+that more than a 1/-folds share of the rows hold (an FAQ bot's question,
+NLI prompts' empty one): such a key is a template, not a topic, and is
+named in a note. Records without text are grouped by their chunk
+relevance vectors, which read the question and contexts only.
+
 Calibrate refuses, naming the decision, when a decision to fit has fewer than
 -min-labels labels, fewer than -min-class of either class, or a fold whose
 training rows hold a single class. Leave such a decision out with -decisions.
 
 Flags:
-  -dataset FILE     labeled JSON Lines (repeatable, or a comma-separated list)
+  -dataset FILE     labeled JSON Lines (repeatable, or a comma-separated list);
+                    with -records, human labels joined to records by ID
+  -records FILE     records with teacher draws to learn from (repeatable, or
+                    a comma-separated list)
   -out FILE         the profile to write (required)
   -alpha A          largest error rate allowed in each accepted region (0.05)
   -confidence C     confidence of the upper bound (0.95)
@@ -111,6 +141,9 @@ type calibrationReport struct {
 	// GroupingIgnored lists the keys (a question, a context set) too
 	// common to group rows by (see rowGroups.finish).
 	GroupingIgnored []string `json:"groupingIgnored,omitempty"`
+	// Records says, with -records, where the labels came from and the
+	// promise the thresholds keep.
+	Records *recordsReport `json:"records,omitempty"`
 }
 
 type passRuleCheck struct {
@@ -122,14 +155,18 @@ type passRuleCheck struct {
 }
 
 type decisionFitReport struct {
-	Decision  string           `json:"decision"`
-	N         int              `json:"n"`
-	Positives int              `json:"positives"`
-	Groups    int              `json:"groups"`
-	OOF       lexical.Quality  `json:"outOfFold"`
-	AUROCNote string           `json:"aurocNote,omitempty"`
-	Bins      []calibrate.Bin  `json:"reliability"`
-	Policy    guard.Thresholds `json:"policy"`
+	Decision  string `json:"decision"`
+	N         int    `json:"n"`
+	Positives int    `json:"positives"`
+	Groups    int    `json:"groups"`
+	// Certifying counts the examples that chose the thresholds, when not
+	// all did (with -records: the uniform teacher draws); Coverage is then
+	// their share auto-decided.
+	Certifying int              `json:"certifying,omitempty"`
+	OOF        lexical.Quality  `json:"outOfFold"`
+	AUROCNote  string           `json:"aurocNote,omitempty"`
+	Bins       []calibrate.Bin  `json:"reliability"`
+	Policy     guard.Thresholds `json:"policy"`
 	// Selection is the threshold choice on all out-of-fold predictions.
 	AutoPass calibrate.Region `json:"autoPass"`
 	AutoFail calibrate.Region `json:"autoFail"`
@@ -153,18 +190,26 @@ type calExample struct {
 	file  string
 	row   int // index into the labelled rows
 	ctx   int // context index, for chunk relevance
+	// certify: the example may choose thresholds. Every labelled row does
+	// with -dataset; with -records only uniform teacher draws do, the rest
+	// shape the models only (fit.Example.Synthetic).
+	certify bool
 }
 
 // calRow is a labelled row, kept for the pass-rule check.
 type calRow struct {
-	sample *guard.Sample
-	exp    *dataset.Expected
-	file   string
+	sample  *guard.Sample
+	exp     *dataset.Expected
+	file    string
+	certify bool
+	// vecs are a recorded row's feature vectors (nil with -dataset).
+	vecs []guard.FeatureVector
 }
 
 // calibrateFlags are calibrate's parsed flags.
 type calibrateFlags struct {
 	datasets                   []string
+	records                    []string
 	want                       []guard.Decision
 	out, basePath, version     string
 	reportPath                 string
@@ -190,6 +235,8 @@ type calibrationSet struct {
 	// object, empty those of them that hold no label this parser reads.
 	// diagnosisOnly counts the empty ones that have a diagnosis label.
 	read, withExpected, empty, diagnosisOnly int
+	// recorded is set with -records: what the records gave.
+	recorded *recordsReport
 }
 
 func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -204,6 +251,9 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := checkInputs("dataset", cf.datasets); err != nil {
 		return fail(err)
 	}
+	if err := checkInputs("records", cf.records); err != nil {
+		return fail(err)
+	}
 	base := lexical.DefaultProfile()
 	if cf.basePath != "" {
 		var err error
@@ -211,7 +261,13 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	set, err := readCalibrationSet(cf.datasets, base, cf.folds, stderr)
+	var set *calibrationSet
+	var err error
+	if len(cf.records) > 0 {
+		set, err = readRecordSet(cf, base, stderr)
+	} else {
+		set, err = readCalibrationSet(cf.datasets, base, cf.folds, stderr)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -247,9 +303,10 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // or -help it returns nil and the exit status.
 func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int) {
 	fs := newFlagSet("calibrate")
-	var datasets, decisions listFlag
+	var datasets, records, decisions listFlag
 	cf := &calibrateFlags{}
 	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
+	fs.Var(&records, "records", "record `FILE` with teacher draws")
 	fs.Var(&decisions, "decisions", "decisions to fit")
 	fs.StringVar(&cf.out, "out", "", "profile `FILE` to write")
 	fs.Float64Var(&cf.alpha, "alpha", 0.05, "largest error rate in each accepted region")
@@ -271,9 +328,9 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usage("unexpected argument %q (give datasets with -dataset)", fs.Arg(0))
-	case len(datasets) == 0:
-		return usage("-dataset is required")
+		return usage("unexpected argument %q (give datasets with -dataset, records with -records)", fs.Arg(0))
+	case len(datasets) == 0 && len(records) == 0:
+		return usage("-dataset or -records is required")
 	case cf.out == "":
 		return usage("-out is required")
 	case !(cf.alpha > 0 && cf.alpha < 1):
@@ -292,7 +349,7 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 		}
 		cf.want = append(cf.want, d)
 	}
-	cf.datasets = datasets
+	cf.datasets, cf.records = datasets, records
 	return cf, 0
 }
 
@@ -351,10 +408,10 @@ func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset
 	g := set.groups.add(s)
 	f := judge.Features(s)
 	ri := len(set.rows)
-	set.rows = append(set.rows, calRow{s, e, file})
+	set.rows = append(set.rows, calRow{sample: s, exp: e, file: file, certify: true})
 	for ci, c := range s.Contexts {
 		if v, ok := e.ChunkLabel(c.ID); ok {
-			set.ex[guard.ChunkRelevance] = append(set.ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, file, ri, ci})
+			set.ex[guard.ChunkRelevance] = append(set.ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, file, ri, ci, true})
 		}
 	}
 	vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
@@ -365,7 +422,7 @@ func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset
 			continue // correctness without a reference
 		}
 		if v, ok := e.Label(d); ok {
-			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1})
+			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1, true})
 		}
 	}
 }
@@ -428,7 +485,7 @@ func newCalibratedProfile(cf *calibrateFlags, args []string, base *lexical.Profi
 		prof.Version = "calibrated-" + now.Format("20060102") + "-" + cf.versionHash(set.data, base)
 	}
 	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad,
-		GroupingIgnored: set.groups.Ignored}
+		GroupingIgnored: set.groups.Ignored, Records: set.recorded}
 	for _, d := range guard.Decisions {
 		if slices.Contains(cf.want, d) {
 			continue
@@ -481,6 +538,11 @@ func (set *calibrationSet) fitDecisions(cf *calibrateFlags, prof *lexical.Profil
 			return nil, fmt.Errorf("refusing: %s: %w", d, err)
 		}
 		dr.Groups = set.groups.count(es)
+		if rr := set.recorded; rr != nil {
+			dm.Sources = append([]string{"labels: teacher verdicts from records (ragtriage calibrate -records); promise: " + rr.Promise,
+				fmt.Sprintf("%d labels, %d of them uniform teacher draws that chose the thresholds; the rest (escalations, thinned or non-uniform draws) fitted the model only", len(es), certifyingCount(es))},
+				dm.Sources...)
+		}
 		prof.Decisions[d.String()] = dm
 		prof.Policy.Set(d, dr.Policy)
 		rep.Decisions = append(rep.Decisions, dr)
@@ -504,7 +566,7 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 		return err
 	}
 	var cur int
-	replay := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	var replay guard.Judge = guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 		ests, err := pj.Judge(ctx, req)
 		for i := range ests {
 			e := &ests[i]
@@ -518,6 +580,9 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 		}
 		return ests, err
 	})
+	if set.recorded != nil {
+		replay = recordedJudge(set, &cur, oof)
+	}
 	rg, err := guard.New(guard.WithJudge(replay), guard.WithPolicy(prof.Policy))
 	if err != nil {
 		return err
@@ -528,7 +593,7 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 	files := sourceIDs{}
 	for ri, r := range set.rows {
 		pass, known := r.exp.ShouldPass()
-		if !known || len(r.sample.Contexts) == 0 {
+		if !known || len(r.sample.Contexts) == 0 || !r.certify {
 			continue
 		}
 		cur = ri
@@ -649,7 +714,7 @@ func fitCalibration(d guard.Decision, es []calExample, st fit.Settings) (*lexica
 	files := sourceIDs{}
 	for i, e := range es {
 		exs[i] = fit.Example{X: e.x, Y: e.y, Source: files.id(e.file), Fold: calibrate.GroupFold(fmt.Sprint(e.group), st.Folds),
-			Hard: lexical.HardEvidence(d, e.x)}
+			Hard: lexical.HardEvidence(d, e.x), Synthetic: !e.certify}
 		y[i] = e.y
 	}
 	f, err := fit.Decision(d, exs, st)
@@ -661,11 +726,29 @@ func fitCalibration(d guard.Decision, es []calExample, st fit.Settings) (*lexica
 		return nil, decisionFitReport{}, nil, err
 	}
 	dr := newDecisionFitReport(f, y, held)
+	if cert := certifyingCount(es); cert < len(es) {
+		dr.Certifying = cert
+		dr.Coverage = 0
+		if cert > 0 {
+			dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(cert)
+		}
+	}
 	dm := f.DecisionModel(-1)
 	dm.Positives, dm.Negatives = dr.Positives, len(es)-dr.Positives
 	dm.CV = map[string]lexical.Quality{"all": dr.OOF}
 	addFileQuality(dm, es, f.OOF)
 	return dm, dr, f, nil
+}
+
+// certifyingCount counts the examples that may choose thresholds.
+func certifyingCount(es []calExample) int {
+	n := 0
+	for _, e := range es {
+		if e.certify {
+			n++
+		}
+	}
+	return n
 }
 
 // newDecisionFitReport reports a fitted decision: its out-of-fold quality,
@@ -918,6 +1001,9 @@ func printCalibration(w io.Writer, r *calibrationReport, out string) {
 		case d.Policy.NoPass:
 			fmt.Fprintf(w, "note: %s never passes confidently (its pass side is undecided by policy)\n", d.Decision)
 		}
+	}
+	if rr := r.Records; rr != nil {
+		printRecords(w, rr)
 	}
 	fmt.Fprintf(w, "pass rule: %s", r.PassRule)
 	for _, c := range r.PassRuleChecks {
