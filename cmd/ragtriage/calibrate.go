@@ -940,7 +940,7 @@ func describeKey(k string, c, n int) string {
 			what = fmt.Sprintf("the question %q…", string([]rune(v)[:60]))
 		}
 	case "v":
-		what = "a recorded question and context set (its chunk relevance features)"
+		what = "one set of chunk relevance vectors (records without text are grouped by them)"
 	}
 	return fmt.Sprintf("%s, shared by %d of %d rows", what, c, n)
 }

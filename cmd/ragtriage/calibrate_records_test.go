@@ -78,8 +78,10 @@ func writeTeachRecords(t *testing.T, data string, o teachOpts) (string, map[stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !o.noFeatures {
-			res.Features = &guard.Features{Version: o.version, Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: f.Groundedness}}}
+		// Only groundedness: the teacher answers it alone.
+		res.Features = &guard.Features{Version: o.version, Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: f.Groundedness}}}
+		if o.noFeatures {
+			res.Features = nil
 		}
 		esc := o.escalated != nil && o.escalated(i)
 		if esc {
@@ -296,8 +298,6 @@ func TestCalibrateRecordsFromPrimaryIsNoLabel(t *testing.T) {
 
 // Each bad input says what is wrong and exits 1.
 func TestCalibrateRecordsBadInput(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "p.json")
 	cases := []struct {
 		name string
 		o    teachOpts
@@ -312,6 +312,7 @@ func TestCalibrateRecordsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			recs, _ := writeTeachRecords(t, beginDev, c.o)
+			out := filepath.Join(t.TempDir(), "p.json")
 			st, so, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
 			if st != 1 || !strings.Contains(e, c.want) {
 				t.Errorf("exit %d; want 1 and %q:\n%s", st, c.want, e)
