@@ -182,6 +182,22 @@ type decisionFitReport struct {
 // calibrate.FixedSequenceConfig.Starts), the same as internal/refit's.
 var selectionStarts = []float64{0, 0.03, 0.1, 0.3}
 
+// recordStarts are the starts with -records: selectionStarts and one near
+// half the rows. A teacher's own errors put a floor under the disagreement
+// of every region, so with teacher labels only regions of a few hundred
+// rows can certify at α, and a sequence that starts small stops for good at
+// its first failure. The starts are read against P alone and each sequence
+// runs at (1 − confidence)/5, so the guarantee is unaffected.
+var recordStarts = []float64{0, 0.03, 0.1, 0.3, 0.45}
+
+// starts returns the fixed sequences' starts of this run.
+func (cf *calibrateFlags) starts() []float64 {
+	if len(cf.records) > 0 {
+		return recordStarts
+	}
+	return selectionStarts
+}
+
 // calExample is one labeled feature vector.
 type calExample struct {
 	x     []float64
@@ -220,7 +236,7 @@ type calibrateFlags struct {
 
 // settings are the numbers the fit package takes from the flags.
 func (cf *calibrateFlags) settings() fit.Settings {
-	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: selectionStarts}
+	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: cf.starts()}
 }
 
 // calibrationSet is what calibrate reads from the datasets: the labelled
@@ -514,7 +530,7 @@ func (cf *calibrateFlags) versionHash(data []lexical.DataFile, base *lexical.Pro
 	}
 	slices.Sort(names)
 	fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
-		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, selectionStarts)
+		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, cf.starts())
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

@@ -360,8 +360,11 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 					rr.Abstentions++
 				}
 				continue
-			case i < 0 && t.Cause != "":
+			case i < 0 && t.Refused():
 				rr.Refused++
+				continue
+			case i < 0 && t.Cause != "":
+				rr.Abstentions++ // not answered
 				continue
 			}
 			verdict := verdictOf(&tv, k)

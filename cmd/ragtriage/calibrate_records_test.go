@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,8 +79,12 @@ func writeTeachRecords(t *testing.T, data string, o teachOpts) (string, map[stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Only groundedness: the teacher answers it alone.
-		res.Features = &guard.Features{Version: o.version, Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: f.Groundedness}}}
+		// The guard's own vectors (every decision, chunk relevance per
+		// context); they must be the judge's Features.
+		if res.Features == nil || !slices.Equal(res.Features.Vector(guard.Groundedness, ""), f.Groundedness) {
+			t.Fatalf("%s: the guard's features %+v are not the judge's", it.ID, res.Features)
+		}
+		res.Features.Version = o.version
 		if o.noFeatures {
 			res.Features = nil
 		}
@@ -291,7 +296,7 @@ func TestCalibrateRecordsEscalatedRowsDoNotCertify(t *testing.T) {
 func TestCalibrateRecordsFromPrimaryIsNoLabel(t *testing.T) {
 	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, primary: true, seed: 1})
 	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", filepath.Join(t.TempDir(), "p.json"))
-	if st != 1 || !strings.Contains(e, "no labels") || !strings.Contains(e, "311 estimates read from the primary judge (never labels)") {
+	if st != 1 || !strings.Contains(e, "no labels") || !strings.Contains(e, "1866 estimates read from the primary judge (never labels)") {
 		t.Errorf("exit %d:\n%s", st, e)
 	}
 }
@@ -368,4 +373,24 @@ func TestCalibrateRecordsThinsToOneInclusion(t *testing.T) {
 		t.Errorf("inclusion %v, thinned %d, uniform %d of %d drawn", rr.Inclusion, rr.Thinned, rr.UniformDraws, rr.Drawn)
 	}
 	_ = fmt.Sprint
+}
+
+// NLI-style records (no question, one premise per few rows, no text in the
+// records) calibrate without refusing: the chunk relevance vectors that
+// every row shares do not group them.
+func TestCalibrateRecordsNLINoRefusal(t *testing.T) {
+	recs, _ := writeTeachRecords(t, "../../data/dev/nli_snli.jsonl", teachOpts{explore: 1, errRate: 0.05, seed: 2})
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	st, out, e := runCmd(t, "calibrate", "-records", recs, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+	if st != 0 || strings.Contains(e, "single class") {
+		t.Fatalf("exit %d:\n%s\n%s", st, out, e)
+	}
+	r := readCalReport(t, rep)
+	if len(r.GroupingIgnored) == 0 || !strings.Contains(r.GroupingIgnored[0], "chunk relevance vectors") {
+		t.Errorf("grouping ignored %q", r.GroupingIgnored)
+	}
+	if d := r.Decisions[0]; d.Groups < d.N/2 {
+		t.Errorf("%d groups for %d rows", d.Groups, d.N)
+	}
 }
