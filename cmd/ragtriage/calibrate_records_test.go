@@ -312,7 +312,7 @@ func TestCalibrateRecordsBadInput(t *testing.T) {
 		{"other version", teachOpts{explore: 1, version: "lexical-features/1"}, `records hold features of another version: "lexical-features/1" (311 records), the first at records.jsonl:1; this calibrate fits features "` + lexical.FeaturesVersion + `"`},
 		{"no draws", teachOpts{escalated: func(int) bool { return true }}, "no uniform draws: none of the 311 records has a \"draw\""},
 		{"audit only", teachOpts{explore: 0.5, audit: true, escalated: func(i int) bool { return i%3 == 0 }}, "could not have been drawn (inclusion 0"},
-		{"abstains", teachOpts{explore: 1, abstain: true}, "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 311 teacher abstentions"},
+		{"abstains", teachOpts{explore: 1, abstain: true}, "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 1866 teacher abstentions"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
