@@ -394,3 +394,39 @@ func TestCalibrateRecordsNLINoRefusal(t *testing.T) {
 		t.Errorf("%d groups for %d rows", d.Groups, d.N)
 	}
 }
+
+// The loop through the real commands: eval's explore draws, then
+// calibrate -records. Escalated rows that were not drawn give fallback
+// labels that fit only; a simulated teacher that reads the primary judge
+// gives no label from it, on drawn and escalated rows alike.
+func TestCalibrateRecordsFromEval(t *testing.T) {
+	for _, unl := range []string{"abstain", "primary"} {
+		dir := t.TempDir()
+		R, rep := filepath.Join(dir, "R.jsonl"), filepath.Join(dir, "r.json")
+		st, _, e := runCmd(t, "eval", "-dataset", beginDev, "-mode", "cascade", "-fallback", "simulated", "-sim-error-rate", "0.05",
+			"-sim-unlabeled", unl, "-explore", "0.5", "-records-out", R, "-out", filepath.Join(dir, "shadow.json"))
+		if st != 0 {
+			t.Fatalf("eval: exit %d:\n%s", st, e)
+		}
+		st, out, e := runCmd(t, "calibrate", "-records", R, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+		if st != 0 {
+			t.Fatalf("%s: calibrate: exit %d:\n%s\n%s", unl, st, out, e)
+		}
+		r := readCalReport(t, rep)
+		rr, d := r.Records, r.Decisions[0]
+		if d.Decision != "groundedness" || rr.UniformDraws == 0 || rr.UniformDraws != rr.Drawn {
+			t.Fatalf("%s: %+v / %+v", unl, d, rr)
+		}
+		switch unl {
+		case "abstain":
+			if rr.FallbackLabels == 0 || d.Certifying != rr.UniformDraws || d.N <= d.Certifying || d.HeldOut.N != d.Certifying {
+				t.Errorf("abstain: fallback labels %d, n %d, certifying %d, uniform draws %d, held-out n %d",
+					rr.FallbackLabels, d.N, d.Certifying, rr.UniformDraws, d.HeldOut.N)
+			}
+		case "primary":
+			if rr.FromPrimary == 0 || rr.FallbackDistrust == 0 || rr.FallbackLabels != 0 || d.N != rr.UniformDraws {
+				t.Errorf("primary: from primary %d, escalations set aside %d, fallback labels %d, n %d", rr.FromPrimary, rr.FallbackDistrust, rr.FallbackLabels, d.N)
+			}
+		}
+	}
+}
