@@ -165,14 +165,14 @@ func (t *Teacher) Refused() bool {
 }
 
 // ErrNoTeacher is returned by Teach on a drawn result when the guard has no
-// escalator to ask.
+// escalator to ask (a result drawn by another guard).
 var ErrNoTeacher = errors.New("guard: Teach: no escalator configured (WithEscalator) to teach with")
 
 // WithDraws draws a uniform random share of the answers for the teacher
 // (see Draws). Evaluate decides the draw and records it in Result.Draw; it
 // never asks the teacher itself. Guard.Teach does, for a drawn result, off
-// the request path. Draws need an escalator (WithEscalator) to teach with;
-// without one Teach returns ErrNoTeacher.
+// the request path. Draws need an escalator (WithEscalator) to teach with:
+// New refuses WithDraws without one.
 func WithDraws(d Draws) Option {
 	return func(g *Guard) error {
 		if err := d.Validate(); err != nil {
