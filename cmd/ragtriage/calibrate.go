@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,10 @@ report gives the teacher's accuracy on them with an exact interval.
 Records without features, with features of another version, or with no
 uniform draw, and a teacher that gave no label (all abstentions), exit 1
 with the counts. A bad line (another record version, malformed JSON) is
-listed with its line number and skipped.
+listed with its line number and skipped. A teacher labels every decision it
+is asked, so with the default decisions one whose teacher labels are too few
+or of one class keeps the base profile's model, with a note; named in
+-decisions it is refused as with -dataset.
 
 Folds group rows that share a question or a context set, except by a key
 that more than a 1/-folds share of the rows hold (an FAQ bot's question,
@@ -292,6 +296,15 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(cf.want) == 0 {
 		cf.want = set.labelled()
+		if set.recorded != nil {
+			// A teacher labels every decision it is asked, so some have
+			// too few labels, or one class (conflicts are rare): with the
+			// default decisions those keep the base profile's model.
+			cf.want = set.leaveOutUnfit(cf, stderr)
+			if len(cf.want) == 0 {
+				return fail(errors.New("refusing: no decision has enough teacher labels of both classes to fit (listed above); record more traffic, or name decisions with -decisions to see why each is refused"))
+			}
+		}
 	}
 	if refusals := set.refusals(cf); len(refusals) > 0 {
 		for _, r := range refusals {
@@ -470,22 +483,71 @@ func (set *calibrationSet) labelled() []guard.Decision {
 func (set *calibrationSet) refusals(cf *calibrateFlags) []string {
 	var out []string
 	for _, d := range cf.want {
-		n, pos := len(set.ex[d]), 0
-		for _, e := range set.ex[d] {
-			if e.y {
-				pos++
-			}
-		}
-		switch {
-		case n < cf.minLabels:
-			out = append(out, fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, cf.minLabels))
-		case pos == 0 || pos == n:
-			out = append(out, fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n))
-		case pos < cf.minClass || n-pos < cf.minClass:
-			out = append(out, fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, cf.minClass))
+		if r := set.refusal(cf, d); r != "" {
+			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// refusal says why decision d cannot be fitted on its labels, or "".
+func (set *calibrationSet) refusal(cf *calibrateFlags, d guard.Decision) string {
+	n, pos := len(set.ex[d]), 0
+	for _, e := range set.ex[d] {
+		if e.y {
+			pos++
+		}
+	}
+	switch {
+	case n < cf.minLabels:
+		return fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, cf.minLabels)
+	case pos == 0 || pos == n:
+		return fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n)
+	case pos < cf.minClass || n-pos < cf.minClass:
+		return fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, cf.minClass)
+	}
+	return ""
+}
+
+// foldRefusal says which fold's training rows hold a single class for
+// decision d (fit.Decision refuses such a fit), or "".
+func (set *calibrationSet) foldRefusal(cf *calibrateFlags, d guard.Decision) string {
+	pos, neg := make([]int, cf.folds), make([]int, cf.folds)
+	tp, tn := 0, 0
+	for _, e := range set.ex[d] {
+		k := calibrate.GroupFold(fmt.Sprint(e.group), cf.folds)
+		if e.y {
+			pos[k]++
+			tp++
+		} else {
+			neg[k]++
+			tn++
+		}
+	}
+	for k := range cf.folds {
+		if tp-pos[k] == 0 || tn-neg[k] == 0 {
+			return fmt.Sprintf("%s: the rows outside fold %d hold a single class", d, k)
+		}
+	}
+	return ""
+}
+
+// leaveOutUnfit returns the decisions of cf.want that can be fitted, and
+// names the others on stderr: they keep the base profile's model.
+func (set *calibrationSet) leaveOutUnfit(cf *calibrateFlags, stderr io.Writer) []guard.Decision {
+	var keep []guard.Decision
+	for _, d := range cf.want {
+		r := set.refusal(cf, d)
+		if r == "" {
+			r = set.foldRefusal(cf, d)
+		}
+		if r != "" {
+			fmt.Fprintf(stderr, "ragtriage calibrate: note: not refitting %s; it keeps the base profile's model (name it in -decisions to make this a refusal)\n", r)
+			continue
+		}
+		keep = append(keep, d)
+	}
+	return keep
 }
 
 // newCalibratedProfile starts the profile and its report: the data, the

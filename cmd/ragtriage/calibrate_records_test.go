@@ -32,6 +32,9 @@ type teachOpts struct {
 	// (true: grounded); else it is the label.
 	escVerdict func(i int, y bool) bool
 	noFeatures bool
+	// noContradiction: the teacher also says "no contradiction" on every
+	// row (one class).
+	noContradiction bool
 	version    string // features version (default lexical.FeaturesVersion)
 	teacher    string
 }
@@ -160,6 +163,10 @@ func teacherOf(o teachOpts, y bool, rng *rand.Rand) *guard.Teacher {
 		t.Verdicts.Generation.Groundedness = verdictFor(v)
 	}
 	t.Estimates = []guard.Estimate{est}
+	if o.noContradiction {
+		t.Estimates = append(t.Estimates, guard.Estimate{Decision: guard.Contradiction, Judge: o.teacher, P: 0.02})
+		t.Verdicts.Generation.Contradiction = guard.Pass
+	}
 	return t
 }
 
@@ -428,5 +435,25 @@ func TestCalibrateRecordsFromEval(t *testing.T) {
 				t.Errorf("primary: from primary %d, escalations set aside %d, fallback labels %d, n %d", rr.FromPrimary, rr.FallbackDistrust, rr.FallbackLabels, d.N)
 			}
 		}
+	}
+}
+
+// A teacher labels every decision it is asked; with the default decisions
+// one it labels with a single class keeps the base profile's model, with a
+// note, instead of refusing the run. Named in -decisions, it is refused.
+func TestCalibrateRecordsLeavesOutUnfitDecisions(t *testing.T) {
+	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, errRate: 0.05, seed: 3, noContradiction: true})
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	st, out, e := runCmd(t, "calibrate", "-records", recs, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+	if st != 0 || !strings.Contains(e, "note: not refitting contradiction: all 311 labels are false") {
+		t.Fatalf("exit %d:\n%s\n%s", st, out, e)
+	}
+	if r := readCalReport(t, rep); len(r.Decisions) != 1 || !slices.Contains(r.Kept, "contradiction") {
+		t.Errorf("decisions %d, kept %v", len(r.Decisions), r.Kept)
+	}
+	st, _, e = runCmd(t, "calibrate", "-records", recs, "-decisions", "groundedness,contradiction", "-out", filepath.Join(dir, "p2.json"))
+	if st != 1 || !strings.Contains(e, "refusing: contradiction: all 311 labels are false") {
+		t.Errorf("named: exit %d:\n%s", st, e)
 	}
 }
