@@ -35,8 +35,8 @@ type teachOpts struct {
 	// noContradiction: the teacher also says "no contradiction" on every
 	// row (one class).
 	noContradiction bool
-	version    string // features version (default lexical.FeaturesVersion)
-	teacher    string
+	version         string // features version (default lexical.FeaturesVersion)
+	teacher         string
 }
 
 const simTeacher = "simulated (a SIMULATION)"
