@@ -121,6 +121,7 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 	var rows []recRow
 	other := map[string]int{}
 	var firstOther, firstBare string
+	seen := map[string]dataset.Position{}
 	for {
 		it, err := src.Next()
 		if err == io.EOF {
@@ -134,6 +135,12 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
 			continue
 		}
+		if first, dup := seen[it.ID]; dup {
+			rr.BadLines++
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: id %q repeated (first at %s): a draw counts once\n", it.Pos, it.ID, first)
+			continue
+		}
+		seen[it.ID] = it.Pos
 		rr.Records++
 		res := &it.Record.Result
 		switch {
@@ -148,6 +155,12 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 				firstOther = it.Pos.String()
 			}
 			other[res.Features.Version]++
+			continue
+		}
+		if msg := badVector(res.Features); msg != "" {
+			rr.BadLines++
+			rr.Records--
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %s\n", it.Pos, msg)
 			continue
 		}
 		rows = append(rows, recRow{pos: it.Pos, id: it.ID, file: it.Pos.File, vecs: res.Features.Vectors, sample: it.Sample,
@@ -471,7 +484,7 @@ func (set *calibrationSet) addRecorded(r *recRow, labels map[labelKey]bool, cert
 			ci++
 		}
 		y, ok := labels[labelKey{v.Decision, v.ContextID}]
-		if !ok || len(v.X) != len(lexical.FeatureNames(v.Decision)) {
+		if !ok {
 			continue
 		}
 		setLabel(exp, v.Decision, v.ContextID, y)
@@ -622,4 +635,24 @@ func printRecords(w io.Writer, rr *recordsReport) {
 	if rr.NotUniform != "" {
 		fmt.Fprintf(w, "note: %s\n", rr.NotUniform)
 	}
+}
+
+// badVector says what is wrong with a vector of f, or "": a vector whose
+// length is not its decision's feature count, or a repeated one.
+func badVector(f *guard.Features) string {
+	seen := map[labelKey]bool{}
+	for i, v := range f.Vectors {
+		if !v.Decision.Valid() {
+			return fmt.Sprintf("result.features.vectors[%d]: no valid decision", i)
+		}
+		if n := len(lexical.FeatureNames(v.Decision)); len(v.X) != n {
+			return fmt.Sprintf("result.features.vectors[%d] (%s): %d numbers, features %q have %d", i, v.Decision, len(v.X), f.Version, n)
+		}
+		k := labelKey{v.Decision, v.ContextID}
+		if seen[k] {
+			return fmt.Sprintf("result.features.vectors[%d] (%s %s): repeated", i, v.Decision, v.ContextID)
+		}
+		seen[k] = true
+	}
+	return ""
 }
