@@ -10,7 +10,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -22,8 +21,6 @@ import (
 	"unicode"
 
 	"github.com/ragtriage/ragtriage/calibrate"
-	"github.com/ragtriage/ragtriage/cascade"
-	"github.com/ragtriage/ragtriage/evalkit"
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
@@ -74,16 +71,15 @@ func TestLoopMeasurement(t *testing.T) {
 	if dev == "" {
 		dev = "../../data/dev"
 	}
-	inProcess := !evalHasFlag(t, "-explore")
 	var tables [][]loopFigures
 	for _, frac := range loopSplits {
-		tables = append(tables, loopRun(t, dev, frac, inProcess))
+		tables = append(tables, loopRun(t, dev, frac))
 	}
 	out := os.Getenv("RAGTRIAGE_LOOP_OUT")
 	if out == "" {
 		out = "../../testdata/bench/loop-teacher.md"
 	}
-	writeLoopTable(t, out, tables, inProcess)
+	writeLoopTable(t, out, tables)
 }
 
 // loopSplits are the shares of each source's rows that make the stream S:
@@ -93,7 +89,7 @@ var loopSplits = []float64{0.5, 0.8}
 
 // loopRun runs the loop on every source with the stream S holding the
 // first frac of its rows.
-func loopRun(t *testing.T, dev string, frac float64, inProcess bool) []loopFigures {
+func loopRun(t *testing.T, dev string, frac float64) []loopFigures {
 	var figs []loopFigures
 	for _, src := range loopSources {
 		dir := t.TempDir()
@@ -105,14 +101,10 @@ func loopRun(t *testing.T, dev string, frac float64, inProcess bool) []loopFigur
 		ns, nt := splitStream(t, filepath.Join(dev, src.file), S, T, frac)
 		R, P, rep := filepath.Join(dir, "R.jsonl"), filepath.Join(dir, "P.json"), filepath.Join(dir, "cal.json")
 		f := loopFigures{source: src.name, target: src.target, s: ns, t: nt, minDecided: src.minDecided, maxErr: src.maxErr}
-		if inProcess {
-			loopRecordsInProcess(t, S, R)
-		} else {
-			st, _, e := runCmd(t, "eval", "-dataset", S, "-mode", "cascade", "-fallback", "simulated", "-sim-error-rate", "0.05",
-				"-sim-unlabeled", "abstain", "-explore", "1", "-records-out", R, "-out", filepath.Join(dir, "shadow.json"))
-			if st != 0 {
-				t.Fatalf("%s: eval -explore: exit %d:\n%s", src.name, st, e)
-			}
+		st, _, e := runCmd(t, "eval", "-dataset", S, "-mode", "cascade", "-fallback", "simulated", "-sim-error-rate", "0.05",
+			"-sim-unlabeled", "abstain", "-explore", "1", "-records-out", R, "-out", filepath.Join(dir, "shadow.json"))
+		if st != 0 {
+			t.Fatalf("%s: eval -explore: exit %d:\n%s", src.name, st, e)
 		}
 		f.teacherErr = teacherDisagreement(t, R, S)
 		st, out, e := runCmd(t, "calibrate", "-records", R, "-alpha", "0.10", "-out", P, "-report", rep, "-allow-undecided")
@@ -148,12 +140,6 @@ func fmtThreshold(v float64, none bool) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
-// evalHasFlag reports whether "ragtriage eval" knows a flag.
-func evalHasFlag(t *testing.T, flag string) bool {
-	_, _, e := runCmd(t, "eval", "-help")
-	return strings.Contains(e, flag+" ")
-}
-
 // splitStream writes the first frac of file's rows, shuffled with loopSeed,
 // to s and the rest to t.
 func splitStream(t *testing.T, file, s, tt string, frac float64) (int, int) {
@@ -177,57 +163,6 @@ func splitStream(t *testing.T, file, s, tt string, frac float64) (int, int) {
 	os.WriteFile(s, []byte(strings.Join(head, "\n")+"\n"), 0o644)
 	os.WriteFile(tt, []byte(strings.Join(lines[half:], "\n")+"\n"), 0o644)
 	return half, len(lines) - half
-}
-
-// loopRecordsInProcess stands in for "ragtriage eval -dataset S -mode
-// cascade -fallback simulated -sim-error-rate 0.05 -sim-unlabeled abstain
-// -explore 1 -records-out R" until eval has those flags: the same guard
-// (lexical judges, the simulated fallback behind a cascade, policy
-// 0.3/0.7, fail closed), every answer drawn, Teach after Evaluate, one
-// record per row without text.
-func loopRecordsInProcess(t *testing.T, S, R string) {
-	t.Helper()
-	sim, err := evalkit.NewSimulatedJudge(evalkit.SimulatedConfig{ErrorRate: 0.05, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := cascade.New(sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fbPolicy, _ := parseFallbackPolicy("0.3,0.7")
-	g, err := lexical.NewGuard(guard.WithEscalator(cs, fbPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Explore: 1, Seed: 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := dataset.NewFileSource(S)
-	defer src.Close()
-	var b strings.Builder
-	for {
-		it, err := src.Next()
-		if err != nil {
-			break
-		}
-		if it.Err != nil {
-			continue
-		}
-		ctx := evalkit.ContextWithLabels(context.Background(), it.Expected)
-		res, err := g.Evaluate(ctx, *it.Sample)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Teach(ctx, it.Sample, &res); err != nil {
-			t.Fatal(err)
-		}
-		line, err := record.Marshal(&record.Record{ID: it.ID, Result: res})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-	}
-	if err := os.WriteFile(R, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // trueLabels reads the groundedness labels of a dataset by ID.
@@ -435,17 +370,13 @@ func pct(a, b int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 }
 
-func writeLoopTable(t *testing.T, path string, tables [][]loopFigures, inProcess bool) {
+func writeLoopTable(t *testing.T, path string, tables [][]loopFigures) {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Learning from a 5%%-wrong teacher (issue 20), dev data\n\n")
 	fmt.Fprintf(&b, "Generated by `RAGTRIAGE_LOOP=1 go test ./cmd/ragtriage -run TestLoopMeasurement -v` (cmd/ragtriage/loop_measure_test.go).\n\n")
 	fmt.Fprintf(&b, "Each dev source is split: the stream S is the first half of its rows (then, in the second table, the first 80%%), shuffled (seed %d); T is the rest. ", loopSeed)
-	if inProcess {
-		fmt.Fprintf(&b, "Records of S were written in process by the same guard `ragtriage eval -dataset S.jsonl -mode cascade -fallback simulated -sim-error-rate 0.05 -sim-unlabeled abstain -explore 1 -records-out R.jsonl` builds (eval had no -explore flag yet in this build). ")
-	} else {
-		fmt.Fprintf(&b, "Records: `ragtriage eval -dataset S.jsonl -mode cascade -fallback simulated -sim-error-rate 0.05 -sim-unlabeled abstain -explore 1 -records-out R.jsonl -out shadow.json`. ")
-	}
+	fmt.Fprintf(&b, "Records: `ragtriage eval -dataset S.jsonl -mode cascade -fallback simulated -sim-error-rate 0.05 -sim-unlabeled abstain -explore 1 -records-out R.jsonl -out shadow.json`. ")
 	fmt.Fprintf(&b, "Profile: `ragtriage calibrate -records R.jsonl -alpha 0.10 -out P.json -allow-undecided`. Measured: `ragtriage eval -dataset T.jsonl -profile P.json -mode primary`, groundedness verdicts decided (auto pass or fail) and their error against T's TRUE labels. The teacher is the SIMULATED fallback (it reads the labels and is wrong on 5%% of them).\n\n")
 	fmt.Fprintf(&b, "Baselines on the same T: the shipped profile, and the naive loop — the repo's naive groundedness signal (share of the answer's words found in the contexts) with thresholds chosen on S's teacher verdicts by the same fixed-sequence Clopper–Pearson selection (α 0.10, 95%%).\n\n")
 	for k, figs := range tables {
