@@ -466,7 +466,7 @@ const loopReading = `
   as much as calibrating on S's true labels gives; the replicates decide 50–59% at ≤ 1.2% error in three runs
   of five and nothing in two. A side holds about 250 rows, and with the teacher wrong on 5% of them its
   Clopper–Pearson bound lands near 0.10 (0.09–0.11): which side of α it lands on is the teacher's luck. The
-  error on what is decided stays ≤ 1.6% in every run. On the larger sealed streams the bound tightens (it
+  error on what is decided stays ≤ 1.2% in every run. On the larger sealed streams the bound tightens (it
   falls as 1/√n), which is what the ≥ 60% target needs; the dev data cannot show that it is met. With S = 80%
   (T only 200 rows, the file's last questions) 50% is decided at 1% error. One start of the fixed sequences
   near half the rows (recordStarts in calibrate.go) is what lets the pass side certify at all at this size:
