@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ var calibrateCommand = &command{
 
 const calibrateUsage = `Usage: ragtriage calibrate -dataset FILE [-dataset FILE …] [-alpha 0.05] [-confidence 0.95]
                            -out profile.json [flags]
+       ragtriage calibrate -records FILE [-records FILE …] [-dataset LABELS] -out profile.json [flags]
 
 Calibrate fits, for each decision with labels in the datasets, the logistic
 model that turns the lexical judges' raw features into a probability (each
@@ -53,12 +55,44 @@ The profile written loads with "ragtriage judge -profile FILE",
 Decisions that are not refitted keep the model and thresholds of the base
 profile (-base, default the embedded one), and the profile says so.
 
+With -records, calibrate learns from the teacher (the fallback judge)
+instead: the labels are the teacher's verdicts recorded on drawn answers
+("teacher", see "ragtriage eval -explore" and the middleware's draws) and
+the fallback's settled verdicts on escalated answers; rows of -dataset
+joined by ID replace them with human labels. Each record's "features" are
+what is fitted, so records need no text. The models are fitted on every
+labelled row; the thresholds are chosen (and the held-out check run) on
+the uniform draws only: explore draws, thinned to the smallest inclusion
+probability when rates differ. A row escalated because it was uncertain,
+or drawn by an audit (which skips escalated answers), is not a uniform
+draw. A teacher estimate read from the primary judge (fromPrimary, or an
+estimate whose judge is one of the guard's own) is never a label. The
+promise is then "disagreement with <teacher> ≤ -alpha", and it is stated so
+in the output, the profile and the report; when human labels exist the
+report gives the teacher's accuracy on them with an exact interval.
+Records without features, with features of another version, or with no
+uniform draw, and a teacher that gave no label (all abstentions), exit 1
+with the counts. A bad line (another record version, malformed JSON) is
+listed with its line number and skipped. A teacher labels every decision it
+is asked, so with the default decisions one whose teacher labels are too few
+or of one class keeps the base profile's model, with a note; named in
+-decisions it is refused as with -dataset.
+
+Folds group rows that share a question or a context set, except by a key
+that more than a 1/-folds share of the rows hold (an FAQ bot's question,
+NLI prompts' empty one): such a key is a template, not a topic, and is
+named in a note. Records without text are grouped by their chunk
+relevance vectors, which read the question and contexts only.
+
 Calibrate refuses, naming the decision, when a decision to fit has fewer than
 -min-labels labels, fewer than -min-class of either class, or a fold whose
 training rows hold a single class. Leave such a decision out with -decisions.
 
 Flags:
-  -dataset FILE     labeled JSON Lines (repeatable, or a comma-separated list)
+  -dataset FILE     labeled JSON Lines (repeatable, or a comma-separated list);
+                    with -records, human labels joined to records by ID
+  -records FILE     records with teacher draws to learn from (repeatable, or
+                    a comma-separated list)
   -out FILE         the profile to write (required)
   -alpha A          largest error rate allowed in each accepted region (0.05)
   -confidence C     confidence of the upper bound (0.95)
@@ -108,6 +142,12 @@ type calibrationReport struct {
 	// rule fared (see lexical.SelectPassRule).
 	PassRule       string          `json:"passRule"`
 	PassRuleChecks []passRuleCheck `json:"passRuleChecks"`
+	// GroupingIgnored lists the keys (a question, a context set) too
+	// common to group rows by (see rowGroups.finish).
+	GroupingIgnored []string `json:"groupingIgnored,omitempty"`
+	// Records says, with -records, where the labels came from and the
+	// promise the thresholds keep.
+	Records *recordsReport `json:"records,omitempty"`
 }
 
 type passRuleCheck struct {
@@ -119,14 +159,18 @@ type passRuleCheck struct {
 }
 
 type decisionFitReport struct {
-	Decision  string           `json:"decision"`
-	N         int              `json:"n"`
-	Positives int              `json:"positives"`
-	Groups    int              `json:"groups"`
-	OOF       lexical.Quality  `json:"outOfFold"`
-	AUROCNote string           `json:"aurocNote,omitempty"`
-	Bins      []calibrate.Bin  `json:"reliability"`
-	Policy    guard.Thresholds `json:"policy"`
+	Decision  string `json:"decision"`
+	N         int    `json:"n"`
+	Positives int    `json:"positives"`
+	Groups    int    `json:"groups"`
+	// Certifying counts the examples that chose the thresholds, when not
+	// all did (with -records: the uniform teacher draws); Coverage is then
+	// their share auto-decided.
+	Certifying int              `json:"certifying,omitempty"`
+	OOF        lexical.Quality  `json:"outOfFold"`
+	AUROCNote  string           `json:"aurocNote,omitempty"`
+	Bins       []calibrate.Bin  `json:"reliability"`
+	Policy     guard.Thresholds `json:"policy"`
 	// Selection is the threshold choice on all out-of-fold predictions.
 	AutoPass calibrate.Region `json:"autoPass"`
 	AutoFail calibrate.Region `json:"autoFail"`
@@ -142,6 +186,22 @@ type decisionFitReport struct {
 // calibrate.FixedSequenceConfig.Starts), the same as internal/refit's.
 var selectionStarts = []float64{0, 0.03, 0.1, 0.3}
 
+// recordStarts are the starts with -records: selectionStarts and one near
+// half the rows. A teacher's own errors put a floor under the disagreement
+// of every region, so with teacher labels only regions of a few hundred
+// rows can certify at α, and a sequence that starts small stops for good at
+// its first failure. The starts are read against P alone and each sequence
+// runs at (1 − confidence)/5, so the guarantee is unaffected.
+var recordStarts = []float64{0, 0.03, 0.1, 0.3, 0.45}
+
+// starts returns the fixed sequences' starts of this run.
+func (cf *calibrateFlags) starts() []float64 {
+	if len(cf.records) > 0 {
+		return recordStarts
+	}
+	return selectionStarts
+}
+
 // calExample is one labeled feature vector.
 type calExample struct {
 	x     []float64
@@ -150,18 +210,26 @@ type calExample struct {
 	file  string
 	row   int // index into the labelled rows
 	ctx   int // context index, for chunk relevance
+	// certify: the example may choose thresholds. Every labelled row does
+	// with -dataset; with -records only uniform teacher draws do, the rest
+	// shape the models only (fit.Example.Synthetic).
+	certify bool
 }
 
 // calRow is a labelled row, kept for the pass-rule check.
 type calRow struct {
-	sample *guard.Sample
-	exp    *dataset.Expected
-	file   string
+	sample  *guard.Sample
+	exp     *dataset.Expected
+	file    string
+	certify bool
+	// vecs are a recorded row's feature vectors (nil with -dataset).
+	vecs []guard.FeatureVector
 }
 
 // calibrateFlags are calibrate's parsed flags.
 type calibrateFlags struct {
 	datasets                   []string
+	records                    []string
 	want                       []guard.Decision
 	out, basePath, version     string
 	reportPath                 string
@@ -172,7 +240,7 @@ type calibrateFlags struct {
 
 // settings are the numbers the fit package takes from the flags.
 func (cf *calibrateFlags) settings() fit.Settings {
-	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: selectionStarts}
+	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: cf.starts()}
 }
 
 // calibrationSet is what calibrate reads from the datasets: the labelled
@@ -187,6 +255,8 @@ type calibrationSet struct {
 	// object, empty those of them that hold no label this parser reads.
 	// diagnosisOnly counts the empty ones that have a diagnosis label.
 	read, withExpected, empty, diagnosisOnly int
+	// recorded is set with -records: what the records gave.
+	recorded *recordsReport
 }
 
 func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -201,6 +271,9 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := checkInputs("dataset", cf.datasets); err != nil {
 		return fail(err)
 	}
+	if err := checkInputs("records", cf.records); err != nil {
+		return fail(err)
+	}
 	base := lexical.DefaultProfile()
 	if cf.basePath != "" {
 		var err error
@@ -208,7 +281,13 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
-	set, err := readCalibrationSet(cf.datasets, base, stderr)
+	var set *calibrationSet
+	var err error
+	if len(cf.records) > 0 {
+		set, err = readRecordSet(cf, base, stderr)
+	} else {
+		set, err = readCalibrationSet(cf.datasets, base, cf.folds, stderr)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -217,6 +296,15 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(cf.want) == 0 {
 		cf.want = set.labelled()
+		if set.recorded != nil {
+			// A teacher labels every decision it is asked, so some have
+			// too few labels, or one class (conflicts are rare): with the
+			// default decisions those keep the base profile's model.
+			cf.want = set.leaveOutUnfit(cf, stderr)
+			if len(cf.want) == 0 {
+				return fail(errors.New("refusing: no decision has enough teacher labels of both classes to fit (listed above); record more traffic, or name decisions with -decisions to see why each is refused"))
+			}
+		}
 	}
 	if refusals := set.refusals(cf); len(refusals) > 0 {
 		for _, r := range refusals {
@@ -244,9 +332,10 @@ func runCalibrate(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 // or -help it returns nil and the exit status.
 func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int) {
 	fs := newFlagSet("calibrate")
-	var datasets, decisions listFlag
+	var datasets, records, decisions listFlag
 	cf := &calibrateFlags{}
 	fs.Var(&datasets, "dataset", "labeled dataset `FILE`")
+	fs.Var(&records, "records", "record `FILE` with teacher draws")
 	fs.Var(&decisions, "decisions", "decisions to fit")
 	fs.StringVar(&cf.out, "out", "", "profile `FILE` to write")
 	fs.Float64Var(&cf.alpha, "alpha", 0.05, "largest error rate in each accepted region")
@@ -268,9 +357,9 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usage("unexpected argument %q (give datasets with -dataset)", fs.Arg(0))
-	case len(datasets) == 0:
-		return usage("-dataset is required")
+		return usage("unexpected argument %q (give datasets with -dataset, records with -records)", fs.Arg(0))
+	case len(datasets) == 0 && len(records) == 0:
+		return usage("-dataset or -records is required")
 	case cf.out == "":
 		return usage("-out is required")
 	case !(cf.alpha > 0 && cf.alpha < 1):
@@ -289,14 +378,14 @@ func parseCalibrateFlags(args []string, stderr io.Writer) (*calibrateFlags, int)
 		}
 		cf.want = append(cf.want, d)
 	}
-	cf.datasets = datasets
+	cf.datasets, cf.records = datasets, records
 	return cf, 0
 }
 
 // readCalibrationSet reads the labelled rows and computes their features
 // with the base profile's judge. Bad lines are listed on stderr and
 // skipped.
-func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writer) (*calibrationSet, error) {
+func readCalibrationSet(datasets []string, base *lexical.Profile, folds int, stderr io.Writer) (*calibrationSet, error) {
 	judge, err := lexical.New(base)
 	if err != nil {
 		return nil, err
@@ -335,11 +424,7 @@ func readCalibrationSet(datasets []string, base *lexical.Profile, stderr io.Writ
 		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
 	}
 	printCSVHints(stderr, "calibrate", src.Inputs(), datasets)
-	for _, es := range set.ex {
-		for i := range es {
-			es[i].group = set.groups.find(es[i].group)
-		}
-	}
+	set.finishGroups(folds)
 	for _, in := range src.Inputs() {
 		set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
 		set.read += in.Lines
@@ -352,10 +437,10 @@ func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset
 	g := set.groups.add(s)
 	f := judge.Features(s)
 	ri := len(set.rows)
-	set.rows = append(set.rows, calRow{s, e, file})
+	set.rows = append(set.rows, calRow{sample: s, exp: e, file: file, certify: true})
 	for ci, c := range s.Contexts {
 		if v, ok := e.ChunkLabel(c.ID); ok {
-			set.ex[guard.ChunkRelevance] = append(set.ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, file, ri, ci})
+			set.ex[guard.ChunkRelevance] = append(set.ex[guard.ChunkRelevance], calExample{f.ChunkRelevance[ci], v, g, file, ri, ci, true})
 		}
 	}
 	vecs := map[guard.Decision][]float64{guard.ContextSufficiency: f.ContextSufficiency, guard.ContextConflict: f.ContextConflict,
@@ -366,7 +451,18 @@ func (set *calibrationSet) add(judge *lexical.Judge, s *guard.Sample, e *dataset
 			continue // correctness without a reference
 		}
 		if v, ok := e.Label(d); ok {
-			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1})
+			set.ex[d] = append(set.ex[d], calExample{x, v, g, file, ri, -1, true})
+		}
+	}
+}
+
+// finishGroups joins the rows' groups (rowGroups.finish) and gives each
+// example its group's root.
+func (set *calibrationSet) finishGroups(folds int) {
+	set.groups.finish(folds)
+	for _, es := range set.ex {
+		for i := range es {
+			es[i].group = set.groups.label[es[i].group]
 		}
 	}
 }
@@ -387,22 +483,71 @@ func (set *calibrationSet) labelled() []guard.Decision {
 func (set *calibrationSet) refusals(cf *calibrateFlags) []string {
 	var out []string
 	for _, d := range cf.want {
-		n, pos := len(set.ex[d]), 0
-		for _, e := range set.ex[d] {
-			if e.y {
-				pos++
-			}
-		}
-		switch {
-		case n < cf.minLabels:
-			out = append(out, fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, cf.minLabels))
-		case pos == 0 || pos == n:
-			out = append(out, fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n))
-		case pos < cf.minClass || n-pos < cf.minClass:
-			out = append(out, fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, cf.minClass))
+		if r := set.refusal(cf, d); r != "" {
+			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// refusal says why decision d cannot be fitted on its labels, or "".
+func (set *calibrationSet) refusal(cf *calibrateFlags, d guard.Decision) string {
+	n, pos := len(set.ex[d]), 0
+	for _, e := range set.ex[d] {
+		if e.y {
+			pos++
+		}
+	}
+	switch {
+	case n < cf.minLabels:
+		return fmt.Sprintf("%s: %d labels, fewer than -min-labels %d", d, n, cf.minLabels)
+	case pos == 0 || pos == n:
+		return fmt.Sprintf("%s: all %d labels are %v: a calibrator cannot be fitted on a single class", d, n, pos == n)
+	case pos < cf.minClass || n-pos < cf.minClass:
+		return fmt.Sprintf("%s: %d true and %d false labels, fewer than -min-class %d of one class", d, pos, n-pos, cf.minClass)
+	}
+	return ""
+}
+
+// foldRefusal says which fold's training rows hold a single class for
+// decision d (fit.Decision refuses such a fit), or "".
+func (set *calibrationSet) foldRefusal(cf *calibrateFlags, d guard.Decision) string {
+	pos, neg := make([]int, cf.folds), make([]int, cf.folds)
+	tp, tn := 0, 0
+	for _, e := range set.ex[d] {
+		k := calibrate.GroupFold(fmt.Sprint(e.group), cf.folds)
+		if e.y {
+			pos[k]++
+			tp++
+		} else {
+			neg[k]++
+			tn++
+		}
+	}
+	for k := range cf.folds {
+		if tp-pos[k] == 0 || tn-neg[k] == 0 {
+			return fmt.Sprintf("%s: the rows outside fold %d hold a single class", d, k)
+		}
+	}
+	return ""
+}
+
+// leaveOutUnfit returns the decisions of cf.want that can be fitted, and
+// names the others on stderr: they keep the base profile's model.
+func (set *calibrationSet) leaveOutUnfit(cf *calibrateFlags, stderr io.Writer) []guard.Decision {
+	var keep []guard.Decision
+	for _, d := range cf.want {
+		r := set.refusal(cf, d)
+		if r == "" {
+			r = set.foldRefusal(cf, d)
+		}
+		if r != "" {
+			fmt.Fprintf(stderr, "ragtriage calibrate: note: not refitting %s; it keeps the base profile's model (name it in -decisions to make this a refusal)\n", r)
+			continue
+		}
+		keep = append(keep, d)
+	}
+	return keep
 }
 
 // newCalibratedProfile starts the profile and its report: the data, the
@@ -417,7 +562,8 @@ func newCalibratedProfile(cf *calibrateFlags, args []string, base *lexical.Profi
 	if prof.Version == "" {
 		prof.Version = "calibrated-" + now.Format("20060102") + "-" + cf.versionHash(set.data, base)
 	}
-	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad}
+	rep := calibrationReport{Profile: prof.Version, Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Data: set.data, BadLines: set.bad,
+		GroupingIgnored: set.groups.Ignored, Records: set.recorded}
 	for _, d := range guard.Decisions {
 		if slices.Contains(cf.want, d) {
 			continue
@@ -446,7 +592,7 @@ func (cf *calibrateFlags) versionHash(data []lexical.DataFile, base *lexical.Pro
 	}
 	slices.Sort(names)
 	fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
-		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, selectionStarts)
+		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, cf.starts())
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -470,6 +616,11 @@ func (set *calibrationSet) fitDecisions(cf *calibrateFlags, prof *lexical.Profil
 			return nil, fmt.Errorf("refusing: %s: %w", d, err)
 		}
 		dr.Groups = set.groups.count(es)
+		if rr := set.recorded; rr != nil {
+			dm.Sources = append([]string{"labels: teacher verdicts from records (ragtriage calibrate -records); promise: " + rr.Promise,
+				fmt.Sprintf("%d labels, %d of them uniform teacher draws that chose the thresholds; the rest (escalations, thinned or non-uniform draws) fitted the model only", len(es), certifyingCount(es))},
+				dm.Sources...)
+		}
 		prof.Decisions[d.String()] = dm
 		prof.Policy.Set(d, dr.Policy)
 		rep.Decisions = append(rep.Decisions, dr)
@@ -493,7 +644,7 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 		return err
 	}
 	var cur int
-	replay := guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
+	var replay guard.Judge = guard.JudgeFunc(func(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 		ests, err := pj.Judge(ctx, req)
 		for i := range ests {
 			e := &ests[i]
@@ -507,6 +658,9 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 		}
 		return ests, err
 	})
+	if set.recorded != nil {
+		replay = recordedJudge(set, &cur, oof)
+	}
 	rg, err := guard.New(guard.WithJudge(replay), guard.WithPolicy(prof.Policy))
 	if err != nil {
 		return err
@@ -517,7 +671,7 @@ func (set *calibrationSet) choosePassRule(cf *calibrateFlags, prof *lexical.Prof
 	files := sourceIDs{}
 	for ri, r := range set.rows {
 		pass, known := r.exp.ShouldPass()
-		if !known || len(r.sample.Contexts) == 0 {
+		if !known || len(r.sample.Contexts) == 0 || !r.certify {
 			continue
 		}
 		cur = ri
@@ -638,7 +792,7 @@ func fitCalibration(d guard.Decision, es []calExample, st fit.Settings) (*lexica
 	files := sourceIDs{}
 	for i, e := range es {
 		exs[i] = fit.Example{X: e.x, Y: e.y, Source: files.id(e.file), Fold: calibrate.GroupFold(fmt.Sprint(e.group), st.Folds),
-			Hard: lexical.HardEvidence(d, e.x)}
+			Hard: lexical.HardEvidence(d, e.x), Synthetic: !e.certify}
 		y[i] = e.y
 	}
 	f, err := fit.Decision(d, exs, st)
@@ -650,11 +804,29 @@ func fitCalibration(d guard.Decision, es []calExample, st fit.Settings) (*lexica
 		return nil, decisionFitReport{}, nil, err
 	}
 	dr := newDecisionFitReport(f, y, held)
+	if cert := certifyingCount(es); cert < len(es) {
+		dr.Certifying = cert
+		dr.Coverage = 0
+		if cert > 0 {
+			dr.Coverage = float64(dr.AutoPass.Count+dr.AutoFail.Count) / float64(cert)
+		}
+	}
 	dm := f.DecisionModel(-1)
 	dm.Positives, dm.Negatives = dr.Positives, len(es)-dr.Positives
 	dm.CV = map[string]lexical.Quality{"all": dr.OOF}
 	addFileQuality(dm, es, f.OOF)
 	return dm, dr, f, nil
+}
+
+// certifyingCount counts the examples that may choose thresholds.
+func certifyingCount(es []calExample) int {
+	n := 0
+	for _, e := range es {
+		if e.certify {
+			n++
+		}
+	}
+	return n
 }
 
 // newDecisionFitReport reports a fitted decision: its out-of-fold quality,
@@ -715,13 +887,18 @@ func addFileQuality(dm *lexical.DecisionModel, es []calExample, oof []float64) {
 }
 
 // rowGroups joins rows that share a question or a context set into one group
-// (union–find), so that cross-validation never splits them.
+// (union–find), so that cross-validation never splits them. Keys are
+// collected as rows are added and joined by finish, which leaves out a key
+// too common to be a topic (see finish).
 type rowGroups struct {
 	parent []int
-	byKey  map[string]int
+	keys   [][]string // each row's keys, until finish
+	label  []int      // each row's group label, from finish
+	// Ignored describes the keys finish left out, for the report.
+	Ignored []string
 }
 
-func newGroups() *rowGroups { return &rowGroups{byKey: map[string]int{}} }
+func newGroups() *rowGroups { return &rowGroups{} }
 
 func (g *rowGroups) find(i int) int {
 	for g.parent[i] != i {
@@ -731,38 +908,126 @@ func (g *rowGroups) find(i int) int {
 	return i
 }
 
-func (g *rowGroups) node(key string) int {
-	if i, ok := g.byKey[key]; ok {
-		return i
-	}
-	i := len(g.parent)
-	g.parent = append(g.parent, i)
-	g.byKey[key] = i
-	return i
-}
-
-// add returns the row's node; rows sharing a key end up with the same root.
+// add returns the row's node. Its keys are its question and its context
+// set; rows sharing a key end up in the same group once finish has run. A
+// blank question is kept as a key (so group labels stay as they were before
+// keys could be left out) but never joins rows: it is no question.
 func (g *rowGroups) add(s *guard.Sample) int {
-	q := g.node("q\x00" + strings.ToLower(strings.Join(strings.Fields(s.Question), " ")))
+	keys := []string{"q\x00" + strings.ToLower(strings.Join(strings.Fields(s.Question), " "))}
 	if len(s.Contexts) > 0 {
 		h := sha256.New()
 		for _, c := range s.Contexts {
 			h.Write([]byte(c.Text))
 			h.Write([]byte{0})
 		}
-		c := g.node("c\x00" + string(h.Sum(nil)))
-		if rq, rc := g.find(q), g.find(c); rq != rc {
-			g.parent[max(rq, rc)] = min(rq, rc)
+		keys = append(keys, "c\x00"+string(h.Sum(nil)))
+	}
+	return g.addKeys(keys...)
+}
+
+// addKeys adds a row with the given keys and returns its node.
+func (g *rowGroups) addKeys(keys ...string) int {
+	i := len(g.parent)
+	g.parent = append(g.parent, i)
+	g.keys = append(g.keys, keys)
+	return i
+}
+
+// finish joins the rows that share a key and labels each group. A key held
+// by more than a 1/folds share of the rows (and by more than one row) does
+// not join them: such a key is a template, not a topic (an FAQ bot's one
+// question, NLI-style prompts that all ask the same, one knowledge base sent
+// with every request), so grouping by it would put nearly every row in one
+// group, and one fold, and leave the other folds' training rows with a
+// single class. The features compare texts with each other, so a key most
+// rows share tells a model little it could overfit. Rows are then grouped by
+// their other keys. The keys left out are listed in Ignored; a blank question
+// never joins rows and is not listed.
+//
+// A group's label is the smallest number, in order of first appearance, of
+// the keys that joined it (a fresh number when none did), so the labels,
+// and the folds drawn from them, are those of plain union–find on every key
+// whenever no key is left out.
+func (g *rowGroups) finish(folds int) {
+	n := len(g.parent)
+	count := map[string]int{}
+	id := map[string]int{}
+	for _, ks := range g.keys {
+		for _, k := range ks {
+			count[k]++
+			if _, ok := id[k]; !ok {
+				id[k] = len(id)
+			}
 		}
 	}
-	return q
+	limit := n / max(folds, 1)
+	joins := func(k string) bool { return k != "q\x00" && (count[k] <= 1 || count[k] <= limit) }
+	first := map[string]int{}
+	for i, ks := range g.keys {
+		for _, k := range ks {
+			if !joins(k) {
+				continue
+			}
+			j, ok := first[k]
+			if !ok {
+				first[k] = i
+				continue
+			}
+			if ri, rj := g.find(i), g.find(j); ri != rj {
+				g.parent[max(ri, rj)] = min(ri, rj)
+			}
+		}
+	}
+	for k, c := range count {
+		if k != "q\x00" && !joins(k) {
+			g.Ignored = append(g.Ignored, describeKey(k, c, n))
+		}
+	}
+	sort.Strings(g.Ignored)
+	best := map[int]int{}
+	for i, ks := range g.keys {
+		r := g.find(i)
+		for _, k := range ks {
+			if joins(k) {
+				if b, ok := best[r]; !ok || id[k] < b {
+					best[r] = id[k]
+				}
+			}
+		}
+	}
+	g.label = make([]int, n)
+	for i := range g.label {
+		r := g.find(i)
+		if b, ok := best[r]; ok {
+			g.label[i] = b
+		} else {
+			g.label[i] = len(id) + r
+		}
+	}
+	g.keys = nil
+}
+
+// describeKey names a key left out of the grouping.
+func describeKey(k string, c, n int) string {
+	kind, v, _ := strings.Cut(k, "\x00")
+	what := "a context set"
+	switch kind {
+	case "q":
+		what = fmt.Sprintf("the question %q", v)
+		if len([]rune(v)) > 60 {
+			what = fmt.Sprintf("the question %q…", string([]rune(v)[:60]))
+		}
+	case "v":
+		what = "one set of chunk relevance vectors (records without text are grouped by them)"
+	}
+	return fmt.Sprintf("%s, shared by %d of %d rows", what, c, n)
 }
 
 // count returns the number of distinct groups among examples.
 func (g *rowGroups) count(es []calExample) int {
 	seen := map[int]bool{}
 	for _, e := range es {
-		seen[g.find(e.group)] = true
+		seen[e.group] = true
 	}
 	return len(seen)
 }
@@ -778,6 +1043,9 @@ func writeIndentedJSON(path string, v any) error {
 func printCalibration(w io.Writer, r *calibrationReport, out string) {
 	fmt.Fprintf(w, "ragtriage calibrate: profile %s → %s (alpha %.3g at %.0f%% confidence, %d folds; %d bad lines skipped)\n",
 		r.Profile, out, r.Alpha, 100*r.Confidence, r.Folds, r.BadLines)
+	for _, k := range r.GroupingIgnored {
+		fmt.Fprintf(w, "note: folds do not group rows by %s: a key that common is a template, not a topic; rows are grouped by their other keys\n", k)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "decision\tn\ttrue\tgroups\tOOF AUROC\tOOF Brier\tOOF ECE\tfail ≤\tpass ≥\tcoverage\tpass err UB\tfail err UB\theld-out coverage\theld-out error\t")
 	for _, d := range r.Decisions {
@@ -811,6 +1079,9 @@ func printCalibration(w io.Writer, r *calibrationReport, out string) {
 		case d.Policy.NoPass:
 			fmt.Fprintf(w, "note: %s never passes confidently (its pass side is undecided by policy)\n", d.Decision)
 		}
+	}
+	if rr := r.Records; rr != nil {
+		printRecords(w, rr)
 	}
 	fmt.Fprintf(w, "pass rule: %s", r.PassRule)
 	for _, c := range r.PassRuleChecks {
