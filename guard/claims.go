@@ -92,6 +92,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 	} else {
 		g.judgeEachClaim(ctx, b, c.runs)
 	}
+	t.withholdClaims(c.runs)
 	c.whole = t.dropGroundedness()
 	c.errAt = len(res.Errors)
 	g.setClaims(res, t, c, nil)
@@ -391,4 +392,22 @@ func (t *table) putClaims(agg Estimate, fixed Verdict) {
 		}
 	}
 	t.add(agg, readFixed)
+}
+
+// withholdClaims withholds the claims' verdicts on a groundedness side the
+// monitor found broken: those claims are uncertain, and escalate.
+func (t *table) withholdClaims(runs []claimRun) {
+	if !t.broken.Has(Groundedness, Pass) && !t.broken.Has(Groundedness, Fail) {
+		return
+	}
+	var w Sides
+	for i := range runs {
+		if r := &runs[i]; r.v != Uncertain && t.broken.Has(Groundedness, r.v) {
+			w |= sideBit(Groundedness, r.v)
+			r.v = Uncertain
+		}
+	}
+	for _, x := range w.List() {
+		t.withhold(Groundedness, "", x.Verdict)
+	}
 }
