@@ -368,7 +368,7 @@ func commonCause(claims []Claim) Cause {
 // It returns what the claims' aggregate keeps of it: its citations and its
 // usage.
 func (t *table) dropGroundedness() (whole Estimate) {
-	out := table{ests: make([]Estimate, 0, len(t.ests)+1)}
+	out := t.emptied(len(t.ests) + 1)
 	for i, e := range t.ests {
 		if e.Decision != Groundedness {
 			out.add(e, t.reader(i))

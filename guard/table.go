@@ -33,6 +33,13 @@ type table struct {
 	decided  bool
 }
 
+// emptied returns a table without estimates (room for n) that keeps the
+// rest of t: the fixed verdict and the monitor's broken sides and withheld
+// verdicts.
+func (t *table) emptied(n int) table {
+	return table{ests: make([]Estimate, 0, n), fixed: t.fixed, broken: t.broken, withheld: t.withheld, decided: t.decided}
+}
+
 func (t *table) reader(i int) reader {
 	if t.via == nil {
 		return readPolicy
