@@ -37,6 +37,11 @@ type Estimate struct {
 	JudgeVersion string        `json:"judgeVersion,omitempty"`
 	Latency      time.Duration `json:"latency,omitempty"`
 	Usage        Usage         `json:"usage,omitzero"`
+	// Features is the raw feature vector the estimate was computed from,
+	// when the judge is a FeatureJudge (nil otherwise). The guard gathers
+	// the vectors into Result.Features; it is not part of the estimate's
+	// JSON form.
+	Features []float64 `json:"-"`
 }
 
 // Usage is what a judge spent on an estimate. Zero for local judges. A
