@@ -24,17 +24,19 @@ type Monitor interface {
 	// calls it once per sample, on the caller's path: it must return at
 	// once, without I/O.
 	Broken(p *Promise) Sides
-	// Observe records the audit of one answer: for each verdict the
-	// guard's own judges gave on it, whether the teacher disagreed. It is
-	// called off the request path and may do I/O (a store shared by a
-	// fleet) within ctx. An error says the audit could not be shared; the
-	// monitor still counts it.
-	Observe(ctx context.Context, p *Promise, audits []Audit) error
+	// Observe records the audit of one answer (an audit draw: see Draws
+	// and AuditOutcomes): for each verdict the guard's own judges gave on
+	// it and the teacher gave too, whether they disagree. Teach calls it
+	// off the request path; it may do I/O (a store shared by a fleet)
+	// within ctx. An error says the audit could not be shared; the monitor
+	// still counts it.
+	Observe(ctx context.Context, p *Promise, audits []AuditOutcome) error
 }
 
 // WithMonitor has Evaluate withhold the verdicts of the decision sides m
-// reports broken, and Teach report audits to m. A nil monitor, or a nil
-// pointer in a Monitor, is refused.
+// reports broken, and Teach report the outcomes of audit draws to m (see
+// WithDraws: the monitor learns only from Draws.Audit). A nil monitor, or a
+// nil pointer in a Monitor, is refused.
 func WithMonitor(m Monitor) Option {
 	return func(g *Guard) error {
 		if isNil(m) {
@@ -161,78 +163,6 @@ func (s Sides) String() string {
 		names[i] = x.String()
 	}
 	return "{" + strings.Join(names, " ") + "}"
-}
-
-// Audit is one audited automatic verdict: the verdict (Pass or Fail) the
-// guard's own judges gave a decision, one per context for chunk relevance,
-// and whether the teacher's verdict on the same decision differed. A
-// verdict the teacher did not give (it abstained, or was uncertain) is no
-// audit.
-type Audit struct {
-	Decision  Decision `json:"decision"`
-	ContextID string   `json:"contextId,omitempty"`
-	Verdict   Verdict  `json:"verdict"`
-	Disagree  bool     `json:"disagree"`
-}
-
-// Side returns the side the audit is about.
-func (a Audit) Side() Side { return Side{a.Decision, a.Verdict} }
-
-// Audits compares the automatic verdicts of res with the teacher's
-// verdicts on the same answer, decision by decision (context by context for
-// chunk relevance): one Audit per decision the guard's judges decided (Pass
-// or Fail) and the teacher decided too. res must be a result the guard's
-// own judges decided alone (no escalation: res.Fallback is nil); for one
-// with a Fallback, Audits returns nil, since its verdicts are partly the
-// fallback's.
-func Audits(res *Result, teacher *Verdicts) []Audit {
-	if res == nil || teacher == nil || res.Fallback != nil {
-		return nil
-	}
-	var out []Audit
-	add := func(d Decision, id string, mine, theirs Verdict) {
-		if mine == Uncertain || theirs == Uncertain {
-			return
-		}
-		out = append(out, Audit{Decision: d, ContextID: id, Verdict: mine, Disagree: mine != theirs})
-	}
-	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
-		if tv, ok := teacher.Retrieval.ChunkRelevance.Get(e.Key); ok {
-			add(ChunkRelevance, e.Key, e.Value, tv)
-		}
-	}
-	for _, d := range Decisions[1:] {
-		mine, ok := res.Verdict(d)
-		if !ok {
-			continue
-		}
-		if theirs, ok := teacher.verdict(d); ok {
-			add(d, "", mine, theirs)
-		}
-	}
-	return out
-}
-
-// verdict returns the verdict of a decision other than ChunkRelevance, and
-// false when it is not part of v.
-func (v *Verdicts) verdict(d Decision) (Verdict, bool) {
-	switch d {
-	case ContextSufficiency:
-		return v.Retrieval.ContextSufficiency, true
-	case ContextConflict:
-		return v.Retrieval.ContextConflict, true
-	case AnswerRelevance:
-		return v.Generation.AnswerRelevance, true
-	case Groundedness:
-		return v.Generation.Groundedness, true
-	case Contradiction:
-		return v.Generation.Contradiction, true
-	case Correctness:
-		if c := v.Generation.Correctness; c != nil {
-			return *c, true
-		}
-	}
-	return Uncertain, false
 }
 
 // Withheld records a verdict a result does not give although its judge's

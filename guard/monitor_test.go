@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -17,11 +18,11 @@ func trip(t *testing.T, m *guard.PromiseMonitor, g *guard.Guard, s guard.Side) {
 	t.Helper()
 	_, p := g.Monitor()
 	for range 100 {
-		a := guard.Audit{Decision: s.Decision, Verdict: s.Verdict, Disagree: true}
+		id := ""
 		if s.Decision == guard.ChunkRelevance {
-			a.ContextID = "c1"
+			id = "c1"
 		}
-		if err := m.Observe(context.Background(), p, []guard.Audit{a}); err != nil {
+		if err := m.Observe(context.Background(), p, []guard.AuditOutcome{outcome(s.Decision, id, s.Verdict, true)}); err != nil {
 			t.Fatal(err)
 		}
 		if m.Broken(p).Has(s.Decision, s.Verdict) {
@@ -203,29 +204,53 @@ func TestEvaluateBrokenClaims(t *testing.T) {
 	}
 }
 
-// TestAudits: the automatic verdicts of a result beside the teacher's,
-// decision by decision; what either left uncertain is no audit.
-func TestAudits(t *testing.T) {
-	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy))
-	res, _ := g.Evaluate(context.Background(), newSample(false, "c1", "c2"))
-	teacher := res.Verdicts
-	teacher.Retrieval.ChunkRelevance = guard.Keyed[guard.Verdict]{{Key: "c1", Value: guard.Pass}, {Key: "c2", Value: guard.Fail}}
-	teacher.Generation.Groundedness = guard.Fail
-	teacher.Generation.AnswerRelevance = guard.Uncertain
-	got := guard.Audits(&res, &teacher)
-	want := []guard.Audit{
-		{Decision: guard.ChunkRelevance, ContextID: "c1", Verdict: guard.Pass},
-		{Decision: guard.ChunkRelevance, ContextID: "c2", Verdict: guard.Pass, Disagree: true},
-		{Decision: guard.ContextSufficiency, Verdict: guard.Pass},
-		{Decision: guard.ContextConflict, Verdict: guard.Pass},
-		{Decision: guard.Groundedness, Verdict: guard.Pass, Disagree: true},
-		{Decision: guard.Contradiction, Verdict: guard.Pass},
+// TestTeachFeedsMonitor: the whole loop inside the guard. Audit draws of
+// answers the embedded judges pass go to a teacher that finds them
+// ungrounded; Teach reports the outcomes, the groundedness pass side
+// trips, and from then on Evaluate escalates such answers instead of
+// passing them. The other sides, on which the teacher agrees, keep
+// deciding.
+func TestTeachFeedsMonitor(t *testing.T) {
+	ctx := context.Background()
+	m := newMonitor(t, guard.PromiseConfig{Alpha: 0.1})
+	disagree := healthy()
+	disagree[guard.Groundedness] = 0.05
+	teacher := guardtest.Fixed{Name: "teacher", P: disagree}
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithMonitor(m),
+		guard.WithDraws(guard.Draws{Audit: 1, Seed: 1}),
+		guard.WithEscalator(guard.EscalatorFunc(func(ctx context.Context, e guard.Escalation) ([]guard.Estimate, error) {
+			return teacher.Judge(ctx, e.Request)
+		}), testPolicy, guard.FailClosed))
+	tripped := 0
+	for i := range 10 {
+		s := newSample(false, "c1")
+		s.ID = fmt.Sprint("row", i)
+		res, err := g.Evaluate(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Withheld != nil {
+			tripped = i
+			if res.Route != guard.Fallback || res.Draw == nil || res.Draw.Kind != guard.DrawExplore && res.Draw.Drawn {
+				t.Errorf("row %d: route %v, draw %+v; want the fallback, no audit draw", i, res.Route, res.Draw)
+			}
+			break
+		}
+		if res.Route != guard.Auto || res.Draw == nil || !res.Draw.Drawn || res.Draw.Kind != guard.DrawAudit {
+			t.Fatalf("row %d: route %v, draw %+v; want an audit draw of an auto pass", i, res.Route, res.Draw)
+		}
+		if err := g.Teach(ctx, &s, &res); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("Audits = %+v\nwant %+v", got, want)
+	trips := m.Trips()
+	if tripped == 0 || len(trips) != 1 || trips[0].Side != groundedPass || trips[0].Audits != int64(tripped) {
+		t.Fatalf("tripped at row %d, trips %+v; want groundedness/pass after as many audits as rows before it", tripped, trips)
 	}
-	res.Fallback = &guard.FallbackInfo{}
-	if got := guard.Audits(&res, &teacher); got != nil {
-		t.Errorf("Audits of an escalated result = %+v; want none", got)
+	_, p := g.Monitor()
+	for _, st := range m.State(p) {
+		if st.Side != groundedPass && (st.Tripped || st.Disagreements != 0) {
+			t.Errorf("side %v: %+v; want it untouched (the teacher agrees)", st.Side, st)
+		}
 	}
 }

@@ -270,7 +270,7 @@ func (m *PromiseMonitor) Broken(p *Promise) Sides {
 // those. A side that trips is broken from then on. An error says the store
 // could not be used: the audits are kept and sent with the next Observe or
 // Sync, and the test reads this monitor's own tallies meanwhile.
-func (m *PromiseMonitor) Observe(ctx context.Context, p *Promise, audits []Audit) error {
+func (m *PromiseMonitor) Observe(ctx context.Context, p *Promise, audits []AuditOutcome) error {
 	if p == nil {
 		return errors.New("guard: promise monitor: Observe: nil promise")
 	}
@@ -278,7 +278,7 @@ func (m *PromiseMonitor) Observe(ctx context.Context, p *Promise, audits []Audit
 	var trips []Trip
 	st.mu.Lock()
 	for _, a := range audits {
-		s := a.Side()
+		s := Side{a.Decision, a.Auto}
 		if !s.Valid() {
 			continue
 		}

@@ -53,7 +53,7 @@ func mixtureByQuadrature(n, k int64, alpha, a, b float64) float64 {
 func TestMixtureMatchesQuadrature(t *testing.T) {
 	const tol = 1e-6
 	for _, c := range []struct {
-		n, k       int64
+		n, k        int64
 		alpha, a, b float64
 	}{
 		{10, 3, 0.1, 2, 3}, {50, 12, 0.1, 1, 1}, {30, 12, 0.1, 2, 4},

@@ -32,6 +32,16 @@ func newMonitor(t testing.TB, cfg guard.PromiseConfig) *guard.PromiseMonitor {
 
 var groundedPass = guard.Side{Decision: guard.Groundedness, Verdict: guard.Pass}
 
+// outcome is the audit of the automatic verdict auto on (d, id), with the
+// teacher disagreeing or not.
+func outcome(d guard.Decision, id string, auto guard.Verdict, disagree bool) guard.AuditOutcome {
+	teacher := auto
+	if disagree {
+		teacher = guard.Pass + guard.Fail - auto
+	}
+	return guard.AuditOutcome{Decision: d, ContextID: id, Auto: auto, Teacher: teacher, Disagree: disagree}
+}
+
 // auditsToTrip streams audits of groundedness's pass side, each a
 // disagreement with probability q, into a fresh monitor until it trips; it
 // returns the number of audits then, or 0 when it did not trip within max.
@@ -39,8 +49,8 @@ func auditsToTrip(t testing.TB, cfg guard.PromiseConfig, q float64, max int, rng
 	m := newMonitor(t, cfg)
 	p := &guard.Promise{Key: "sim"}
 	for n := 1; n <= max; n++ {
-		a := guard.Audit{Decision: guard.Groundedness, Verdict: guard.Pass, Disagree: rng.Float64() < q}
-		if err := m.Observe(context.Background(), p, []guard.Audit{a}); err != nil {
+		a := outcome(guard.Groundedness, "", guard.Pass, rng.Float64() < q)
+		if err := m.Observe(context.Background(), p, []guard.AuditOutcome{a}); err != nil {
 			t.Fatal(err)
 		}
 		if m.Broken(p).Has(guard.Groundedness, guard.Pass) {
@@ -151,11 +161,11 @@ func TestPromiseMonitorSides(t *testing.T) {
 	// Groundedness pass: every audit a disagreement; its fail side and
 	// answer relevance always agree.
 	for range 3 {
-		err := m.Observe(ctx, p, []guard.Audit{
-			{Decision: guard.Groundedness, Verdict: guard.Pass, Disagree: true},
-			{Decision: guard.Groundedness, Verdict: guard.Fail},
-			{Decision: guard.AnswerRelevance, Verdict: guard.Pass},
-			{Decision: guard.ChunkRelevance, ContextID: "c1", Verdict: guard.Uncertain, Disagree: true}, // no side: ignored
+		err := m.Observe(ctx, p, []guard.AuditOutcome{
+			outcome(guard.Groundedness, "", guard.Pass, true),
+			outcome(guard.Groundedness, "", guard.Fail, false),
+			outcome(guard.AnswerRelevance, "", guard.Pass, false),
+			{Decision: guard.ChunkRelevance, ContextID: "c1", Auto: guard.Uncertain, Teacher: guard.Pass, Disagree: true}, // no side: ignored
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +188,7 @@ func TestPromiseMonitorSides(t *testing.T) {
 	}
 	// More audits keep it tripped, and trip nothing twice.
 	for range 50 {
-		_ = m.Observe(ctx, p, []guard.Audit{{Decision: guard.Groundedness, Verdict: guard.Pass}})
+		_ = m.Observe(ctx, p, []guard.AuditOutcome{outcome(guard.Groundedness, "", guard.Pass, false)})
 	}
 	if len(m.Trips()) != 1 || !m.Broken(p).Has(guard.Groundedness, guard.Pass) {
 		t.Errorf("after agreeing audits: trips %+v, broken %v; want the one trip, still broken", m.Trips(), m.Broken(p))
