@@ -172,6 +172,7 @@ type PromiseMonitor struct {
 	trips []Trip
 
 	storeErrors atomic.Uint64
+	storeDown   atomic.Bool // the last store operation failed (logged once)
 }
 
 var _ Monitor = (*PromiseMonitor)(nil)
@@ -349,7 +350,7 @@ func (m *PromiseMonitor) sync(ctx context.Context, st *promiseState) ([]Trip, er
 	got, err := m.cfg.Store.AddTallies(sctx, st.key, add)
 	cancel()
 	if err != nil {
-		m.storeErrors.Add(1)
+		m.storeFailed(err)
 		st.mu.Lock()
 		for _, a := range add { // still pending; the view already counts them
 			t := st.side(a.Side)
@@ -360,6 +361,7 @@ func (m *PromiseMonitor) sync(ctx context.Context, st *promiseState) ([]Trip, er
 		return nil, fmt.Errorf("guard: promise monitor: store: %w", err)
 	}
 
+	m.storeWorked()
 	var trips []Trip
 	st.mu.Lock()
 	if got.Epoch > st.epoch {
@@ -409,7 +411,7 @@ func (m *PromiseMonitor) sync(ctx context.Context, st *promiseState) ([]Trip, er
 		err = m.cfg.Store.MarkTripped(sctx, st.key, epoch, mark)
 		cancel()
 		if err != nil {
-			m.storeErrors.Add(1)
+			m.storeFailed(err)
 			return trips, fmt.Errorf("guard: promise monitor: store: %w", err)
 		}
 		st.mu.Lock()
@@ -514,6 +516,24 @@ func (m *PromiseMonitor) State(p *Promise) []SideState {
 	return out
 }
 
+// storeFailed counts a failed store operation; the first after one that
+// worked is logged.
+func (m *PromiseMonitor) storeFailed(err error) {
+	m.storeErrors.Add(1)
+	if !m.storeDown.Swap(true) {
+		m.cfg.Logger.Warn("ragtriage: promise monitor: the store failed; counting this replica's audits alone until it is back",
+			"error", err.Error())
+	}
+}
+
+// storeWorked notes a store operation that worked, logging the store's
+// return after a failure.
+func (m *PromiseMonitor) storeWorked() {
+	if m.storeDown.Swap(false) {
+		m.cfg.Logger.Info("ragtriage: promise monitor: the store is back; the audits kept meanwhile were added")
+	}
+}
+
 // StoreErrors counts the store operations that failed.
 func (m *PromiseMonitor) StoreErrors() uint64 { return m.storeErrors.Load() }
 
@@ -534,7 +554,7 @@ func (m *PromiseMonitor) Reset(ctx context.Context) error {
 			e, err := m.cfg.Store.ResetTallies(sctx, st.key)
 			cancel()
 			if err != nil {
-				m.storeErrors.Add(1)
+				m.storeFailed(err)
 				errs = append(errs, fmt.Errorf("guard: promise monitor: reset %s: store: %w", st.key, err))
 			} else {
 				epoch = e
@@ -551,4 +571,19 @@ func (m *PromiseMonitor) Reset(ctx context.Context) error {
 		return true
 	})
 	return errors.Join(errs...)
+}
+
+// String (Tally, Trip, SideState) writes every field: the embedded Side's
+// String would otherwise stand for the whole value.
+func (t Tally) String() string {
+	return fmt.Sprintf("%v: %d audits, %d disagreements", t.Side, t.Audits, t.Disagreements)
+}
+
+func (t Trip) String() string {
+	return fmt.Sprintf("%v tripped at %d audits, %d disagreements (e-value %.4g, α %v, δ %v, promise %s, at %s, remote %v)",
+		t.Side, t.Audits, t.Disagreements, t.EValue, t.Alpha, t.Delta, t.Promise, t.At.Format(time.RFC3339Nano), t.Remote)
+}
+
+func (s SideState) String() string {
+	return fmt.Sprintf("%v: %d audits, %d disagreements, e-value %.4g, tripped %v", s.Side, s.Audits, s.Disagreements, s.EValue, s.Tripped)
 }

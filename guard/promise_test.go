@@ -287,3 +287,106 @@ func (*failingStore) MarkTripped(context.Context, string, int64, []guard.Tally) 
 	return errStoreDown
 }
 func (*failingStore) ResetTallies(context.Context, string) (int64, error) { return 0, errStoreDown }
+
+// flakyStore is a PromiseStore in memory that fails while down is set.
+type flakyStore struct {
+	mu      sync.Mutex
+	down    bool
+	epoch   int64
+	sides   map[guard.Side]guard.Tally
+	tripped map[guard.Side]guard.Tally
+}
+
+func (s *flakyStore) AddTallies(_ context.Context, _ string, add []guard.Tally) (guard.Tallies, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return guard.Tallies{}, errStoreDown
+	}
+	if s.sides == nil {
+		s.sides, s.tripped = map[guard.Side]guard.Tally{}, map[guard.Side]guard.Tally{}
+	}
+	for _, a := range add {
+		t := s.sides[a.Side]
+		t.Side, t.Audits, t.Disagreements = a.Side, t.Audits+a.Audits, t.Disagreements+a.Disagreements
+		s.sides[a.Side] = t
+	}
+	out := guard.Tallies{Epoch: s.epoch}
+	for _, t := range s.sides {
+		out.Sides = append(out.Sides, t)
+	}
+	for _, t := range s.tripped {
+		out.Tripped = append(out.Tripped, t)
+	}
+	return out, nil
+}
+
+func (s *flakyStore) MarkTripped(_ context.Context, _ string, epoch int64, trips []guard.Tally) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return errStoreDown
+	}
+	for _, t := range trips {
+		if _, ok := s.tripped[t.Side]; !ok && epoch == s.epoch {
+			s.tripped[t.Side] = t
+		}
+	}
+	return nil
+}
+
+func (s *flakyStore) ResetTallies(context.Context, string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return 0, errStoreDown
+	}
+	s.epoch++
+	clear(s.sides)
+	clear(s.tripped)
+	return s.epoch, nil
+}
+
+func (s *flakyStore) setDown(v bool) { s.mu.Lock(); s.down = v; s.mu.Unlock() }
+
+// TestPromiseStoreDown: while the store is down, the monitor counts its own
+// audits, tests them and trips on them; once the store is back, the audits
+// it kept and its trip reach the store.
+func TestPromiseStoreDown(t *testing.T) {
+	ctx := context.Background()
+	s := &flakyStore{}
+	m := newMonitor(t, guard.PromiseConfig{Alpha: 0.1, Store: s})
+	p := &guard.Promise{Key: "k"}
+	if err := m.Observe(ctx, p, []guard.AuditOutcome{outcome(guard.Groundedness, "", guard.Pass, false)}); err != nil {
+		t.Fatal(err)
+	}
+	s.setDown(true)
+	for range 4 {
+		err := m.Observe(ctx, p, []guard.AuditOutcome{outcome(guard.Groundedness, "", guard.Pass, true)})
+		if !errors.Is(err, errStoreDown) {
+			t.Fatalf("Observe with the store down: %v; want the store's error", err)
+		}
+	}
+	if st := m.State(p); len(st) != 1 || st[0].Audits != 5 || st[0].Disagreements != 4 || !st[0].Tripped || !m.Broken(p).Has(guard.Groundedness, guard.Pass) {
+		t.Errorf("store down: state %+v; want 5 audits, 4 disagreements, tripped on its own tallies", st)
+	}
+	if m.StoreErrors() != 4 {
+		t.Errorf("StoreErrors = %d; want 4", m.StoreErrors())
+	}
+	s.setDown(false)
+	if err := m.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.AddTallies(ctx, "k", nil)
+	if len(got.Sides) != 1 || got.Sides[0].Audits != 5 || got.Sides[0].Disagreements != 4 || len(got.Tripped) != 1 {
+		t.Errorf("store after it came back: %+v; want the 5 audits and the trip", got)
+	}
+	if st := m.State(p); st[0].Audits != 5 {
+		t.Errorf("after the Sync: %+v; want 5 audits (none counted twice)", st)
+	}
+	// A Reset that cannot reach the store clears this monitor and says so.
+	s.setDown(true)
+	if err := m.Reset(ctx); !errors.Is(err, errStoreDown) || m.Broken(p) != 0 {
+		t.Errorf("Reset with the store down: %v, broken %v; want the store's error, cleared here", err, m.Broken(p))
+	}
+}
