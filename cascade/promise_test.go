@@ -10,11 +10,15 @@ import (
 
 // The MemoryStore shares promise monitors' tallies within a process.
 func TestMemoryStorePromises(t *testing.T) {
-	guardtest.TestPromiseStore(t, func(t *testing.T) guard.PromiseStore {
+	guardtest.TestPromiseStore(t, func(t *testing.T, n int) []guard.PromiseStore {
 		s, err := cascade.NewMemoryStore(0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		fleet := make([]guard.PromiseStore, n)
+		for i := range fleet {
+			fleet[i] = s
+		}
+		return fleet
 	})
 }

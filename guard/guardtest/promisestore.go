@@ -15,11 +15,13 @@ import (
 // tallies add up (also when replicas add at once), a trip's first record
 // stays, a record for another epoch is ignored, a reset starts a new epoch
 // with nothing in it, and a trip or a reset on one replica reaches another
-// at its next Sync. newStore returns an empty store; stores it returns for
-// one test must not share keys with each other (use a fresh prefix or
-// database).
-func TestPromiseStore(t *testing.T, newStore func(t *testing.T) guard.PromiseStore) {
+// at its next Sync. newFleet returns n stores that share one empty state,
+// as the replicas of a fleet do (for a networked store: n clients on a
+// fresh prefix or database), and share nothing with the stores of other
+// calls.
+func TestPromiseStore(t *testing.T, newFleet func(t *testing.T, n int) []guard.PromiseStore) {
 	t.Helper()
+	newStore := func(t *testing.T) guard.PromiseStore { return newFleet(t, 1)[0] }
 	ctx := context.Background()
 	gp := guard.Side{Decision: guard.Groundedness, Verdict: guard.Pass}
 	cf := guard.Side{Decision: guard.ChunkRelevance, Verdict: guard.Fail}
@@ -82,8 +84,9 @@ func TestPromiseStore(t *testing.T, newStore func(t *testing.T) guard.PromiseSto
 	})
 
 	t.Run("concurrent adds", func(t *testing.T) {
-		s := newStore(t)
 		const workers, each = 8, 25
+		fleet := newFleet(t, workers)
+		s := fleet[0]
 		var wg sync.WaitGroup
 		errs := make(chan error, workers*each)
 		for w := range workers {
@@ -91,7 +94,7 @@ func TestPromiseStore(t *testing.T, newStore func(t *testing.T) guard.PromiseSto
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					_, err := s.AddTallies(ctx, "p", []guard.Tally{{Side: gp, Audits: 1, Disagreements: int64((w + i) % 2)}})
+					_, err := fleet[w].AddTallies(ctx, "p", []guard.Tally{{Side: gp, Audits: 1, Disagreements: int64((w + i) % 2)}})
 					if err != nil {
 						errs <- err
 					}
@@ -110,10 +113,12 @@ func TestPromiseStore(t *testing.T, newStore func(t *testing.T) guard.PromiseSto
 	})
 
 	t.Run("fleet", func(t *testing.T) {
-		s := newStore(t)
+		fleet := newFleet(t, 3)
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		replicas := 0
 		newMon := func() *guard.PromiseMonitor {
-			m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: 0.1, Store: s, Logger: quiet})
+			m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: 0.1, Store: fleet[replicas], Logger: quiet})
+			replicas++
 			if err != nil {
 				t.Fatal(err)
 			}
