@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -252,5 +253,18 @@ func TestTeachFeedsMonitor(t *testing.T) {
 		if st.Side != groundedPass && (st.Tripped || st.Disagreements != 0) {
 			t.Errorf("side %v: %+v; want it untouched (the teacher agrees)", st.Side, st)
 		}
+	}
+}
+
+// A result's log line names the withheld sides and the cause, without text.
+func TestWithheldLogValue(t *testing.T) {
+	m := newMonitor(t, guard.PromiseConfig{Alpha: 0.1})
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithMonitor(m))
+	trip(t, m, g, groundedPass)
+	res, _ := g.Evaluate(context.Background(), newSample(false, "c1"))
+	var buf strings.Builder
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("judged", "result", res)
+	if s := buf.String(); !strings.Contains(s, "result.withheld=groundedness/pass") || !strings.Contains(s, "result.cause=promise_broken") {
+		t.Errorf("log = %s; want the withheld side and the cause", s)
 	}
 }
