@@ -134,11 +134,12 @@ type Teacher struct {
 	// to WithEscalator). A decision the teacher did not answer, or
 	// answered from the primary judge (see FromPrimary), is uncertain.
 	Verdicts Verdicts `json:"verdicts"`
-	// Cause is set when the teacher left a decision unanswered: a refusal
-	// (budget, breaker_open, concurrency, closed), the request's end
-	// (deadline, cancelled), a failure (fallback_failed) or an abstention
-	// (fallback_abstained). The first such cause; Reason says it for
-	// people.
+	// Cause is set when the teacher was refused or failed on some
+	// decision: a refusal (budget, breaker_open, concurrency, closed), the
+	// request's end (deadline, cancelled) or a failure (fallback_failed);
+	// the first such cause, Reason says it for people. An abstention of the
+	// teacher itself ("cannot tell": fallback_abstained) is no cause here:
+	// its estimate says so, and its verdict is uncertain.
 	Cause  Cause  `json:"cause,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Usage is what the teacher spent on this result. It is not part of
@@ -164,14 +165,14 @@ func (t *Teacher) Refused() bool {
 }
 
 // ErrNoTeacher is returned by Teach on a drawn result when the guard has no
-// escalator to ask.
+// escalator to ask (a result drawn by another guard).
 var ErrNoTeacher = errors.New("guard: Teach: no escalator configured (WithEscalator) to teach with")
 
 // WithDraws draws a uniform random share of the answers for the teacher
 // (see Draws). Evaluate decides the draw and records it in Result.Draw; it
 // never asks the teacher itself. Guard.Teach does, for a drawn result, off
-// the request path. Draws need an escalator (WithEscalator) to teach with;
-// without one Teach returns ErrNoTeacher.
+// the request path. Draws need an escalator (WithEscalator) to teach with:
+// New refuses WithDraws without one.
 func WithDraws(d Draws) Option {
 	return func(g *Guard) error {
 		if err := d.Validate(); err != nil {
@@ -187,28 +188,26 @@ func WithDraws(d Draws) Option {
 }
 
 // TeachStats counts the teacher draws of a Guard and what Teach made of
-// them. Drawn = Taught + draws not taught (yet). Taught = Complete + the
-// sum of Unanswered. Audit sides count the decisions of audit draws on
-// which both the embedded judges and the teacher gave a verdict;
-// Disagreements those where the verdicts differ.
+// them. Drawn = Taught + draws not taught (yet, or dropped by the caller).
+// Taught = Answered + the sum of ByCause. Audit sides count the decisions
+// of audit draws on which both the embedded judges and the teacher gave a
+// verdict; Disagreements those where the verdicts differ.
 type TeachStats struct {
 	Drawn    uint64 // results Evaluate drew
 	Taught   uint64 // drawn results Teach asked the teacher about
-	Complete uint64 // of those, the teacher answered every decision
-	// Unanswered counts the taught results the teacher left a decision
-	// unanswered on, by Teacher.Cause: a refusal (budget, breaker_open,
-	// concurrency, closed), the request's end, a failure, an abstention.
-	// Never retried.
-	Unanswered    map[Cause]uint64
+	Answered uint64 // of those, the teacher was neither refused nor failed
+	// ByCause counts the taught results whose teacher was refused or
+	// failed, by Teacher.Cause. They are never retried.
+	ByCause       map[Cause]uint64
 	AuditSides    uint64
 	Disagreements uint64
 }
 
-// Refused sums the Unanswered counts whose cause is a refusal or the
+// Refused sums the ByCause counts whose cause is a refusal or the
 // request's end (see Teacher.Refused).
 func (s TeachStats) Refused() uint64 {
 	var n uint64
-	for c, k := range s.Unanswered {
+	for c, k := range s.ByCause {
 		if (&Teacher{Cause: c}).Refused() {
 			n += k
 		}
@@ -218,8 +217,8 @@ func (s TeachStats) Refused() uint64 {
 
 // teachStats holds TeachStats' counters.
 type teachStats struct {
-	drawn, taught, complete, sides, disagree atomic.Uint64
-	unanswered                               [maxCauses + 1]atomic.Uint64 // by index in Causes; the last: a cause guard does not name
+	drawn, taught, answered, sides, disagree atomic.Uint64
+	byCause                                  [maxCauses + 1]atomic.Uint64 // by index in Causes; the last: a cause guard does not name
 }
 
 // maxCauses bounds len(Causes) for teachStats' array.
@@ -227,21 +226,21 @@ const maxCauses = 16
 
 // TeachStats returns the counts so far. Safe for concurrent use.
 func (g *Guard) TeachStats() TeachStats {
-	st := TeachStats{Drawn: g.teach.drawn.Load(), Taught: g.teach.taught.Load(), Complete: g.teach.complete.Load(),
+	st := TeachStats{Drawn: g.teach.drawn.Load(), Taught: g.teach.taught.Load(), Answered: g.teach.answered.Load(),
 		AuditSides: g.teach.sides.Load(), Disagreements: g.teach.disagree.Load()}
-	for i := range g.teach.unanswered {
-		n := g.teach.unanswered[i].Load()
+	for i := range g.teach.byCause {
+		n := g.teach.byCause[i].Load()
 		if n == 0 {
 			continue
 		}
-		if st.Unanswered == nil {
-			st.Unanswered = make(map[Cause]uint64, 2)
+		if st.ByCause == nil {
+			st.ByCause = make(map[Cause]uint64, 2)
 		}
 		c := Cause("other")
 		if i < len(Causes) {
 			c = Causes[i]
 		}
-		st.Unanswered[c] += n
+		st.ByCause[c] += n
 	}
 	return st
 }
@@ -383,9 +382,9 @@ func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 	res.Teacher = t
 	g.teach.taught.Add(1)
 	if t.Cause == "" {
-		g.teach.complete.Add(1)
+		g.teach.answered.Add(1)
 	} else {
-		g.teach.unanswered[causeIndex(t.Cause)].Add(1)
+		g.teach.byCause[causeIndex(t.Cause)].Add(1)
 	}
 	if res.Draw.Kind == DrawAudit {
 		// The audit's outcome per decision side: what the promise monitor
@@ -467,8 +466,8 @@ func (g *Guard) primaryJudge(name string) bool {
 }
 
 // teacherVerdicts fills t.Verdicts (and t.FromPrimary, and t.Cause when the
-// teacher left a decision unanswered) from t.Estimates, read with the
-// fallback policy.
+// teacher was refused or failed on a decision) from t.Estimates, read with
+// the fallback policy.
 func (g *Guard) teacherVerdicts(s *Sample, t *Teacher, ds []Decision) {
 	read := func(d Decision, id string) Verdict {
 		for i := range t.Estimates {
@@ -478,7 +477,7 @@ func (g *Guard) teacherVerdicts(s *Sample, t *Teacher, ds []Decision) {
 			}
 			switch {
 			case e.Abstained:
-				if t.Cause == "" {
+				if t.Cause == "" && e.Cause != CauseFallbackAbstained {
 					t.Cause, t.Reason = e.Cause, e.Reason
 				}
 				return Uncertain
@@ -488,10 +487,7 @@ func (g *Guard) teacherVerdicts(s *Sample, t *Teacher, ds []Decision) {
 			}
 			return g.esc.policy.Verdict(d, e.P)
 		}
-		if t.Cause == "" {
-			t.Cause, t.Reason = CauseFallbackAbstained, "the teacher gave no estimate"
-		}
-		return Uncertain
+		return Uncertain // no estimate: the teacher could not tell
 	}
 	v := &t.Verdicts
 	v.Retrieval.ChunkRelevance = make(Keyed[Verdict], 0, len(s.Contexts))

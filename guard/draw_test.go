@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -71,11 +72,11 @@ func TestResultFeatures(t *testing.T) {
 
 func TestWithDrawsValidates(t *testing.T) {
 	for _, d := range []guard.Draws{{Explore: -0.1}, {Audit: 1.5}, {Explore: math.NaN()}} {
-		if _, err := guard.New(guard.WithDraws(d)); err == nil {
+		if _, err := guard.New(guard.WithDraws(d)); err == nil || !strings.Contains(err.Error(), "not in [0, 1]") {
 			t.Errorf("WithDraws(%+v) accepted", d)
 		}
 	}
-	// Zero rates configure nothing.
+	// Zero rates configure nothing (and need no escalator).
 	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithDraws(guard.Draws{Seed: 3}))
 	res, _ := g.Evaluate(context.Background(), newSample(false, "c1"))
 	if res.Draw != nil {
@@ -90,6 +91,7 @@ func TestDrawsUniformAndDeterministic(t *testing.T) {
 	const n, rate = 4000, 0.2
 	newG := func(seed uint64) *guard.Guard {
 		return mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy),
+			guard.WithEscalator(&escalator{judge: healthyJudge()}, testPolicy, guard.FailClosed),
 			guard.WithDraws(guard.Draws{Explore: rate, Seed: seed}))
 	}
 	run := func(g *guard.Guard) []bool {
@@ -230,7 +232,7 @@ func TestTeachExplore(t *testing.T) {
 		t.Errorf("second Teach: %v, %d calls", err, len(fb.asked))
 	}
 	st := g.TeachStats()
-	if st.Drawn != 1 || st.Taught != 1 || st.Complete != 1 || st.AuditSides != 0 {
+	if st.Drawn != 1 || st.Taught != 1 || st.Answered != 1 || st.AuditSides != 0 {
 		t.Errorf("TeachStats = %+v", st)
 	}
 	// JSON round trip keeps the teacher.
@@ -326,7 +328,7 @@ func TestTeachRefused(t *testing.T) {
 				t.Errorf("refused teacher verdict %v", tr.Verdicts.Generation.Groundedness)
 			}
 			st := g.TeachStats()
-			if st.Taught != 1 || st.Complete != 0 || st.Unanswered[tc.want] != 1 || st.Refused() != 1 {
+			if st.Taught != 1 || st.Answered != 0 || st.ByCause[tc.want] != 1 || st.Refused() != 1 {
 				t.Errorf("TeachStats = %+v", st)
 			}
 			// Never retried.
@@ -365,9 +367,16 @@ func TestTeachFromPrimary(t *testing.T) {
 }
 
 func TestTeachWithoutEscalatorOrDraw(t *testing.T) {
-	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithDraws(guard.Draws{Explore: 1}))
+	if _, err := guard.New(guard.WithJudge(healthyJudge()), guard.WithDraws(guard.Draws{Explore: 1})); err == nil || !strings.Contains(err.Error(), "WithEscalator") {
+		t.Errorf("WithDraws without an escalator: %v", err)
+	}
+	fb := &escalator{judge: healthyJudge()}
+	drawer := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Explore: 1}))
 	s := newSample(false, "c1")
-	res, _ := g.Evaluate(context.Background(), s)
+	res, _ := drawer.Evaluate(context.Background(), s)
+	// A result drawn by one guard, taught by a guard without escalator.
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy))
 	if err := g.Teach(context.Background(), &s, &res); !errors.Is(err, guard.ErrNoTeacher) {
 		t.Errorf("Teach without escalator: %v; want ErrNoTeacher", err)
 	}
@@ -378,5 +387,38 @@ func TestTeachWithoutEscalatorOrDraw(t *testing.T) {
 	}
 	if err := g.Teach(context.Background(), nil, &res); err == nil {
 		t.Error("nil sample accepted")
+	}
+}
+
+func TestTeachAbstentionIsNoCause(t *testing.T) {
+	// A teacher that cannot tell on a decision is not refused: its
+	// estimate says so, its verdict is uncertain, and the draw counts as
+	// answered.
+	esc := guard.EscalatorFunc(func(ctx context.Context, e guard.Escalation) ([]guard.Estimate, error) {
+		out, err := healthyJudge().Judge(ctx, e.Request)
+		for i := range out {
+			if out[i].Decision == guard.Groundedness {
+				out[i] = guard.Abstain(guard.Groundedness, "", "no label")
+			}
+		}
+		return out, err
+	})
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(esc, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Explore: 1}))
+	s := newSample(false, "c1")
+	res, _ := g.Evaluate(context.Background(), s)
+	if err := g.Teach(context.Background(), &s, &res); err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Teacher
+	if tr.Cause != "" || tr.Verdicts.Generation.Groundedness != guard.Uncertain || tr.Verdicts.Generation.AnswerRelevance != guard.Pass {
+		t.Errorf("teacher %+v", tr)
+	}
+	i := slices.IndexFunc(tr.Estimates, func(e guard.Estimate) bool { return e.Decision == guard.Groundedness })
+	if i < 0 || !tr.Estimates[i].Abstained || tr.Estimates[i].Cause != guard.CauseFallbackAbstained {
+		t.Errorf("groundedness estimate %+v", tr.Estimates)
+	}
+	if st := g.TeachStats(); st.Answered != 1 || len(st.ByCause) != 0 {
+		t.Errorf("TeachStats = %+v", st)
 	}
 }

@@ -147,6 +147,15 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 			}
 		}
 	}
+	// A result drawn for the teacher is taught before its record is
+	// written: here in the shadow worker, inline in the background once
+	// the answer is returned (see Teacher).
+	tc, later := drawn(ev, &v)
+	if later && ev.shadow != nil {
+		c.teach.drawn.Add(1)
+		c.teach.teach(ctx, tc, ev, &v.res)
+		later = false
+	}
 
 	// The record's copy of the result comes first: the span reuses its
 	// redacted reasons.
@@ -169,7 +178,11 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	sc := span.SpanContext()
 	span.End()
 
-	if exported != nil {
+	switch {
+	case later:
+		// The caller's v keeps no teacher: the background copy gets it.
+		c.teach.later(tc, ev, v, kinds.pairs, start, sc)
+	case exported != nil:
 		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, kinds.pairs, start, sc))
 	}
 	return v

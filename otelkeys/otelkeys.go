@@ -262,4 +262,12 @@ const (
 	// MetricSinkDropped: "queue_full", "closed" (after Shutdown began) or
 	// "shutdown" (queued, abandoned when Shutdown's context ended).
 	DropReason = "ragtriage.drop.reason"
+	// MetricTeacherDraws counts the answers drawn for the teacher
+	// (guard.WithDraws) once the middleware has taught them, by
+	// TeacherOutcome: "answered", or the cause the teacher was refused or
+	// failed with ("budget", "breaker_open", "concurrency", "closed",
+	// "deadline", "cancelled", "fallback_failed", …).
+	MetricTeacherDraws = "ragtriage.teacher.draws"
+	// TeacherOutcome is the attribute of MetricTeacherDraws.
+	TeacherOutcome = "ragtriage.teacher.outcome"
 )
