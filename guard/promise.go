@@ -587,3 +587,6 @@ func (t Trip) String() string {
 func (s SideState) String() string {
 	return fmt.Sprintf("%v: %d audits, %d disagreements, e-value %.4g, tripped %v", s.Side, s.Audits, s.Disagreements, s.EValue, s.Tripped)
 }
+
+// Config returns the monitor's configuration, defaults filled in.
+func (m *PromiseMonitor) Config() PromiseConfig { return m.cfg }
