@@ -2,6 +2,8 @@ package guard_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -67,4 +69,34 @@ func BenchmarkLoopDrawsNoID(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDrawUniform is the draw's hash alone, of a 16-character ID (the
+// middleware's random IDs) and of the texts of a sample without one.
+func BenchmarkDrawUniform(b *testing.B) {
+	s := newSample(false, "c1", "c2", "c3", "c4", "c5")
+	s.ID = "0123456789abcdef"
+	b.Run("id", func(b *testing.B) {
+		for b.Loop() {
+			guard.DrawUniform(1, &s)
+		}
+	})
+	t := s
+	t.ID = ""
+	b.Run("texts", func(b *testing.B) {
+		for b.Loop() {
+			guard.DrawUniform(1, &t)
+		}
+	})
+	long := t
+	long.Contexts = nil
+	for i := range 5 {
+		long.Contexts = append(long.Contexts, guard.Context{ID: fmt.Sprint("c", i), Text: strings.Repeat("Refunds take five business days. ", 25)})
+	}
+	b.Run("texts-4KB", func(b *testing.B) {
+		b.SetBytes(int64(len(long.Contexts) * len(long.Contexts[0].Text)))
+		for b.Loop() {
+			guard.DrawUniform(1, &long)
+		}
+	})
 }

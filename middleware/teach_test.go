@@ -209,7 +209,8 @@ func TestShadowTeach(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf syncBuffer
-	c, err := New(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), WithShadow(sh), WithSink(record.NewWriter(&buf)))
+	k := newTelemetry(t)
+	c, err := New(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(), WithShadow(sh), WithSink(record.NewWriter(&buf)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +231,13 @@ func TestShadowTeach(t *testing.T) {
 	}
 	if st := c.TeachStats(); st != (TeachStats{Drawn: 1, Taught: 1, Answered: 1}) {
 		t.Errorf("TeachStats = %+v", st)
+	}
+	span := spanByName(t, k.spans.Ended(), otelkeys.SpanEvaluation)[0]
+	kind, _ := attrOf(span.Attributes(), otelkeys.DrawKind)
+	dr, _ := attrOf(span.Attributes(), otelkeys.DrawDrawn)
+	judge, _ := attrOf(span.Attributes(), otelkeys.TeacherJudge)
+	if kind.AsString() != "explore" || !dr.AsBool() || judge.AsString() != "teacher" {
+		t.Errorf("span: draw kind %v drawn %v, teacher %v", kind, dr, judge)
 	}
 }
 

@@ -397,6 +397,16 @@ func resultAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []a
 		attrs = append(attrs, attribute.StringSlice(otelkeys.JudgeErrors, names),
 			attribute.StringSlice(otelkeys.JudgeErrorCauses, causes))
 	}
+	if d := r.Draw; d != nil {
+		attrs = append(attrs, attribute.String(otelkeys.DrawKind, string(d.Kind)),
+			attribute.Bool(otelkeys.DrawDrawn, d.Drawn), attribute.Float64(otelkeys.DrawInclusion, d.Inclusion))
+	}
+	if tc := r.Teacher; tc != nil {
+		attrs = append(attrs, attribute.String(otelkeys.TeacherJudge, tc.Judge))
+		if tc.Cause != "" {
+			attrs = append(attrs, attribute.String(otelkeys.TeacherCause, string(tc.Cause)))
+		}
+	}
 	if u := r.Usage; u != (guard.Usage{}) {
 		attrs = append(attrs,
 			attribute.Int(otelkeys.UsageInputTokens, u.InputTokens),

@@ -271,3 +271,18 @@ const (
 	// TeacherOutcome is the attribute of MetricTeacherDraws.
 	TeacherOutcome = "ragtriage.teacher.outcome"
 )
+
+// Evaluation span attributes of the teacher draws (guard.WithDraws).
+const (
+	// DrawKind is "explore" or "audit"; DrawDrawn whether the answer was
+	// drawn; DrawInclusion the probability it had of being drawn. Present
+	// whenever draws are configured.
+	DrawKind      = "ragtriage.draw.kind"
+	DrawDrawn     = "ragtriage.draw.drawn"
+	DrawInclusion = "ragtriage.draw.inclusion"
+	// TeacherJudge and TeacherCause name the teacher and why it was
+	// refused or failed, on the span of a drawn answer taught before the
+	// span ended (shadow mode; inline the answer is taught after).
+	TeacherJudge = "ragtriage.teacher.judge"
+	TeacherCause = "ragtriage.teacher.cause"
+)
