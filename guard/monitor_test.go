@@ -268,3 +268,33 @@ func TestWithheldLogValue(t *testing.T) {
 		t.Errorf("log = %s; want the withheld side and the cause", s)
 	}
 }
+
+// Explore draws teach but do not feed the monitor: they are not audits of
+// the automatic verdicts (the contract reports audit draws only).
+func TestExploreDrawsDoNotFeedMonitor(t *testing.T) {
+	ctx := context.Background()
+	m := newMonitor(t, guard.PromiseConfig{Alpha: 0.1})
+	disagree := healthy()
+	disagree[guard.Groundedness] = 0.05
+	teacher := guardtest.Fixed{Name: "teacher", P: disagree}
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithMonitor(m),
+		guard.WithDraws(guard.Draws{Explore: 1, Seed: 1}),
+		guard.WithEscalator(guard.EscalatorFunc(func(ctx context.Context, e guard.Escalation) ([]guard.Estimate, error) {
+			return teacher.Judge(ctx, e.Request)
+		}), testPolicy, guard.FailClosed))
+	for i := range 10 {
+		s := newSample(false, "c1")
+		s.ID = fmt.Sprint("row", i)
+		res, _ := g.Evaluate(ctx, s)
+		if res.Draw == nil || res.Draw.Kind != guard.DrawExplore || !res.Draw.Drawn {
+			t.Fatalf("row %d: draw %+v; want an explore draw", i, res.Draw)
+		}
+		if err := g.Teach(ctx, &s, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, p := g.Monitor()
+	if len(m.Trips()) != 0 || len(m.State(p)) != 0 {
+		t.Errorf("trips %v, state %v; want the monitor untouched by explore draws", m.Trips(), m.State(p))
+	}
+}
