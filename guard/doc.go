@@ -203,6 +203,7 @@
 // BenchmarkLoopEscalatorNoDraws; the hash of a 16-byte ID takes about
 // 15 ns, BenchmarkDrawUniform). A sample without an ID hashes its texts
 // instead, about 0.5 ns per byte (2 µs for 4 KB of contexts): give samples
-// an ID, as the middleware does. A FeatureJudge's vectors add two
-// allocations (Result.Features and its list).
+// an ID, as the middleware does. A FeatureJudge's vectors add one
+// allocation (Result.Features with room for eight vectors; a second one
+// past eight).
 package guard

@@ -277,24 +277,24 @@ func (g *Guard) draw(s *Sample, res *Result) *Draw {
 func DrawUniform(seed uint64, s *Sample) float64 { return drawUniform(seed, s) }
 
 func drawUniform(seed uint64, s *Sample) float64 {
-	h := uint64(fnvOffset)
+	h := uint64(hashOffset)
 	if s.ID != "" {
-		h = fnvString(h, "id\x00")
-		h = fnvString(h, s.ID)
+		h = hashString(h, "id\x00")
+		h = hashString(h, s.ID)
 	} else {
-		h = fnvString(h, "q\x00")
-		h = fnvString(h, s.Question)
+		h = hashString(h, "q\x00")
+		h = hashString(h, s.Question)
 		for i := range s.Contexts {
-			h = fnvString(h, "\x00c\x00")
-			h = fnvString(h, s.Contexts[i].ID)
-			h = fnvString(h, "\x00")
-			h = fnvString(h, s.Contexts[i].Text)
+			h = hashString(h, "\x00c\x00")
+			h = hashString(h, s.Contexts[i].ID)
+			h = hashString(h, "\x00")
+			h = hashString(h, s.Contexts[i].Text)
 		}
-		h = fnvString(h, "\x00a\x00")
-		h = fnvString(h, s.Answer)
+		h = hashString(h, "\x00a\x00")
+		h = hashString(h, s.Answer)
 		if s.Reference != nil {
-			h = fnvString(h, "\x00r\x00")
-			h = fnvString(h, *s.Reference)
+			h = hashString(h, "\x00r\x00")
+			h = hashString(h, *s.Reference)
 		}
 	}
 	x := mix64(seed ^ mix64(h))
@@ -302,14 +302,14 @@ func drawUniform(seed uint64, s *Sample) float64 {
 }
 
 const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
+	hashOffset = 14695981039346656037
+	fnvPrime   = 1099511628211
 )
 
-// fnvString continues the hash h with the bytes of s: eight at a time
+// hashString continues the hash h with the bytes of s: eight at a time
 // (each word multiplied in and folded), the rest as 64-bit FNV-1a does. It
 // is no cryptographic hash; mix64 spreads its result.
-func fnvString(h uint64, s string) uint64 {
+func hashString(h uint64, s string) uint64 {
 	for len(s) >= 8 {
 		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
