@@ -100,7 +100,9 @@ func (c Counts) IsZero() bool { return c == Counts{} }
 // MemoryStore is the in-process Store: a golang-lru cache of settled
 // estimates and sliding-window budget accounts, on one process's memory and
 // clock. Every Cascade makes one for itself; one MemoryStore passed to
-// WithStore is shared by the cascades of one process. Safe for concurrent
+// WithStore is shared by the cascades of one process. It is also a
+// guard.PromiseStore: promise monitors given it as their Store share their
+// tallies within the process. Safe for concurrent
 // use; it holds no goroutine and needs no Close.
 type MemoryStore struct {
 	cache *lru.Cache[Key, guard.Estimate] // nil: caching off
@@ -111,6 +113,7 @@ type MemoryStore struct {
 		escalations, requested, hits, sharedHits, settled, abstained atomic.Uint64
 		calls, refusedBudget, tokens, storeFallbacks                 atomic.Uint64
 	}
+	promises promiseBook // guard.PromiseStore (promise.go)
 }
 
 // NewMemoryStore returns an in-process store caching up to size estimates

@@ -104,8 +104,9 @@ type accumulator struct {
 	accepted, escalatedLab, endToEnd             report.RegionStats
 	selHash                                      hash.Hash
 
-	claims claimsAcc
-	draws  drawsAcc
+	claims  claimsAcc
+	draws   drawsAcc
+	promise promiseAcc
 
 	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int
@@ -190,6 +191,9 @@ func (a *accumulator) add(o *outcome) {
 	}
 	a.addProvenance(r)
 	a.draws.add(o) // a row Teach could not ask about counts in notTaught
+	if a.cfg.Monitor != nil {
+		a.promise.add(o)
+	}
 	if a.cfg.Records != nil {
 		writeRecord(a.cfg, o)
 	}
@@ -451,9 +455,13 @@ func (a *accumulator) claimsReport() *report.Claims {
 
 // The causes a report counts, each a key of its counts even when 0.
 var (
-	abstentionCauses = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool { return c == guard.CauseFallbackUncertain })
-	fallbackCauses   = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool {
-		return c == guard.CauseAbstained || c == guard.CauseJudgeFailed || c == guard.CauseInputTooLarge
+	// promise_broken is neither: a withheld verdict has its probability
+	// (the promise block counts them).
+	abstentionCauses = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool {
+		return c == guard.CauseFallbackUncertain || c == guard.CausePromiseBroken
+	})
+	fallbackCauses = slices.DeleteFunc(slices.Clone(guard.Causes), func(c guard.Cause) bool {
+		return c == guard.CauseAbstained || c == guard.CauseJudgeFailed || c == guard.CauseInputTooLarge || c == guard.CausePromiseBroken
 	})
 )
 
@@ -575,6 +583,9 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 		r.Claims = a.claimsReport()
 	}
 	r.Draws = a.draws.report(cfg.Draws)
+	if cfg.Monitor != nil {
+		r.Promise = a.promise.report(cfg.Monitor, cfg.Guard)
+	}
 	if cfg.Mode == report.ModeFallback || cfg.Mode == report.ModeCascade {
 		r.FallbackErrors = &report.FallbackErrors{Calls: a.fbCalls, Failed: a.fbFailed, Transport: a.fbTransport,
 			FailedRate: ratioOrNull(a.fbFailed, a.fbCalls), Estimates: a.fbEstimates, Errors: nonNil(a.fbErrs)}

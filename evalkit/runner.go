@@ -89,6 +89,13 @@ type Config struct {
 	Records        RecordWriter
 	RecordsContent bool
 
+	// Monitor, when set, is the promise monitor the guard was built with
+	// (guard.WithMonitor); the report's promise block says when and where
+	// it tripped. Rows are then judged one at a time (Workers is 1), in
+	// input order, so that a trip applies from the row after the audit
+	// that caused it, the way a deployment sees it.
+	Monitor *guard.PromiseMonitor
+
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Progress, when set, is called on the collecting goroutine after each
@@ -161,6 +168,9 @@ func (cfg *Config) setDefaults() error {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Monitor != nil {
+		cfg.Workers = 1
 	}
 	if cfg.Bins <= 0 {
 		cfg.Bins = 10
@@ -309,6 +319,8 @@ type outcome struct {
 	measured  bool // the legs were timed here (not taken from a record)
 	cancelled bool
 	teachErr  error // Teach could not ask the teacher
+	// trips are the promise monitor's trips this row's audit caused.
+	trips []guard.Trip
 }
 
 // evaluate judges one item.
@@ -364,8 +376,17 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 		if it.Expected != nil {
 			tctx = ContextWithLabels(tctx, it.Expected)
 		}
+		seen := 0
+		if cfg.Monitor != nil {
+			seen = len(cfg.Monitor.Trips())
+		}
 		if err := t.Teach(tctx, it.Sample, &o.res); err != nil {
 			o.teachErr = err
+		}
+		if cfg.Monitor != nil {
+			if trips := cfg.Monitor.Trips(); len(trips) > seen {
+				o.trips = trips[seen:]
+			}
 		}
 		if ctx.Err() != nil {
 			o.cancelled = true

@@ -17,7 +17,7 @@ import (
 // meaning. The zero Cause is "no cause": an estimate that was given.
 type Cause string
 
-// The causes. The first three are about the guard's own judges; the others
+// The causes. The first four are about the guard's own judges; the others
 // about the fallback an escalation was sent to (package cascade sets them
 // on the estimates it returns abstained). CauseDeadline and CauseCancelled
 // are also what an embedded judge (package lexical) gives when the request
@@ -33,6 +33,12 @@ const (
 	// says which limit and by how much. The judge abstains rather than read
 	// part of it.
 	CauseInputTooLarge Cause = "input_too_large"
+	// CausePromiseBroken: the promise monitor (WithMonitor) found that this
+	// side of the decision disagrees with the teacher more often than its
+	// promise allows, so the guard withholds the verdict it would have
+	// given (Result.Withheld) and the decision reads as uncertain. It is
+	// never an abstention's or the fallback's cause.
+	CausePromiseBroken Cause = "promise_broken"
 
 	// CauseBreakerOpen: the fallback's circuit breaker was open (or
 	// half-open with its probe calls under way).
@@ -65,7 +71,7 @@ const (
 
 // Causes lists every cause, in the order reports show them.
 var Causes = []Cause{
-	CauseAbstained, CauseJudgeFailed, CauseInputTooLarge,
+	CauseAbstained, CauseJudgeFailed, CauseInputTooLarge, CausePromiseBroken,
 	CauseBreakerOpen, CauseDeadline, CauseBudget, CauseConcurrency, CauseClosed, CauseCancelled,
 	CauseFallbackFailed, CauseFallbackAbstained, CauseFallbackUncertain,
 }
@@ -78,6 +84,7 @@ var Causes = []Cause{
 var (
 	ErrAbstained           = errors.New("judge abstained")
 	ErrInputTooLarge       = errors.New("input too large for the judge's work budget")
+	ErrPromiseBroken       = errors.New("promise broken: the monitor withheld the verdict")
 	ErrFallbackBreakerOpen = errors.New("fallback circuit breaker open")
 	ErrFallbackDeadline    = errors.New("fallback deadline too near")
 	ErrFallbackBudget      = errors.New("fallback budget spent")
@@ -98,6 +105,8 @@ func (c Cause) Err() error {
 		return ErrJudge
 	case CauseInputTooLarge:
 		return ErrInputTooLarge
+	case CausePromiseBroken:
+		return ErrPromiseBroken
 	case CauseBreakerOpen:
 		return ErrFallbackBreakerOpen
 	case CauseDeadline:
@@ -130,8 +139,9 @@ func (c Cause) Known() bool {
 
 // CauseOf returns the cause whose sentinel err wraps, "" when none. An
 // error that wraps several (a JudgeError of the escalator wraps ErrJudge and
-// its own cause) gives the most specific: CauseInputTooLarge or a fallback
-// cause before CauseJudgeFailed and CauseAbstained.
+// its own cause) gives the most specific: CauseInputTooLarge,
+// CausePromiseBroken or a fallback cause before CauseJudgeFailed and
+// CauseAbstained.
 func CauseOf(err error) Cause {
 	if err == nil {
 		return ""

@@ -177,3 +177,21 @@ func ExampleFallbackInfo_Err() {
 	// JUDGE_UNCERTAIN block budget 6
 	// true false
 }
+
+// TestCauseWireNames pins the names of the causes: they are part of the
+// JSON form and of telemetry, and never change meaning.
+func TestCauseWireNames(t *testing.T) {
+	want := []string{"abstained", "judge_failed", "input_too_large", "promise_broken",
+		"breaker_open", "deadline", "budget", "concurrency", "closed", "cancelled",
+		"fallback_failed", "fallback_abstained", "fallback_uncertain"}
+	var got []string
+	for _, c := range guard.Causes {
+		got = append(got, string(c))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Causes = %v; want %v", got, want)
+	}
+	if guard.CausePromiseBroken.Err() != guard.ErrPromiseBroken {
+		t.Errorf("CausePromiseBroken.Err() = %v", guard.CausePromiseBroken.Err())
+	}
+}

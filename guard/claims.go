@@ -92,6 +92,7 @@ func (g *Guard) claimsMode(ctx context.Context, s *Sample, t *table, res *Result
 	} else {
 		g.judgeEachClaim(ctx, b, c.runs)
 	}
+	t.withholdClaims(c.runs)
 	c.whole = t.dropGroundedness()
 	c.errAt = len(res.Errors)
 	g.setClaims(res, t, c, nil)
@@ -367,7 +368,7 @@ func commonCause(claims []Claim) Cause {
 // It returns what the claims' aggregate keeps of it: its citations and its
 // usage.
 func (t *table) dropGroundedness() (whole Estimate) {
-	out := table{ests: make([]Estimate, 0, len(t.ests)+1)}
+	out := t.emptied(len(t.ests) + 1)
 	for i, e := range t.ests {
 		if e.Decision != Groundedness {
 			out.add(e, t.reader(i))
@@ -391,4 +392,22 @@ func (t *table) putClaims(agg Estimate, fixed Verdict) {
 		}
 	}
 	t.add(agg, readFixed)
+}
+
+// withholdClaims withholds the claims' verdicts on a groundedness side the
+// monitor found broken: those claims are uncertain, and escalate.
+func (t *table) withholdClaims(runs []claimRun) {
+	if !t.broken.Has(Groundedness, Pass) && !t.broken.Has(Groundedness, Fail) {
+		return
+	}
+	var w Sides
+	for i := range runs {
+		if r := &runs[i]; r.v != Uncertain && t.broken.Has(Groundedness, r.v) {
+			w |= sideBit(Groundedness, r.v)
+			r.v = Uncertain
+		}
+	}
+	for _, x := range w.List() {
+		t.withhold(Groundedness, "", x.Verdict)
+	}
 }

@@ -96,6 +96,31 @@
 // uncertain claim is escalated on its own, with the other uncertain
 // decisions.
 //
+// # The promise monitor
+//
+// A profile's thresholds promise that, of what each side of a decision
+// decides, at most alpha is wrong — on the data they were calibrated on.
+// [WithMonitor] checks that promise on the guard's own traffic. With
+// teacher draws ([WithDraws], Draws.Audit), [Guard.Teach] reports each
+// audited answer's verdicts beside the teacher's ([AuditOutcomes]) to the
+// [Monitor]. [PromiseMonitor] runs, per decision side, an anytime-valid
+// sequential test of "disagreement with the teacher ≤ alpha" (a
+// beta-binomial mixture martingale, checked after every audit: a side that
+// keeps its promise trips with probability at most Delta, 0.01 by
+// default, however long it runs). A side that trips stops deciding:
+// Evaluate withholds its verdicts ([Result].Withheld, cause
+// [CausePromiseBroken]) and the answer escalates, as with an open breaker,
+// until [PromiseMonitor.Reset] or a guard on a new profile (a new
+// [Promise]). A fleet shares one test through a [PromiseStore] (package
+// cascade's MemoryStore, cascade/redisstore's Store):
+//
+//	m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: prof.PromiseAlpha(), Store: redisStore})
+//	g, err := guard.New(guard.WithJudge(lexicalJudge), guard.WithEscalator(c, fbPolicy, guard.FailClosed),
+//		guard.WithDraws(guard.Draws{Audit: 0.2, Seed: 1}), guard.WithMonitor(m))
+//
+// Evaluate's cost with a monitor and nothing tripped is one map lookup and
+// one atomic load, about 20 ns (BenchmarkPromiseBroken).
+//
 // # Causes
 //
 // Every reason a result gives for a missing probability or an unsettled

@@ -348,10 +348,11 @@ func mix64(x uint64) uint64 {
 // (chunk relevance of every context), in one escalation behind the
 // escalator's budget, breaker and concurrency limit; ctx bounds it. A
 // refusal or failure is recorded in res.Teacher.Cause, counted
-// (TeachStats), and never retried. Teach never changes res's verdicts,
-// diagnosis, route, action or Fallback. It returns an error only when it
-// could not ask: ErrNoTeacher without an escalator, or a nil sample or
-// result.
+// (TeachStats), and never retried. For an audit draw, the outcomes
+// (AuditOutcomes) go to the guard's Monitor (WithMonitor). Teach never
+// changes res's verdicts, diagnosis, route, action or Fallback. It returns
+// an error only when it could not ask: ErrNoTeacher without an escalator,
+// or a nil sample or result.
 func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 	if s == nil || res == nil {
 		return errors.New("guard: Teach: nil sample or result")
@@ -396,13 +397,18 @@ func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 	}
 	if res.Draw.Kind == DrawAudit {
 		// The audit's outcome per decision side, computed here once the
-		// teacher answered: the promise monitor (issue 20, item 4) observes
-		// each AuditOutcome at this point.
-		for _, o := range AuditOutcomes(res) {
+		// teacher answered: the promise monitor observes them.
+		outs := AuditOutcomes(res)
+		for _, o := range outs {
 			g.teach.sides.Add(1)
 			if o.Disagree {
 				g.teach.disagree.Add(1)
 			}
+		}
+		if g.monitor != nil && len(outs) > 0 {
+			// A store failure is the monitor's to count and retry
+			// (PromiseMonitor.StoreErrors): the teacher was asked.
+			_ = g.monitor.Observe(ctx, g.promise, outs)
 		}
 	}
 	return nil

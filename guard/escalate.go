@@ -352,7 +352,8 @@ func (g *Guard) ask(ctx context.Context, esc Escalation, what string) ([]Estimat
 // stays uncertain; info takes the first abstention's reason.
 func (g *Guard) merge(t *table, out []Estimate, ds []Decision, ids []string, info *FallbackInfo) table {
 	ests := t.ests
-	merged := table{ests: make([]Estimate, 0, len(ests)+len(out)), via: make([]reader, 0, len(ests)+len(out)), fixed: t.fixed}
+	merged := t.emptied(len(ests) + len(out))
+	merged.via = make([]reader, 0, len(ests)+len(out))
 	for i := range ests {
 		e := &ests[i]
 		if !escalated(e, ds, ids) || !answered(out, e.Decision, e.ContextID) {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/guard/guardtest"
 )
 
 // keywordJudge is a toy judge: it answers every decision it is asked with a
@@ -117,4 +120,43 @@ func ExampleResult() {
 	// Output:
 	// {"groundedness":null,"answerRelevance":0.95,"contradiction":0.05}
 	// quote not found
+}
+
+// A promise monitor trips a side after audits that disagree with the
+// teacher far more often than the promise allows; Evaluate then withholds
+// that side's verdicts, and the answer escalates instead of passing.
+func ExamplePromiseMonitor() {
+	m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: 0.10, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		panic(err)
+	}
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+	}
+	judge := guardtest.Fixed{Name: "j", Default: 0.9, P: map[guard.Decision]float64{guard.ContextConflict: 0.1, guard.Contradiction: 0.1}}
+	g, err := guard.New(guard.WithJudge(judge), guard.WithPolicy(p), guard.WithMonitor(m))
+	if err != nil {
+		panic(err)
+	}
+	s := guard.Sample{Question: "q?", Answer: "a.", Contexts: []guard.Context{{ID: "c1", Text: "text."}}}
+	res, _ := g.Evaluate(context.Background(), s)
+	fmt.Println(res.Diagnosis)
+
+	// Teach reports these for audit draws; here, three audits in which
+	// the teacher found the auto-passed answer ungrounded.
+	_, promise := g.Monitor()
+	bad := guard.AuditOutcome{Decision: guard.Groundedness, Auto: guard.Pass, Teacher: guard.Fail, Disagree: true}
+	for range 3 {
+		_ = m.Observe(context.Background(), promise, []guard.AuditOutcome{bad})
+	}
+	tr := m.Trips()[0]
+	fmt.Println(tr.Side, tr.Audits, tr.Disagreements)
+
+	res, _ = g.Evaluate(context.Background(), s)
+	fmt.Println(res.Diagnosis, res.Withheld[0].Cause)
+	// Output:
+	// PASS
+	// groundedness/pass 3 3
+	// JUDGE_UNCERTAIN promise_broken
 }

@@ -23,6 +23,8 @@ type Guard struct {
 	abandon   abandonState // judge calls left running after ctx ended (abandon.go)
 	parallel  int          // bound on concurrent slow judge calls per Evaluate (WithConcurrency)
 	slow      int          // bindings whose judge is not Inline
+	monitor   Monitor      // WithMonitor; nil: none
+	promise   *Promise     // what monitor watches for this guard; nil without one
 	draws     *Draws       // teacher draws (WithDraws); nil: none
 	teach     teachStats   // what Teach did (draw.go)
 }
@@ -166,6 +168,9 @@ func New(opts ...Option) (*Guard, error) {
 			return nil, err
 		}
 	}
+	if g.monitor != nil {
+		g.promise = newPromise(g.bindings, &g.policy)
+	}
 	return g, nil
 }
 
@@ -210,6 +215,9 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 		DiagnosisVersion: g.diagnoser.Version(),
 	}
 	t := table{ests: g.primary(ctx, &s, &res)}
+	if g.monitor != nil {
+		t.broken = g.monitor.Broken(g.promise)
+	}
 	var c *claimed
 	if g.claims != nil {
 		c = g.claimsMode(ctx, &s, &t, &res)

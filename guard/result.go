@@ -221,6 +221,10 @@ type Result struct {
 	Citations []Citation `json:"citations,omitempty"`
 	// Abstentions says why each unknown probability is unknown.
 	Abstentions []Abstention `json:"abstentions,omitempty"`
+	// Withheld lists the verdicts the promise monitor withheld (see
+	// WithMonitor): their decisions read as uncertain, and the answer was
+	// escalated for them.
+	Withheld []Withheld `json:"withheld,omitempty"`
 	// Judges maps each judge name to its version.
 	Judges map[string]string `json:"judges,omitempty"`
 	// Errors lists the judges that failed; their decisions are uncertain.

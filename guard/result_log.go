@@ -11,7 +11,8 @@ import (
 //
 //	decisionId, diagnosis, route, action, confidence,
 //	verdicts: {chunk_relevance: {pass, fail, uncertain} counts, context_sufficiency, …},
-//	reason, fallback: {judge, settled, unsettled, rule, reason}, errors, latencyMs
+//	reason, fallback: {judge, settled, unsettled, rule, reason}, errors,
+//	withheld (the sides the promise monitor found broken, "groundedness/pass"), latencyMs
 //
 // Reasons are judges' and rules' free text, which may quote the sample (a
 // word of the answer that no context holds): every quoted excerpt in them
@@ -51,6 +52,18 @@ func (r Result) LogValue() slog.Value {
 			judges[i] = r.Errors[i].Judge
 		}
 		attrs = append(attrs, slog.String("failedJudges", strings.Join(judges, ",")))
+	}
+	if len(r.Withheld) > 0 {
+		var s Sides
+		for i := range r.Withheld {
+			s |= sideBit(r.Withheld[i].Decision, r.Withheld[i].Verdict)
+		}
+		l := s.List()
+		names := make([]string, len(l))
+		for i, x := range l {
+			names[i] = x.String()
+		}
+		attrs = append(attrs, slog.String("withheld", strings.Join(names, ",")), slog.String("cause", string(CausePromiseBroken)))
 	}
 	attrs = append(attrs, slog.Float64("latencyMs", r.LatencyMs))
 	return slog.GroupValue(attrs...)

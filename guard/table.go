@@ -25,6 +25,19 @@ type table struct {
 	// did not keep.
 	spent    Usage
 	spentSet bool
+	// broken holds the sides the monitor found broken: the guard's policy
+	// does not give their verdicts. withheld records the verdicts so
+	// withheld on the first decide (decided: it ran once).
+	broken   Sides
+	withheld []Withheld
+	decided  bool
+}
+
+// emptied returns a table without estimates (room for n) that keeps the
+// rest of t: the fixed verdict and the monitor's broken sides and withheld
+// verdicts.
+func (t *table) emptied(n int) table {
+	return table{ests: make([]Estimate, 0, n), fixed: t.fixed, broken: t.broken, withheld: t.withheld, decided: t.decided}
 }
 
 func (t *table) reader(i int) reader {
@@ -55,7 +68,14 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 	case readFixed:
 		return t.fixed
 	}
-	return g.policy.Verdict(e.Decision, e.P)
+	v := g.policy.Verdict(e.Decision, e.P)
+	if t.broken != 0 && t.broken.Has(e.Decision, v) {
+		if !t.decided {
+			t.withhold(e.Decision, e.ContextID, v)
+		}
+		return Uncertain
+	}
+	return v
 }
 
 // decide fills the per-decision part of r from t — probabilities, verdicts
@@ -134,6 +154,11 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 		o = g.diagnoser.Diagnose(r)
 	}
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
+	t.decided = true
+	if len(t.withheld) > 0 {
+		r.Withheld = t.withheld
+		r.Reason += withheldReason(t.withheld)
+	}
 }
 
 // finish fills the parts of r that gather every kept estimate: the

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -148,3 +150,70 @@ func recordLine(b []byte) (record.Record, error) {
 	}
 	return rec, json.Unmarshal(lines[0], &rec)
 }
+
+// TestPromiseBrokenOnSpansAndMetrics: a result whose groundedness pass
+// verdict the promise monitor withheld says so on the evaluation span (an
+// attribute and a ragtriage.promise.broken event with the cause), in the
+// withheld-verdicts metric and in the record.
+func TestPromiseBrokenOnSpansAndMetrics(t *testing.T) {
+	k := newTelemetry(t)
+	m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: 0.1, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(guard.WithJudge(scriptedJudge{}), guard.WithPolicy(testPolicy()), guard.WithMonitor(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p := g.Monitor()
+	bad := guard.AuditOutcome{Decision: guard.Groundedness, Auto: guard.Pass, Teacher: guard.Fail, Disagree: true}
+	for range 3 {
+		if err := m.Observe(context.Background(), p, []guard.AuditOutcome{bad}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	chain := Wrap(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), append(k.opts(),
+		WithGuard(g, Gate{Block: AnnotateOnly, Review: AnnotateOnly}), WithSink(record.NewWriter(&buf)))...)
+	ctx, out := WithOutcome(context.Background())
+	if _, err := chains.Run(ctx, chain, qPass); err != nil {
+		t.Fatal(err)
+	}
+	shutdownChain(t, chain)
+	if !out.Evaluated || out.Result.Diagnosis != guard.JudgeUncertain || len(out.Result.Withheld) != 1 {
+		t.Fatalf("outcome %v withheld %+v; want JUDGE_UNCERTAIN with groundedness pass withheld", out.Result.Diagnosis, out.Result.Withheld)
+	}
+	ev := spanByName(t, k.spans.Ended(), otelkeys.SpanEvaluation)[0]
+	if v, _ := attrOf(ev.Attributes(), otelkeys.PromiseWithheld); !slices.Equal(v.AsStringSlice(), []string{"groundedness/pass"}) {
+		t.Errorf("%s = %v; want [groundedness/pass]", otelkeys.PromiseWithheld, v.AsStringSlice())
+	}
+	var events int
+	for _, e := range ev.Events() {
+		if e.Name != otelkeys.EventPromiseBroken {
+			continue
+		}
+		events++
+		d, _ := attrOf(e.Attributes, otelkeys.GenAIEvaluationName)
+		sd, _ := attrOf(e.Attributes, otelkeys.PromiseSide)
+		c, _ := attrOf(e.Attributes, otelkeys.EventCause)
+		n, _ := attrOf(e.Attributes, otelkeys.PromiseWithheldCount)
+		if d.AsString() != "groundedness" || sd.AsString() != "pass" || c.AsString() != "promise_broken" || n.AsInt64() != 1 {
+			t.Errorf("event %v", e.Attributes)
+		}
+	}
+	if events != 1 {
+		t.Errorf("%d %s events; want 1", events, otelkeys.EventPromiseBroken)
+	}
+	if n := k.sum(t, otelkeys.MetricPromiseWithheld, map[string]string{otelkeys.PromiseDecision: "groundedness", otelkeys.PromiseSide: "pass", otelkeys.Mode: "inline"}); n != 1 {
+		t.Errorf("%s = %d; want 1", otelkeys.MetricPromiseWithheld, n)
+	}
+	var rec record.Record
+	if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Result.Withheld) != 1 || rec.Result.Withheld[0].Cause != guard.CausePromiseBroken {
+		t.Errorf("record withheld %+v; want the groundedness pass verdict, cause promise_broken", rec.Result.Withheld)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

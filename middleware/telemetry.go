@@ -31,6 +31,7 @@ type instruments struct {
 	duration    metric.Float64Histogram
 	sinkErrors  metric.Int64Counter
 	sinkDropped metric.Int64Counter
+	withheld    metric.Int64Counter
 }
 
 func newInstruments(mp metric.MeterProvider) (*instruments, error) {
@@ -53,6 +54,10 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	in.sinkDropped, e = m.Int64Counter(otelkeys.MetricSinkDropped,
 		metric.WithDescription("Records never handed to the sink: the record queue was full or shut down, or Shutdown gave up on them."),
 		metric.WithUnit("{record}"))
+	err = errors.Join(err, e)
+	in.withheld, e = m.Int64Counter(otelkeys.MetricPromiseWithheld,
+		metric.WithDescription("Evaluations in which the guard withheld the verdicts of a decision side its promise monitor found broken, by decision and side."),
+		metric.WithUnit("{evaluation}"))
 	err = errors.Join(err, e)
 	if err != nil {
 		return nil, errorf("creating metric instruments: %w", err)
@@ -134,6 +139,13 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		attrs := evaluationAttrs(ev.mode, &v)
 		c.inst.evaluations.Add(ctx, 1, attrs)
 		c.inst.duration.Record(ctx, elapsed.Seconds(), attrs)
+		if v.ok && len(v.res.Withheld) > 0 {
+			for _, w := range withheldSides(&v.res) {
+				c.inst.withheld.Add(ctx, 1, metric.WithAttributes(attribute.String(otelkeys.Mode, ev.mode),
+					attribute.String(otelkeys.PromiseDecision, w.side.Decision.String()),
+					attribute.String(otelkeys.PromiseSide, w.side.Verdict.String())))
+			}
+		}
 	}
 	// A result drawn for the teacher is taught before its record is
 	// written: here in the shadow worker, inline in the background once
@@ -265,6 +277,13 @@ func (ev *evaluation) annotate(span trace.Span, v *verdict, x *guard.Result, ek 
 	// latter, so the block is an event here (and the action an attribute),
 	// and the span's status stays unset. In shadow mode the event records
 	// what would have been blocked; nothing was.
+	for _, w := range withheldSides(r) {
+		span.AddEvent(otelkeys.EventPromiseBroken, trace.WithAttributes(
+			attribute.String(otelkeys.GenAIEvaluationName, w.side.Decision.String()),
+			attribute.String(otelkeys.PromiseSide, w.side.Verdict.String()),
+			attribute.String(otelkeys.EventCause, string(guard.CausePromiseBroken)),
+			attribute.Int(otelkeys.PromiseWithheldCount, w.n)))
+	}
 	if v.action == guard.Block {
 		span.AddEvent(otelkeys.EventAnswerBlocked, trace.WithAttributes(
 			attribute.String(otelkeys.Diagnosis, string(r.Diagnosis)),
@@ -361,6 +380,13 @@ func resultAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []a
 		}
 		slices.Sort(js)
 		attrs = append(attrs, attribute.StringSlice(otelkeys.Judges, js))
+	}
+	if ws := withheldSides(r); ws != nil {
+		names := make([]string, len(ws))
+		for i, w := range ws {
+			names[i] = w.side.String()
+		}
+		attrs = append(attrs, attribute.StringSlice(otelkeys.PromiseWithheld, names))
 	}
 	if len(r.Errors) > 0 {
 		names := make([]string, len(r.Errors))
@@ -555,4 +581,38 @@ func fallbackUsage(r *guard.Result) guard.Usage {
 		return guard.Usage{}
 	}
 	return r.Fallback.Usage
+}
+
+// withheldSide is one decision side whose verdicts a result withheld, with
+// how many.
+type withheldSide struct {
+	side guard.Side
+	n    int
+}
+
+// withheldSides lists the sides of r.Withheld in guard.Decisions order,
+// pass side first; nil when none.
+func withheldSides(r *guard.Result) []withheldSide {
+	if len(r.Withheld) == 0 {
+		return nil
+	}
+	var out []withheldSide
+	for _, s := range guard.SidesOf(sidesOf(r.Withheld)...).List() {
+		n := 0
+		for _, w := range r.Withheld {
+			if w.Decision == s.Decision && w.Verdict == s.Verdict {
+				n++
+			}
+		}
+		out = append(out, withheldSide{s, n})
+	}
+	return out
+}
+
+func sidesOf(ws []guard.Withheld) []guard.Side {
+	out := make([]guard.Side, len(ws))
+	for i, w := range ws {
+		out[i] = guard.Side{Decision: w.Decision, Verdict: w.Verdict}
+	}
+	return out
 }

@@ -34,6 +34,14 @@ const EventEvaluationResult = "gen_ai.evaluation.result"
 // is an outcome, not an error: the span's status is not set to Error for it.
 const EventAnswerBlocked = "ragtriage.answer.blocked"
 
+// EventPromiseBroken is the event an evaluation span carries, once per
+// decision side, when the promise monitor (guard.WithMonitor) found that
+// side broken and the guard withheld its verdict: the decision read as
+// uncertain and the answer escalated. Its attributes are
+// GenAIEvaluationName (the decision), PromiseSide, EventCause
+// ("promise_broken") and PromiseWithheldCount.
+const EventPromiseBroken = "ragtriage.promise.broken"
+
 // GenAI semantic-convention attribute keys.
 const (
 	GenAIOperationName         = "gen_ai.operation.name"
@@ -146,6 +154,10 @@ const (
 	// text, number or context ID: it is written with or without content
 	// capture, and its values are a fixed, small set.
 	EvidenceKinds = "ragtriage.evidence.kinds"
+	// PromiseWithheld lists the verdicts the promise monitor withheld, as
+	// "decision/side" strings ("groundedness/pass"), sorted and unique;
+	// absent when none was.
+	PromiseWithheld = "ragtriage.promise.withheld"
 	// EvaluationError is the evaluation's error, when it had one.
 	EvaluationError = "ragtriage.evaluation.error"
 	// ShadowTimedOut is true on a shadow evaluation whose deadline
@@ -204,6 +216,19 @@ const (
 	EventEvidenceKinds = "ragtriage.evidence.kinds"
 )
 
+// Attribute keys on a ragtriage.promise.broken event (and of
+// MetricPromiseWithheld).
+const (
+	// PromiseDecision names the decision of MetricPromiseWithheld (the
+	// event uses GenAIEvaluationName).
+	PromiseDecision = "ragtriage.promise.decision"
+	// PromiseSide is the side whose verdict was withheld: "pass" or "fail".
+	PromiseSide = "ragtriage.promise.side"
+	// PromiseWithheldCount is how many verdicts of the side the result
+	// withheld (several for chunk relevance: one per context).
+	PromiseWithheldCount = "ragtriage.promise.withheld_count"
+)
+
 // EvidenceOther stands, in EvidenceKinds and EventEvidenceKinds, for an
 // evidence kind or a decision outside the fixed lists, so that a custom
 // judge cannot widen the set of values.
@@ -222,6 +247,11 @@ const (
 	// (middleware.ShadowConfig.Timeout) passed before the evaluator
 	// returned.
 	MetricShadowTimeouts = "ragtriage.shadow.timeouts"
+	// MetricPromiseWithheld counts evaluations in which the guard withheld
+	// verdicts of a decision side the promise monitor found broken, by
+	// Mode, PromiseDecision and PromiseSide: while it grows, that side
+	// escalates instead of deciding.
+	MetricPromiseWithheld = "ragtriage.promise.withheld"
 	// MetricSinkErrors counts records the sink failed to write.
 	MetricSinkErrors = "ragtriage.sink.errors"
 	// MetricSinkDropped counts records never handed to the sink: the

@@ -183,6 +183,9 @@ func Unknown(r *Record) []Name {
 	for i, je := range res.Errors {
 		cause(fmt.Sprintf("result.errors[%d].cause", i), je.Cause)
 	}
+	for i, w := range res.Withheld {
+		cause(fmt.Sprintf("result.withheld[%d].cause", i), w.Cause)
+	}
 	for i := range res.Claims {
 		cause(fmt.Sprintf("result.claims[%d].cause", i), res.Claims[i].Cause)
 	}
@@ -209,6 +212,18 @@ func checkCauses(res *guard.Result) error {
 	}
 	for i, je := range res.Errors {
 		if err := knownCause(fmt.Sprintf("result.errors[%d].cause", i), je.Cause); err != nil {
+			return err
+		}
+	}
+	for i, w := range res.Withheld {
+		path := fmt.Sprintf("result.withheld[%d]", i)
+		switch {
+		case !w.Decision.Valid():
+			return fmt.Errorf("%s.decision: missing or not a decision", path)
+		case w.Verdict != guard.Pass && w.Verdict != guard.Fail:
+			return fmt.Errorf("%s.verdict: %q; a withheld verdict is pass or fail", path, w.Verdict)
+		}
+		if err := knownCause(path+".cause", w.Cause); err != nil {
 			return err
 		}
 	}

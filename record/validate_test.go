@@ -41,6 +41,18 @@ func TestCheck(t *testing.T) {
 		{"custom cause", func(r *record.Record) { r.Result.Claims = []guard.Claim{{Cause: "my_cause"}} }, ""},
 		{"custom diagnosis", func(r *record.Record) { r.Result.Diagnosis = "MY_DIAGNOSIS" }, ""},
 		{"diagnosis sentence", func(r *record.Record) { r.Result.Diagnosis = "the answer says 90 days" }, `result.diagnosis: "the answer says 90 days" is not a diagnosis`},
+		{"withheld sound", func(r *record.Record) {
+			r.Result.Withheld = []guard.Withheld{{Decision: guard.Groundedness, Verdict: guard.Pass, Cause: guard.CausePromiseBroken, Reason: "broken"}}
+		}, ""},
+		{"withheld uncertain", func(r *record.Record) {
+			r.Result.Withheld = []guard.Withheld{{Decision: guard.Groundedness, Verdict: guard.Uncertain, Cause: guard.CausePromiseBroken}}
+		}, `result.withheld[0].verdict: "uncertain"; a withheld verdict is pass or fail`},
+		{"withheld no decision", func(r *record.Record) {
+			r.Result.Withheld = []guard.Withheld{{Verdict: guard.Pass, Cause: guard.CausePromiseBroken}}
+		}, "result.withheld[0].decision: missing"},
+		{"withheld cause", func(r *record.Record) {
+			r.Result.Withheld = []guard.Withheld{{Decision: guard.Groundedness, Verdict: guard.Fail, Cause: "not a cause!"}}
+		}, `result.withheld[0].cause: "not a cause!" is not a cause`},
 		{"leg retries", func(r *record.Record) { r.Legs = []record.Leg{{Name: "primary", Retries: -1}} }, "legs[0].retries: -1 is negative"},
 		{"fallback usage", func(r *record.Record) {
 			r.Result.Fallback = &guard.FallbackInfo{Usage: guard.Usage{Retries: -2}}

@@ -12,7 +12,12 @@
 //     one Lua script reads and changes atomically (check and count in one
 //     step: exact under concurrent replicas), on the Redis server's clock;
 //   - counters: cascade.Counts from every replica, sent at most once per
-//     Options.FlushInterval, read with Counts.
+//     Options.FlushInterval, read with Counts;
+//   - promise tallies (a guard.PromiseStore, for guard.PromiseMonitor):
+//     per promise a hash of each decision side's audits, disagreements and
+//     trip, changed with HINCRBY/HSETNX in one script per operation, so
+//     that the fleet's monitors test one stream and a trip on one replica
+//     reaches all (each Options.PromiseTTL after its last change).
 //
 // When Redis fails or is too slow (the cascade bounds every operation with
 // cascade.Limits.StoreTimeout), the cascade serves the operation from the

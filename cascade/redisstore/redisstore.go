@@ -25,6 +25,7 @@ const (
 	DefaultMaxEntryBytes = 16 << 10
 	DefaultRetryAfter    = time.Second
 	DefaultFlushInterval = time.Second
+	DefaultPromiseTTL    = 30 * 24 * time.Hour
 )
 
 // Options configure a Store. A zero field means its default.
@@ -55,6 +56,10 @@ type Options struct {
 	// Redis (with the next operation due after it; Flush sends them at
 	// once). Default 1s.
 	FlushInterval time.Duration
+	// PromiseTTL is how long a promise monitor's tallies and trips
+	// (guard.PromiseStore) live after their last change: a tripped side
+	// stays tripped at least this long without audits. Default 30 days.
+	PromiseTTL time.Duration
 	// Clock, when set, places budget windows by this clock instead of the
 	// Redis server's (for tests that step through windows). Leave it nil in
 	// production: the server's clock is the one every replica agrees on.
@@ -124,7 +129,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Store, error) {
 			return nil, errors.New("redisstore: the client does not honour context deadlines: set ContextTimeoutEnabled")
 		}
 	}
-	if opt.TTL < 0 || opt.MaxEntries < 0 || opt.MaxEntryBytes < 0 || opt.RetryAfter < 0 || opt.FlushInterval < 0 {
+	if opt.TTL < 0 || opt.MaxEntries < 0 || opt.MaxEntryBytes < 0 || opt.RetryAfter < 0 || opt.FlushInterval < 0 || opt.PromiseTTL < 0 {
 		return nil, fmt.Errorf("redisstore: options %+v: negative field", opt)
 	}
 	if opt.Prefix == "" {
@@ -135,6 +140,12 @@ func New(rdb redis.UniversalClient, opt Options) (*Store, error) {
 	}
 	if opt.TTL < time.Millisecond {
 		return nil, fmt.Errorf("redisstore: TTL %v below a millisecond", opt.TTL)
+	}
+	if opt.PromiseTTL == 0 {
+		opt.PromiseTTL = DefaultPromiseTTL
+	}
+	if opt.PromiseTTL < time.Millisecond {
+		return nil, fmt.Errorf("redisstore: PromiseTTL %v below a millisecond", opt.PromiseTTL)
 	}
 	if opt.MaxEntries == 0 {
 		opt.MaxEntries = DefaultMaxEntries

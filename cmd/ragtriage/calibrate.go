@@ -558,6 +558,7 @@ func newCalibratedProfile(cf *calibrateFlags, args []string, base *lexical.Profi
 		Version: cf.version, FeaturesVersion: lexical.FeaturesVersion, Created: now.Format(time.RFC3339),
 		RefitCommand: "ragtriage calibrate " + strings.Join(args, " "),
 		Data:         set.data, Decisions: map[string]*lexical.DecisionModel{}, Policy: base.Policy,
+		Alpha: cf.alpha,
 	}
 	if prof.Version == "" {
 		prof.Version = "calibrated-" + now.Format("20060102") + "-" + cf.versionHash(set.data, base)

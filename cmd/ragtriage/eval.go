@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math"
 	"net/http"
 	"os"
@@ -176,6 +177,20 @@ Teacher draws (the loop; cascade mode: the fallback is the teacher):
                    -records-content. "ragtriage calibrate -records" learns
                    from them.
   -records-content also put the row's texts in each record
+  -monitor         with -audit, a promise monitor watches the audits
+                   (default true; -monitor=false turns it off): per
+                   decision side, an anytime-valid test of "the embedded
+                   verdicts disagree with the teacher at most alpha"; a side
+                   it finds broken stops deciding (its verdicts are withheld,
+                   cause promise_broken, and the row escalates) for the rest
+                   of the run. The rows are then judged one at a time, and
+                   the report's promise block says when (row, audits) and
+                   where (decision, side) it tripped, with the wrong
+                   automatic verdicts before and after.
+  -monitor-alpha A the promise tested (default: the profile's alpha, which
+                   ragtriage calibrate records; 0.05 for profiles without
+                   one, such as the shipped profile)
+  -monitor-delta D the chance a side keeping its promise ever trips (0.01)
 
 Output:
   -out FILE        the JSON report (required)
@@ -281,6 +296,9 @@ type evalFlags struct {
 	drawSeed       uint64
 	recordsOut     string
 	recordsContent bool
+
+	monitor                    bool
+	monitorAlpha, monitorDelta float64
 }
 
 // fallbackSetup is what a fallback factory returns.
@@ -584,6 +602,9 @@ func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
 	fset.Uint64Var(&f.drawSeed, "draw-seed", 1, "teacher draws: seed")
 	fset.StringVar(&f.recordsOut, "records-out", "", "write one record per row to `FILE`")
 	fset.BoolVar(&f.recordsContent, "records-content", false, "put the rows' texts in -records-out")
+	fset.BoolVar(&f.monitor, "monitor", true, "with -audit: a promise monitor watches the audits")
+	fset.Float64Var(&f.monitorAlpha, "monitor-alpha", 0, "promise monitor: the alpha tested (0: the profile's)")
+	fset.Float64Var(&f.monitorDelta, "monitor-delta", guard.DefaultPromiseDelta, "promise monitor: false-trip bound per side")
 }
 
 // parseEvalFlags parses and checks eval's flags. On a usage error or -help
@@ -656,6 +677,10 @@ func (f *evalFlags) check(fset *flag.FlagSet) string {
 		return fmt.Sprintf("-explore %v: want a share in [0, 1]", f.explore)
 	case !(f.audit >= 0 && f.audit <= 1):
 		return fmt.Sprintf("-audit %v: want a share in [0, 1]", f.audit)
+	case f.monitorAlpha != 0 && !(f.monitorAlpha > 0 && f.monitorAlpha < 1):
+		return fmt.Sprintf("-monitor-alpha %v: want the promise's error rate, in (0, 1)", f.monitorAlpha)
+	case !(f.monitorDelta > 0 && f.monitorDelta < 1):
+		return fmt.Sprintf("-monitor-delta %v: want a probability in (0, 1)", f.monitorDelta)
 	case f.recordsContent && f.recordsOut == "":
 		return "-records-content needs -records-out"
 	case f.recordsOut != "" && (f.recordsOut == f.out || slices.Contains(f.datasets, f.recordsOut) || slices.Contains(f.records, f.recordsOut)):
@@ -761,6 +786,19 @@ func (r *evalRun) configureFallback(cfg *evalkit.Config, primary *lexical.Judge,
 	if d := f.draws(); d != nil {
 		opts = append(opts, guard.WithDraws(*d))
 		cfg.Draws = d
+	}
+	if f.audit > 0 && f.monitor && r.mode == report.ModeCascade {
+		alpha := f.monitorAlpha
+		if alpha == 0 {
+			alpha = primary.Profile().PromiseAlpha()
+		}
+		m, err := guard.NewPromiseMonitor(guard.PromiseConfig{Alpha: alpha, Delta: f.monitorDelta,
+			Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		if err != nil {
+			return closeFallback, usageError{err}
+		}
+		opts = append(opts, guard.WithMonitor(m))
+		cfg.Monitor = m
 	}
 	setup, err := evalkit.BuildMode(r.mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
 		Fallback: fb.judge, FallbackPolicy: r.fbPolicy, Degrade: r.rule, Cascade: cs, Claims: claims, Options: opts})

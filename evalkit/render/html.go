@@ -29,6 +29,9 @@ func HTML(r *report.Report) string {
 	if c := r.Claims; c != nil {
 		claimsHTML(&w.Builder, c)
 	}
+	if pr := r.Promise; pr != nil {
+		promiseHTML(&w.Builder, pr)
+	}
 	w.decisions(r)
 	w.charts(r)
 	w.costs(r)

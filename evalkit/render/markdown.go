@@ -28,6 +28,9 @@ func Markdown(r *report.Report) string {
 	if fe := r.FallbackErrors; fe != nil {
 		w.p("\n%s\n", fallbackErrorsText(fe, "`"))
 	}
+	if pr := r.Promise; pr != nil {
+		w.promise(pr)
+	}
 	if c := r.Claims; c != nil {
 		claimsMarkdown(&w.Builder, c)
 	}

@@ -46,6 +46,9 @@ type Report struct {
 	// Draws counts the teacher draws (-explore, -audit) and what the
 	// teacher made of them; absent without draws.
 	Draws *Draws `json:"draws,omitempty"`
+	// Promise follows the promise monitor (-audit with a monitor): when
+	// and where it tripped; absent without one.
+	Promise *Promise `json:"promise,omitempty"`
 	// Claims describes the advanced groundedness mode (claims mode only).
 	Claims *Claims `json:"claims,omitempty"`
 	// FallbackErrors counts the fallback judge's calls and their failures
@@ -804,4 +807,79 @@ type TokenUsage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 	Calls        int `json:"calls"`
+}
+
+// Promise follows the promise monitor over a run (guard.PromiseMonitor,
+// `ragtriage eval -audit R`): when and where it tripped, and the embedded
+// judges' own verdicts on each decision side, wrong ones counted against
+// the rows' labels, before and after the side tripped. Rows are numbered
+// from 1 in input order; the rows are judged one at a time, so a trip
+// caused by a row's audit applies from the next row on.
+type Promise struct {
+	// Alpha is the promise tested: a side's disagreement with the teacher
+	// ≤ Alpha. Delta bounds the chance that a side keeping it ever trips
+	// (per side); PriorA, PriorB shape the test (guard.PromiseConfig).
+	Alpha  float64 `json:"alpha"`
+	Delta  float64 `json:"delta"`
+	PriorA float64 `json:"priorA"`
+	PriorB float64 `json:"priorB"`
+	// Promise is the guard's guard.Promise.Key; Test names the test.
+	Promise string `json:"promise"`
+	Test    string `json:"test"`
+	// Rows counts the rows judged; AuditedRows those whose audit reached
+	// the monitor (an audit draw the teacher answered on some side).
+	Rows        int `json:"rows"`
+	AuditedRows int `json:"auditedRows"`
+	// Trips lists the trips in the order they happened; empty when none.
+	Trips []PromiseTrip `json:"trips"`
+	// Sides holds every side with automatic verdicts, audits or a trip, in
+	// decision order, pass side first.
+	Sides []PromiseSide `json:"sides"`
+}
+
+// PromiseTrip is one side's trip: where (decision, side) and when (the row
+// whose audit tripped it, and the audits then).
+type PromiseTrip struct {
+	Decision string `json:"decision"`
+	Side     string `json:"side"`
+	// Row is the 1-based index of the row whose audit tripped it; ID its ID.
+	Row int    `json:"row"`
+	ID  string `json:"id,omitempty"`
+	// AuditedRows counts the audited rows up to and including Row.
+	AuditedRows int `json:"auditedRows"`
+	// Audits and Disagreements are the side's tallies at the trip; EValue
+	// the test's statistic then (≥ 1/Delta).
+	Audits        int64   `json:"audits"`
+	Disagreements int64   `json:"disagreements"`
+	EValue        float64 `json:"eValue"`
+}
+
+// PromiseSide is one decision side over the run.
+type PromiseSide struct {
+	Decision string `json:"decision"`
+	Side     string `json:"side"`
+	// Audits, Disagreements and EValue are the monitor's at the end.
+	Audits        int64   `json:"audits"`
+	Disagreements int64   `json:"disagreements"`
+	EValue        float64 `json:"eValue"`
+	Tripped       bool    `json:"tripped"`
+	// TripRow is the row whose audit tripped the side (0: it did not).
+	TripRow int `json:"tripRow,omitempty"`
+	// Before counts the side's automatic verdicts up to and including
+	// TripRow (every row when it did not trip), After those after it.
+	Before AutoVerdicts `json:"before"`
+	After  AutoVerdicts `json:"after"`
+	// Withheld counts the rows whose verdict on this side the guard
+	// withheld because the side was tripped (they escalated).
+	Withheld int `json:"withheld"`
+}
+
+// AutoVerdicts counts automatic verdicts on one side: the embedded
+// judges' own (not settled by the fallback), one per row (per chunk for
+// chunk relevance); Labelled those whose row has the decision's label;
+// Wrong those the label contradicts.
+type AutoVerdicts struct {
+	Verdicts int `json:"verdicts"`
+	Labelled int `json:"labelled"`
+	Wrong    int `json:"wrong"`
 }

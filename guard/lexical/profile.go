@@ -36,6 +36,24 @@ type Profile struct {
 	// Policy holds the shipped thresholds, chosen on cross-validated
 	// predictions (see each model's Selection).
 	Policy guard.Policy `json:"policy"`
+	// Alpha is the error rate the thresholds promise (`ragtriage calibrate
+	// -alpha`): the promise a promise monitor (guard.PromiseMonitor) tests
+	// in production. 0 in profiles written before it was recorded; the
+	// shipped profile was fitted at ShippedAlpha.
+	Alpha float64 `json:"alpha,omitempty"`
+}
+
+// ShippedAlpha is the alpha the shipped profile was fitted at
+// (internal/refit's default).
+const ShippedAlpha = 0.05
+
+// PromiseAlpha is the alpha the profile's thresholds promise: Alpha, or
+// ShippedAlpha for a profile that does not record it.
+func (p *Profile) PromiseAlpha() float64 {
+	if p.Alpha > 0 {
+		return p.Alpha
+	}
+	return ShippedAlpha
 }
 
 // DataFile names a labeled file a profile was fitted on.
@@ -188,6 +206,9 @@ func (p *Profile) Validate() error {
 	}
 	if err := p.Policy.Validate(); err != nil {
 		return fmt.Errorf("lexical: profile %s: %w", p.Version, err)
+	}
+	if p.Alpha != 0 && !(p.Alpha > 0 && p.Alpha < 1) {
+		return fmt.Errorf("lexical: profile %s: alpha %v: want the promise's error rate, in (0, 1)", p.Version, p.Alpha)
 	}
 	return nil
 }

@@ -290,6 +290,33 @@ func (e *resultEncoder) abstentions(as []guard.Abstention) {
 	e.buf = append(e.buf, ']')
 }
 
+// withheld writes the verdicts the promise monitor withheld.
+func (e *resultEncoder) withheld(ws []guard.Withheld) {
+	e.buf = append(e.buf, '[')
+	for i := range ws {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		w := &ws[i]
+		first := true
+		e.buf = append(e.buf, '{')
+		e.key(&first, "decision")
+		e.decision(w.Decision)
+		if w.ContextID != "" {
+			e.key(&first, "contextId")
+			e.str(w.ContextID)
+		}
+		e.key(&first, "verdict")
+		e.verdict(w.Verdict)
+		e.key(&first, "cause")
+		e.str(string(w.Cause))
+		e.key(&first, "reason")
+		e.str(w.Reason)
+		e.buf = append(e.buf, '}')
+	}
+	e.buf = append(e.buf, ']')
+}
+
 // judges writes the map with its keys sorted, as encoding/json does.
 func (e *resultEncoder) judges(m map[string]string) {
 	var small [4]string
@@ -689,7 +716,7 @@ func (e *resultEncoder) outcome(r *guard.Result) {
 }
 
 // details writes the optional lists and blocks: citations, abstentions,
-// judges, errors, fallback, claims and usage.
+// withheld verdicts, judges, errors, fallback, claims and usage.
 func (e *resultEncoder) details(r *guard.Result) {
 	if len(r.Citations) > 0 {
 		e.raw(`,"citations":`)
@@ -698,6 +725,10 @@ func (e *resultEncoder) details(r *guard.Result) {
 	if len(r.Abstentions) > 0 {
 		e.raw(`,"abstentions":`)
 		e.abstentions(r.Abstentions)
+	}
+	if len(r.Withheld) > 0 {
+		e.raw(`,"withheld":`)
+		e.withheld(r.Withheld)
 	}
 	if len(r.Judges) > 0 {
 		e.raw(`,"judges":`)
@@ -817,7 +848,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0x9e9c2b2bda4d1034
+const resultLayoutHash = 0xe455a0403e53ee6a
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.
