@@ -25,6 +25,7 @@ const (
 	reasonDeadline    = "deadline too near"
 	reasonBudget      = "budget spent"
 	reasonConcurrency = "concurrency limit reached"
+	reasonShare       = "share spent"
 	reasonFailed      = "fallback failed"
 	reasonCancelled   = "request ended before the fallback answered"
 	reasonClosed      = "cascade closed"
@@ -101,6 +102,52 @@ type Limits struct {
 	// latest. An operation that runs out of time is served by the
 	// in-process store and counted. Default 50ms.
 	StoreTimeout time.Duration
+
+	// Share bounds the fraction of escalations sent to the fallback, in
+	// (0, 1]; 0 (the default) is no bound. It works beside Budget, which
+	// stays a hard cap: an escalation must be admitted by the share, then
+	// find budget. It is counted over the last ShareWindow escalations,
+	// and the riskiest get it. Each escalation's risk (see Risk) is
+	// ranked against the window's recent risks:
+	//
+	//   - Top = Share × (1 − ShareUniform) of the window is admitted by
+	//     rank: an escalation whose risk is above the window's (1 − Top)
+	//     quantile, while fewer than ⌈Top × ShareWindow⌉ of the window's
+	//     escalations were admitted so, goes to the fallback. Its inclusion
+	//     probability is 1.
+	//   - Every other escalation is drawn uniformly, with probability
+	//     u = (Share − Top) / (1 − Top) (from ShareSeed), and that is its
+	//     inclusion probability. So every uncertain answer has a known
+	//     probability > 0 of being seen, and what the fallback says about
+	//     the sample estimates the whole traffic without bias
+	//     (Horvitz–Thompson; docs/estimates.md).
+	//   - Until the window holds 32 risks (or ShareWindow, when fewer),
+	//     every escalation is drawn with probability Share.
+	//
+	// On average a fraction Share of escalations is admitted; the part by
+	// rank never exceeds ⌈Top × ShareWindow⌉ in a window, the drawn part
+	// varies as a binomial. The least risky escalations are refused first:
+	// those below the quantile that the draw did not pick. They abstain
+	// with guard.CauseShare and take the degrade rule; every estimate the
+	// cascade returns for a share-governed escalation carries its
+	// inclusion probability (guard.Estimate.Inclusion, which the guard
+	// copies to guard.FallbackInfo.Inclusion). Admission comes before the
+	// cache: a refused escalation is not looked up. With a ShareStore
+	// (WithStore), a fleet ranks against one window. Deterministic for a
+	// given order of escalations (one worker) and seed; replicas should
+	// use distinct seeds.
+	Share float64
+	// ShareWindow is the number of recent escalations Share is counted
+	// over. Required with Share (there is no default: a share over a
+	// window of no answers is a configuration error).
+	ShareWindow int
+	// ShareUniform is the part of Share drawn uniformly among the
+	// escalations below the quantile, in [0, 1); 0 is
+	// DefaultShareUniform (0.1). A larger part gives tighter estimates
+	// of the whole traffic and catches fewer risky answers.
+	ShareUniform float64
+	// ShareSeed seeds the uniform draw.
+	ShareSeed uint64
 }
 
 // DefaultLimits are the limits used when none are set.
@@ -111,6 +158,9 @@ var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Rese
 const NoLimit = -1
 
 func (l Limits) withDefaults() (Limits, error) {
+	if err := l.validateShare(); err != nil {
+		return l, err
+	}
 	if l.MaxConcurrent < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 || l.StoreTimeout < 0 {
 		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
 	}
@@ -300,6 +350,7 @@ type Cascade struct {
 	bcfg     Budget
 	shared   Store // nil unless WithStore
 	lat      *latencyWindow
+	share    *shareGate   // nil without Limits.Share
 	probed   atomic.Int64 // clock time (Unix ns) of the last latency probe
 	sem      chan struct{}
 	waiting  atomic.Int64
@@ -341,6 +392,7 @@ func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
 	}
 	c.bcfg, c.shared = cfg.budget, cfg.shared
 	c.budget = c.local.account(cfg.budget)
+	c.share = newShareGate(lim)
 	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
 	c.sem = make(chan struct{}, lim.MaxConcurrent)
 	c.flights.joined = func() { c.st.collapsed.Add(1) }
@@ -476,6 +528,18 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 	out := make([]guard.Estimate, len(its))
 	if len(its) == 0 {
 		return out, nil
+	}
+	if c.share != nil {
+		pi, ok := c.admit(ctx, &esc)
+		if !ok {
+			c.refuseShare(ctx, its, out, pi)
+			return out, nil
+		}
+		defer func() {
+			for i := range out {
+				out[i].Inclusion = pi
+			}
+		}()
 	}
 	s := esc.Sample
 	keys := make([]Key, len(its)) // small: on the stack

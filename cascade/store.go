@@ -107,6 +107,7 @@ type MemoryStore struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	accts map[Budget]*budget
+	wins  map[RiskWindow]*riskWindow
 	c     struct {
 		escalations, requested, hits, sharedHits, settled, abstained atomic.Uint64
 		calls, refusedBudget, tokens, storeFallbacks                 atomic.Uint64
@@ -252,10 +253,11 @@ const (
 	opReserve
 	opSpend
 	opRefund
+	opShare
 	numStoreOps
 )
 
-var storeOpLabels = [numStoreOps]string{"get", "put", "reserve", "spend", "refund"}
+var storeOpLabels = [numStoreOps]string{"get", "put", "reserve", "spend", "refund", "share"}
 
 // afterCall does the shared-store work of a fallback call once its
 // callers have the answer (on the call's goroutine, which Close waits
