@@ -105,6 +105,7 @@ type accumulator struct {
 	selHash                                      hash.Hash
 
 	claims claimsAcc
+	draws  drawsAcc
 
 	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int
@@ -188,6 +189,13 @@ func (a *accumulator) add(o *outcome) {
 		a.addCascade(o, hasTruth, correct)
 	}
 	a.addProvenance(r)
+	a.draws.add(o)
+	if o.teachErr != nil {
+		a.draws.teachErrs++
+	}
+	if a.cfg.Records != nil {
+		writeRecord(a.cfg, o)
+	}
 }
 
 // diagnosisLabel returns the row's diagnosis label, if it has a valid one;
@@ -569,6 +577,7 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 	if a.cfg.ClaimExtractor != nil || a.claims.rows > 0 {
 		r.Claims = a.claimsReport()
 	}
+	r.Draws = a.draws.report(cfg.Draws)
 	if cfg.Mode == report.ModeFallback || cfg.Mode == report.ModeCascade {
 		r.FallbackErrors = &report.FallbackErrors{Calls: a.fbCalls, Failed: a.fbFailed, Transport: a.fbTransport,
 			FailedRate: ratioOrNull(a.fbFailed, a.fbCalls), Estimates: a.fbEstimates, Errors: nonNil(a.fbErrs)}

@@ -232,6 +232,15 @@ func (m *meteredJudge) Describe() guard.JudgeInfo {
 
 func (m *meteredJudge) Inline() bool { return m.inline }
 
+// FeaturesVersion forwards the wrapped judge's (guard.FeatureJudge), so
+// that results carry its feature vectors; "" when it gives none.
+func (m *meteredJudge) FeaturesVersion() string {
+	if fj, ok := m.j.(guard.FeatureJudge); ok {
+		return fj.FeaturesVersion()
+	}
+	return ""
+}
+
 func (m *meteredJudge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate, error) {
 	return m.measure(ctx, func(ctx context.Context) ([]guard.Estimate, error) {
 		return m.j.Judge(ctx, req)

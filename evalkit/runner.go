@@ -13,6 +13,7 @@ import (
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/evalkit/report"
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // An Evaluator judges one sample; *guard.Guard is one. Like
@@ -73,11 +74,37 @@ type Config struct {
 	Bins       int
 	Confidence float64
 
+	// Draws, when set, are the teacher draws the guard was built with
+	// (guard.WithDraws); the report's draws block records them. A Guard
+	// that can Teach (as *guard.Guard does) is asked to right after
+	// Evaluate, for every drawn row, with the row's labels in the context
+	// (so that a simulated teacher reads them) but outside the legs: what
+	// the teacher spends is counted in the draws block, not in the legs.
+	Draws *guard.Draws
+	// Records, when set, receives one record per row with a result, in
+	// input order, once the row was taught: its id is the row's ID. Without
+	// RecordsContent a record carries no user text (record.WithoutText),
+	// as the middleware's sink writes by default; with it, the sample too.
+	// A write error is not retried; record.Writer counts it.
+	Records        RecordWriter
+	RecordsContent bool
+
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Progress, when set, is called on the collecting goroutine after each
 	// row, with the rows done so far.
 	Progress func(rows int)
+}
+
+// A RecordWriter receives records (Config.Records); *record.Writer is one.
+type RecordWriter interface {
+	WriteRecord(ctx context.Context, rec *record.Record) error
+}
+
+// teacher is an Evaluator that can ask the teacher about a drawn result
+// (*guard.Guard).
+type teacher interface {
+	Teach(ctx context.Context, s *guard.Sample, res *guard.Result) error
 }
 
 // Run replays every item of src through cfg.Guard (or scores recorded
@@ -281,6 +308,7 @@ type outcome struct {
 	totalMs   float64
 	measured  bool // the legs were timed here (not taken from a record)
 	cancelled bool
+	teachErr  error // Teach could not ask the teacher
 }
 
 // evaluate judges one item.
@@ -330,6 +358,20 @@ func evaluate(ctx context.Context, cfg *Config, it dataset.Item) outcome {
 		return o
 	}
 	o.res, o.hasResult, o.measured = res, true, true
+	if t, ok := cfg.Guard.(teacher); ok && res.Draw != nil && res.Draw.Drawn {
+		// Off the legs: the teacher's cost is the draws'.
+		tctx := ctx
+		if it.Expected != nil {
+			tctx = ContextWithLabels(tctx, it.Expected)
+		}
+		if err := t.Teach(tctx, it.Sample, &o.res); err != nil {
+			o.teachErr = err
+		}
+		if ctx.Err() != nil {
+			o.cancelled = true
+			return o
+		}
+	}
 	meter.mu.Lock()
 	o.legs = meter.legs
 	meter.mu.Unlock()

@@ -55,8 +55,10 @@ type SimulatedConfig struct {
 	// decision always give the same estimate.
 	Seed uint64
 	// Unlabeled answers the decisions that have no label (the runner passes
-	// the labels through the context, see ContextWithLabels). nil: those
-	// decisions are abstained with a reason.
+	// the labels through the context, see ContextWithLabels). Its estimates
+	// keep its name (Estimate.Judge), so that a teacher answer read from
+	// the primary judge is never taken for a label. nil: those decisions
+	// are abstained with a reason.
 	Unlabeled guard.Judge
 	// Name replaces "simulated-fallback" in results; it must still say that the
 	// judge is a simulation.
@@ -206,6 +208,16 @@ func (j *SimulatedJudge) unlabeled(ctx context.Context, req guard.Request, key s
 	if err != nil {
 		return nil, fmt.Errorf("simulated judge: unlabeled decisions: %w", err)
 	}
+	// These estimates are the Unlabeled judge's, and say so: a teacher
+	// answer read from the primary judge is not a label (see
+	// guard.Teacher.FromPrimary).
+	var info guard.JudgeInfo
+	if d, ok := j.cfg.Unlabeled.(guard.Describer); ok {
+		info = d.Describe()
+	}
+	if info.Name == "" {
+		info.Name = fmt.Sprintf("%T", j.cfg.Unlabeled)
+	}
 	out := got[:0]
 	for _, e := range got {
 		if e.Decision == guard.ChunkRelevance && !chunks[e.ContextID] {
@@ -214,6 +226,10 @@ func (j *SimulatedJudge) unlabeled(ctx context.Context, req guard.Request, key s
 		// The simulation stands for one judge: these calls cost like the
 		// others.
 		e.Latency, e.Usage = j.callCost(key, e.Decision, e.ContextID)
+		if e.Judge == "" {
+			e.Judge, e.JudgeVersion = info.Name, info.Version
+		}
+		e.Features = nil
 		out = append(out, e)
 	}
 	return out, nil

@@ -42,6 +42,11 @@ type Estimate struct {
 	// (package cascade's Limits.Share), in (0, 1]; 0 when the escalator
 	// states none. The guard copies it to FallbackInfo.Inclusion.
 	Inclusion float64 `json:"inclusion,omitempty"`
+	// Features is the raw feature vector the estimate was computed from,
+	// when the judge is a FeatureJudge (nil otherwise). The guard gathers
+	// the vectors into Result.Features; it is not part of the estimate's
+	// JSON form.
+	Features []float64 `json:"-"`
 }
 
 // Usage is what a judge spent on an estimate. Zero for local judges. A

@@ -23,12 +23,15 @@ type Guard struct {
 	abandon   abandonState // judge calls left running after ctx ended (abandon.go)
 	parallel  int          // bound on concurrent slow judge calls per Evaluate (WithConcurrency)
 	slow      int          // bindings whose judge is not Inline
+	draws     *Draws       // teacher draws (WithDraws); nil: none
+	teach     teachStats   // what Teach did (draw.go)
 }
 
 type binding struct {
 	judge     Judge
 	info      JudgeInfo
 	inline    bool
+	features  string // the judge's FeaturesVersion, when it is a FeatureJudge
 	decisions []Decision
 	noRef     []Decision // decisions without Correctness
 }
@@ -75,6 +78,9 @@ func WithJudge(j Judge, ds ...Decision) Option {
 		}
 		if in, ok := j.(Inline); ok {
 			b.inline = in.Inline()
+		}
+		if fj, ok := j.(FeatureJudge); ok {
+			b.features = fj.FeaturesVersion()
 		}
 		g.bindings = append(g.bindings, b)
 		return nil
@@ -223,6 +229,9 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	}
 	g.finish(&res, &t)
 	res.Action = action(&res, broken)
+	if g.draws != nil {
+		res.Draw = g.draw(&s, &res)
+	}
 	res.LatencyMs = float64(g.now().Sub(start)) / float64(time.Millisecond)
 	return res, nil
 }
@@ -283,6 +292,9 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 			if e := &ests[j]; e.Judge == "" {
 				e.Judge, e.JudgeVersion = b.info.Name, b.info.Version
 			}
+		}
+		if b.features != "" {
+			collectFeatures(res, b.features, ests[n:])
 		}
 	}
 	if wait != nil {

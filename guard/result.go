@@ -235,6 +235,16 @@ type Result struct {
 	Usage     Usage   `json:"usage,omitzero"`
 	LatencyMs float64 `json:"latencyMs"`
 
+	// Features are the embedded judges' raw feature vectors (numbers, no
+	// text), when a FeatureJudge estimated the sample.
+	Features *Features `json:"features,omitempty"`
+	// Draw records the teacher draw, whenever draws are configured
+	// (WithDraws), drawn or not.
+	Draw *Draw `json:"draw,omitempty"`
+	// Teacher is the teacher's answer about a drawn result, once Teach has
+	// run. It never changes the result's own verdicts.
+	Teacher *Teacher `json:"teacher,omitempty"`
+
 	// PassRule is the pass rule of the policy the result was judged under
 	// (see PassRule); the built-in diagnosis reads it. Not part of the JSON
 	// form: the reason names a rule that waived anything.

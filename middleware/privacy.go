@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"github.com/ragtriage/ragtriage/guard"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 // Judges explain themselves in free text that may quote the user's texts.
@@ -190,6 +191,9 @@ func (c *config) claimText(text string, t *sampleTexts) string {
 // without the raw estimates. t holds the sample's redacted texts (nil
 // without content capture).
 func (c *config) exportResult(r *guard.Result, t *sampleTexts) guard.Result {
+	if c.redact == nil {
+		return record.WithoutText(r)
+	}
 	out := *r
 	out.Estimates = nil
 	out.Reason = c.reasonText(r.Reason)
@@ -228,6 +232,28 @@ func (c *config) exportResult(r *guard.Result, t *sampleTexts) guard.Result {
 			cl.Evidence = c.exportEvidence(cl.Evidence, t)
 			out.Claims[i] = cl
 		}
+	}
+	if r.Teacher != nil {
+		tc := *r.Teacher
+		tc.Reason = c.reasonText(tc.Reason)
+		if tc.Estimates != nil {
+			tc.Estimates = make([]guard.Estimate, len(r.Teacher.Estimates))
+			for i, e := range r.Teacher.Estimates {
+				e.Reason = c.reasonText(e.Reason)
+				e.Evidence = c.exportEvidence(e.Evidence, t)
+				if e.Citations != nil {
+					cs := make([]guard.Citation, len(e.Citations))
+					for k, ct := range e.Citations {
+						ct.Sentence, ct.Context = c.exportQuote(ct.Sentence, t), c.exportQuote(ct.Context, t)
+						cs[k] = ct
+					}
+					e.Citations = cs
+				}
+				e.Features = nil
+				tc.Estimates[i] = e
+			}
+		}
+		out.Teacher = &tc
 	}
 	return out
 }

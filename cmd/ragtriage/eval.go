@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +30,7 @@ import (
 	"github.com/ragtriage/ragtriage/guard"
 	"github.com/ragtriage/ragtriage/guard/lexical"
 	"github.com/ragtriage/ragtriage/guard/llmjudge"
+	"github.com/ragtriage/ragtriage/record"
 )
 
 var evalCommand = &command{
@@ -161,6 +164,28 @@ Fallback judge:
   -sim-unlabeled WHO      decisions without a label: "primary" (answered by
                           the lexical judge, default) or "abstain"
 
+Teacher draws (the loop; cascade mode: the fallback is the teacher):
+  -explore R       draw every row for the teacher with probability R (as
+                   shadow mode does), whatever the embedded verdicts
+  -audit R         draw the rows the embedded judges decided on their own
+                   (no escalation) with probability R (as enforce mode does)
+  -draw-seed N     seed of the draws (default 1): a row is drawn by a hash
+                   of the seed and its id, so a rerun draws the same rows
+  The guard asks the teacher about each drawn row right after evaluating
+  it, every decision its own judges were asked, behind the cascade (its
+  budget, breaker and concurrency apply; a refusal is recorded with its
+  cause and never retried). The teacher never changes the row's verdicts:
+  its own sit beside them in the record (result.teacher), and the report's
+  draws block counts the draws, the refusals by cause and, for audits, the
+  disagreements. What the teacher spends is counted there, not in the legs.
+  -records-out FILE  write one record per row (the row's id; the result with
+                   its feature vectors, draw and teacher) as the
+                   middleware's record sink writes them by default: no user
+                   text (question, contexts, answer, quotes) unless
+                   -records-content. "ragtriage calibrate -records" learns
+                   from them.
+  -records-content also put the row's texts in each record
+
 Output:
   -out FILE        the JSON report (required)
   -md FILE         a Markdown summary
@@ -264,6 +289,11 @@ type evalFlags struct {
 	simSeed         uint64
 	simPriceAs      string
 	simUnlabeled    string
+
+	explore, audit float64
+	drawSeed       uint64
+	recordsOut     string
+	recordsContent bool
 }
 
 // fallbackSetup is what a fallback factory returns.
@@ -487,7 +517,16 @@ func runEval(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := evalSignal(context.Background())
 	defer stop()
 	cfg.Progress = progress
+	recs, err := openRecordsOut(f, &cfg)
+	if err != nil {
+		return exit(err)
+	}
 	rep, runErr := evalkit.Run(ctx, src, cfg)
+	if recs != nil {
+		if err := recs.finish(); err != nil {
+			return exit(err)
+		}
+	}
 	if rep == nil {
 		return exit(runErr)
 	}
@@ -566,6 +605,11 @@ func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
 	fset.Uint64Var(&f.simSeed, "sim-seed", 1, "simulated fallback: seed")
 	fset.StringVar(&f.simPriceAs, "sim-price-as", "gpt-4o-mini", "simulated fallback: priced as `MODEL`")
 	fset.StringVar(&f.simUnlabeled, "sim-unlabeled", "primary", "simulated fallback: primary or abstain")
+	fset.Float64Var(&f.explore, "explore", 0, "teacher draws: share of every row")
+	fset.Float64Var(&f.audit, "audit", 0, "teacher draws: share of the rows decided alone")
+	fset.Uint64Var(&f.drawSeed, "draw-seed", 1, "teacher draws: seed")
+	fset.StringVar(&f.recordsOut, "records-out", "", "write one record per row to `FILE`")
+	fset.BoolVar(&f.recordsContent, "records-content", false, "put the rows' texts in -records-out")
 }
 
 // parseEvalFlags parses and checks eval's flags. On a usage error or -help
@@ -607,6 +651,9 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalRun, int) {
 	if r.mode == report.ModeRecorded && f.claims != "off" {
 		return usage("-claims %s: recorded mode judges nothing (records made in claims mode carry their claims)", f.claims)
 	}
+	if f.draws() != nil && r.mode != report.ModeCascade {
+		return usage("-explore and -audit need -mode cascade: the fallback is the teacher")
+	}
 	return r, 0
 }
 
@@ -631,8 +678,24 @@ func (f *evalFlags) check(fset *flag.FlagSet) string {
 		return fmt.Sprintf("-max-fallback-errors %v: want a share in [0, 1]", f.maxFallbackErrors)
 	case f.progress != "auto" && f.progress != "always" && f.progress != "never":
 		return fmt.Sprintf("-progress %q: want auto, always or never", f.progress)
+	case !(f.explore >= 0 && f.explore <= 1):
+		return fmt.Sprintf("-explore %v: want a share in [0, 1]", f.explore)
+	case !(f.audit >= 0 && f.audit <= 1):
+		return fmt.Sprintf("-audit %v: want a share in [0, 1]", f.audit)
+	case f.recordsContent && f.recordsOut == "":
+		return "-records-content needs -records-out"
+	case f.recordsOut != "" && (f.recordsOut == f.out || slices.Contains(f.datasets, f.recordsOut) || slices.Contains(f.records, f.recordsOut)):
+		return fmt.Sprintf("-records-out %s: would overwrite an input or the report", f.recordsOut)
 	}
 	return ""
+}
+
+// draws returns the teacher draws the flags ask for, or nil.
+func (f *evalFlags) draws() *guard.Draws {
+	if f.explore == 0 && f.audit == 0 {
+		return nil
+	}
+	return &guard.Draws{Explore: f.explore, Audit: f.audit, Seed: f.drawSeed}
 }
 
 // config checks that every input opens, loads the primary judge's profile
@@ -720,8 +783,13 @@ func (r *evalRun) configureFallback(cfg *evalkit.Config, primary *lexical.Judge,
 		cfg.Workers = 1
 	}
 	cfg.FallbackPolicy = &r.fbPolicy
+	var opts []guard.Option
+	if d := f.draws(); d != nil {
+		opts = append(opts, guard.WithDraws(*d))
+		cfg.Draws = d
+	}
 	setup, err := evalkit.BuildMode(r.mode, evalkit.ModeConfig{Primary: primary, PrimaryPolicy: primaryPolicy,
-		Fallback: fb.judge, FallbackPolicy: r.fbPolicy, Degrade: r.rule, Cascade: cs, Claims: claims})
+		Fallback: fb.judge, FallbackPolicy: r.fbPolicy, Degrade: r.rule, Cascade: cs, Claims: claims, Options: opts})
 	if err != nil {
 		return closeFallback, err
 	}
@@ -943,4 +1011,42 @@ func newEvalProgress(when string, stderr io.Writer, total int64, read *atomic.In
 		}
 		_ = bar.Set64(read.Load())
 	}
+}
+
+// recordsOut is the -records-out file being written.
+type recordsOut struct {
+	path string
+	file *os.File
+	buf  *bufio.Writer
+	w    *record.Writer
+}
+
+// openRecordsOut creates -records-out and points cfg.Records at it; nil
+// without the flag.
+func openRecordsOut(f *evalFlags, cfg *evalkit.Config) (*recordsOut, error) {
+	if f.recordsOut == "" {
+		return nil, nil
+	}
+	file, err := os.Create(f.recordsOut)
+	if err != nil {
+		return nil, fmt.Errorf("-records-out: %w", err)
+	}
+	ro := &recordsOut{path: f.recordsOut, file: file, buf: bufio.NewWriterSize(file, 1<<16)}
+	ro.w = record.NewWriter(ro.buf)
+	cfg.Records, cfg.RecordsContent = ro.w, f.recordsContent
+	return ro, nil
+}
+
+// finish flushes and closes the file; an error names the records that
+// could not be written.
+func (ro *recordsOut) finish() error {
+	written, failed := ro.w.Counts()
+	err := errors.Join(ro.buf.Flush(), ro.file.Close())
+	switch {
+	case err != nil:
+		return fmt.Errorf("-records-out %s: %w", ro.path, err)
+	case failed > 0:
+		return fmt.Errorf("-records-out %s: %d of %d records could not be written", ro.path, failed, written+failed)
+	}
+	return nil
 }

@@ -43,6 +43,9 @@ type Report struct {
 	// for, by cause.
 	Abstentions Abstentions `json:"abstentions"`
 	Cascade     *Cascade    `json:"cascade,omitempty"`
+	// Draws counts the teacher draws (-explore, -audit) and what the
+	// teacher made of them; absent without draws.
+	Draws *Draws `json:"draws,omitempty"`
 	// Claims describes the advanced groundedness mode (claims mode only).
 	Claims *Claims `json:"claims,omitempty"`
 	// FallbackErrors counts the fallback judge's calls and their failures
@@ -767,4 +770,38 @@ func refuseOldKeys(b []byte) error {
 			"with reproducibility.decisionVariant only (run eval again to write one)")
 	}
 	return nil
+}
+
+// Draws counts the teacher draws of a run (guard.WithDraws). Rows counts
+// the rows with a draw record; Drawn those drawn (by kind in ByKind).
+// Taught = Answered + the sum of ByCause (the teacher refused or failed,
+// by guard.Teacher.Cause: never retried); Drawn − Taught were not taught
+// (Teach failed: NotTaught). FromPrimary counts the taught rows some of
+// whose teacher answers read the primary judge (no labels). AuditSides and
+// Disagreements compare, on audit draws, the embedded verdicts decided
+// alone with the teacher's (guard.AuditOutcomes). TeacherUsage is what the
+// teacher spent; it is not part of the legs' usage.
+type Draws struct {
+	Explore       float64        `json:"explore"`
+	Audit         float64        `json:"audit"`
+	Seed          uint64         `json:"seed"`
+	Rows          int            `json:"rows"`
+	Drawn         int            `json:"drawn"`
+	ByKind        map[string]int `json:"byKind"`
+	Taught        int            `json:"taught"`
+	Answered      int            `json:"answered"`
+	ByCause       map[string]int `json:"byCause"`
+	Refused       int            `json:"refused"`
+	NotTaught     int            `json:"notTaught"`
+	FromPrimary   int            `json:"fromPrimary"`
+	AuditSides    int            `json:"auditSides"`
+	Disagreements int            `json:"disagreements"`
+	TeacherUsage  TokenUsage     `json:"teacherUsage"`
+}
+
+// TokenUsage is one usage total: tokens and calls.
+type TokenUsage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	Calls        int `json:"calls"`
 }

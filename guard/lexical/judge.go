@@ -217,7 +217,74 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 		}
 		out = append(out, j.estimate(d, a, f, s))
 	}
+	attachFeatures(out, a, f)
 	return out, nil
+}
+
+// FeaturesVersion names the feature definitions the judge's estimates
+// carry (Estimate.Features): FeaturesVersion. It makes the judge a
+// guard.FeatureJudge, so that results carry the vectors (Result.Features).
+func (j *Judge) FeaturesVersion() string { return FeaturesVersion }
+
+// vectorOf is the raw feature vector an estimate of d was computed from
+// (of context ci for ChunkRelevance), as Features returns it; nil when f
+// does not hold it (correctness without a reference).
+func vectorOf(a *analysis, f *featureSet, d guard.Decision, ci int) []float64 {
+	switch d {
+	case guard.ChunkRelevance:
+		if ci < len(f.chunks) {
+			return f.chunks[ci]
+		}
+	case guard.ContextSufficiency:
+		return f.suff
+	case guard.ContextConflict:
+		return f.conflict
+	case guard.AnswerRelevance:
+		return f.relev
+	case guard.Groundedness:
+		return f.ground[:]
+	case guard.Contradiction:
+		return f.contra
+	case guard.Correctness:
+		if a.hasRef {
+			return f.correct
+		}
+	}
+	return nil
+}
+
+// attachFeatures puts on each estimate of out (in the order Judge built
+// them: chunks in context order) a copy of its raw feature vector, all of
+// them in one allocation. An estimate the sample settled without a model
+// (nothing retrieved, one context) or that abstained for want of a question
+// carries its vector too: Features gives it, and profiles are fitted on it.
+func attachFeatures(out []guard.Estimate, a *analysis, f *featureSet) {
+	n, ci := 0, 0
+	for i := range out {
+		d := out[i].Decision
+		n += len(vectorOf(a, f, d, ci))
+		if d == guard.ChunkRelevance {
+			ci++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]float64, 0, n)
+	ci = 0
+	for i := range out {
+		d := out[i].Decision
+		x := vectorOf(a, f, d, ci)
+		if d == guard.ChunkRelevance {
+			ci++
+		}
+		if len(x) == 0 {
+			continue
+		}
+		k := len(buf)
+		buf = append(buf, x...)
+		out[i].Features = buf[k:len(buf):len(buf)]
+	}
 }
 
 // JudgeClaims estimates the groundedness of each claim against the
@@ -255,6 +322,7 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 	prepareQuestion(a, f)
 	c = *s
 	out := make([]guard.Estimate, 0, len(claims))
+	feats := make([]float64, 0, nG*len(claims)) // the claims' feature vectors, as Judge attaches them
 	for _, claim := range claims {
 		if a.m.check(); !a.m.ok() {
 			return abstainClaims(claims, a.m.stop, a.m.reason()), nil
@@ -264,7 +332,11 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 		f.reset()
 		prepareAnswer(a, f)
 		f.need(a, j.vocab, partGround)
-		out = append(out, j.estimate(guard.Groundedness, a, f, &c))
+		e := j.estimate(guard.Groundedness, a, f, &c)
+		k := len(feats)
+		feats = append(feats, f.ground[:]...)
+		e.Features = feats[k:len(feats):len(feats)]
+		out = append(out, e)
 	}
 	if a.m.check(); !a.m.ok() {
 		return abstainClaims(claims, a.m.stop, a.m.reason()), nil
