@@ -224,6 +224,7 @@ type config struct {
 	shared    Store
 	mp        metric.MeterProvider
 	now       func() time.Time
+	risk      func(*guard.Escalation) float64
 }
 
 // Option configures a Cascade.
@@ -301,6 +302,19 @@ func WithStore(s Store) Option {
 			return errors.New("cascade: WithStore: nil store")
 		}
 		c.shared = s
+		return nil
+	}
+}
+
+// WithRisk replaces Risk as the risk Limits.Share ranks escalations by
+// (higher is riskier). f must be cheap, safe for concurrent use, and leave
+// the escalation unchanged.
+func WithRisk(f func(*guard.Escalation) float64) Option {
+	return func(c *config) error {
+		if f == nil {
+			return errors.New("cascade: WithRisk: nil function")
+		}
+		c.risk = f
 		return nil
 	}
 }
@@ -393,6 +407,9 @@ func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
 	c.bcfg, c.shared = cfg.budget, cfg.shared
 	c.budget = c.local.account(cfg.budget)
 	c.share = newShareGate(lim)
+	if c.share != nil {
+		c.share.risk = cfg.risk
+	}
 	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
 	c.sem = make(chan struct{}, lim.MaxConcurrent)
 	c.flights.joined = func() { c.st.collapsed.Add(1) }

@@ -22,35 +22,44 @@ const DefaultShareUniform = 0.1
 // Share.
 const shareWarmup = 32
 
-// Risk is the risk an escalation is ranked by under Limits.Share: the
-// probability, by the embedded judges' own estimates (Escalation.Primary),
-// that the answer is not a PASS:
+// Risk is the risk an escalation is ranked by under Limits.Share (unless
+// WithRisk replaces it): the probability, by the embedded judges' own
+// estimates (Escalation.Primary), that the answer fails the check that
+// every pass rule makes, groundedness:
 //
-//	risk = 1 − Π P(healthy)
+//	risk = 1 − P(grounded)
 //
-// over the escalated decisions the pass rule (Escalation.PassRule) does not
-// waive, or over every escalated decision when it waives them all. P(healthy)
-// is the estimate's P, or 1 − P for an adverse decision (context conflict,
+// When groundedness is not escalated, it is 1 − Π P(healthy) over the
+// escalated decisions the pass rule (Escalation.PassRule) does not waive, or
+// over every escalated decision when it waives them all. P(healthy) is the
+// estimate's P, or 1 − P for an adverse decision (context conflict,
 // contradiction); for chunk relevance it is the probability that at least
 // one escalated chunk is relevant, 1 − Π(1 − P). An abstained or missing
 // estimate counts as even odds (0.5). The product treats the decisions as
-// independent: it is a ranking, not a calibrated probability. A value
-// outside [0, 1] or NaN is clamped (NaN reads as 1).
+// independent: a ranking, not a calibrated probability. Groundedness alone
+// ranks first because a PASS needs it under every rule, and because the
+// other decisions' estimates, uninformative on much real traffic, would
+// drown its ranking in a product. A NaN reads as 1.
 func Risk(esc *guard.Escalation) float64 {
-	healthy := func(all bool) (float64, bool) {
-		p, any := 1.0, false
-		for _, d := range esc.Decisions {
-			if !all && esc.PassRule.Waives(d) {
-				continue
+	var h float64
+	if slices.Contains(esc.Decisions, guard.Groundedness) {
+		h = healthyP(esc, guard.Groundedness)
+	} else {
+		prod := func(all bool) (float64, bool) {
+			p, any := 1.0, false
+			for _, d := range esc.Decisions {
+				if !all && esc.PassRule.Waives(d) {
+					continue
+				}
+				any = true
+				p *= healthyP(esc, d)
 			}
-			any = true
-			p *= healthyP(esc, d)
+			return p, any
 		}
-		return p, any
-	}
-	h, ok := healthy(false)
-	if !ok {
-		h, _ = healthy(true)
+		var ok bool
+		if h, ok = prod(false); !ok {
+			h, _ = prod(true)
+		}
 	}
 	r := 1 - h
 	switch {
@@ -230,6 +239,7 @@ type shareGate struct {
 	w       RiskWindow
 	local   *riskWindow
 	seed    uint64
+	risk    func(*guard.Escalation) float64 // WithRisk; nil: Risk
 	seq     atomic.Uint64
 	// Counters: escalations admitted by rank, by the draw, refused.
 	top, drawn, refused atomic.Uint64
@@ -271,7 +281,12 @@ func (c *Cascade) admit(ctx context.Context, esc *guard.Escalation) (pi float64,
 		g.top.Add(1)
 		return 1, true
 	}
-	risk := Risk(esc)
+	var risk float64
+	if g.risk != nil {
+		risk = g.risk(esc)
+	} else {
+		risk = Risk(esc)
+	}
 	a := g.local.admit(risk)
 	if ss, shared := c.shared.(ShareStore); shared {
 		sctx, cancel := c.storeCtx(ctx)

@@ -39,16 +39,20 @@ func TestRisk(t *testing.T) {
 	est := func(d guard.Decision, p float64) guard.Estimate { return guard.Estimate{Decision: d, P: p} }
 	esc := guard.Escalation{Request: guard.Request{Decisions: []guard.Decision{guard.Groundedness, guard.Contradiction, guard.ContextSufficiency}},
 		Primary: []guard.Estimate{est(guard.Groundedness, 0.8), est(guard.Contradiction, 0.1), est(guard.ContextSufficiency, 0.5)}}
-	if got, want := cascade.Risk(&esc), 1-0.8*0.9*0.5; math.Abs(got-want) > 1e-12 {
-		t.Errorf("Risk under PassAll = %v; want %v", got, want)
-	}
-	esc.PassRule = guard.PassGrounded
 	if got, want := cascade.Risk(&esc), 1-0.8; math.Abs(got-want) > 1e-12 {
-		t.Errorf("Risk under PassGrounded = %v; want %v (only groundedness counts)", got, want)
+		t.Errorf("Risk with groundedness escalated = %v; want %v (groundedness alone)", got, want)
 	}
 	esc.Primary[0].Abstained = true
 	if got := cascade.Risk(&esc); got != 0.5 {
 		t.Errorf("Risk with an abstained groundedness = %v; want 0.5", got)
+	}
+	esc.Decisions = esc.Decisions[1:]
+	if got, want := cascade.Risk(&esc), 1-0.9*0.5; math.Abs(got-want) > 1e-12 {
+		t.Errorf("Risk without groundedness under PassAll = %v; want %v", got, want)
+	}
+	esc.PassRule = guard.PassWaiveSufficiency
+	if got, want := cascade.Risk(&esc), 1-0.9; math.Abs(got-want) > 1e-12 {
+		t.Errorf("Risk without groundedness, sufficiency waived = %v; want %v", got, want)
 	}
 }
 
