@@ -107,8 +107,8 @@ type accumulator struct {
 	claims claimsAcc
 
 	// Traffic estimates (modes that call a fallback, and recorded mode).
-	est *estimatesAcc
-	draws  drawsAcc
+	est   *estimatesAcc
+	draws drawsAcc
 
 	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int

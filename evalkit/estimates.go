@@ -122,13 +122,13 @@ type estimatesAcc struct {
 	dec     [8]strata
 	unknown [8]map[string]int
 	labeled [8]struct{ n, neg int }
-	diag    strata                  // by inclusion: counts rows observed
+	diag    strata // by inclusion: counts rows observed
 	diagBy  map[guard.Diagnosis]strata
 	diagUnk map[string]int
 	diagIdx []guard.Diagnosis // diagnoses seen, in first-seen order
 
 	// Catch (groundedness).
-	escalated, admitted, failCaught   int
+	escalated, admitted, failCaught    int
 	labFail, labFailCaught, labFailEsc int
 }
 
