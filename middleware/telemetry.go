@@ -31,6 +31,7 @@ type instruments struct {
 	duration    metric.Float64Histogram
 	sinkErrors  metric.Int64Counter
 	sinkDropped metric.Int64Counter
+	est         estimateInstruments
 }
 
 func newInstruments(mp metric.MeterProvider) (*instruments, error) {
@@ -54,6 +55,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 		metric.WithDescription("Records never handed to the sink: the record queue was full or shut down, or Shutdown gave up on them."),
 		metric.WithUnit("{record}"))
 	err = errors.Join(err, e)
+	err = errors.Join(err, in.est.init(m))
 	if err != nil {
 		return nil, errorf("creating metric instruments: %w", err)
 	}
@@ -134,6 +136,9 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 		attrs := evaluationAttrs(ev.mode, &v)
 		c.inst.evaluations.Add(ctx, 1, attrs)
 		c.inst.duration.Record(ctx, elapsed.Seconds(), attrs)
+		if v.ok {
+			c.inst.est.observe(ctx, &v.res)
+		}
 	}
 
 	// The record's copy of the result comes first: the span reuses its
