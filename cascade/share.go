@@ -17,10 +17,10 @@ import (
 // answers below the risk quantile when Limits.ShareUniform is 0.
 const DefaultShareUniform = 0.1
 
-// shareWarmup is how many risks a window holds before its quantile is
-// used; until then every escalation is drawn uniformly with probability
-// Share.
-const shareWarmup = 32
+// ShareWarmup is how many risks a window holds (ShareWindow, when fewer)
+// before its quantile is used; until then every escalation is drawn
+// uniformly with probability Share. A ShareStore uses the same.
+const ShareWarmup = 32
 
 // Risk is the risk an escalation is ranked by under Limits.Share (unless
 // WithRisk replaces it): the probability, by the embedded judges' own
@@ -170,7 +170,7 @@ func (rw *riskWindow) admit(risk float64) Admission {
 	defer rw.mu.Unlock()
 	n := len(rw.sorted)
 	var a Admission
-	if n >= min(shareWarmup, rw.w.Size) {
+	if n >= min(ShareWarmup, rw.w.Size) {
 		a.Warm = true
 		r := min(int((1-rw.w.Top)*float64(n)), n-1)
 		a.Top = risk > rw.sorted[r] && rw.tops < topCap(rw.w)
