@@ -112,9 +112,9 @@ type Limits struct {
 	//
 	//   - Top = Share × (1 − ShareUniform) of the window is admitted by
 	//     rank: an escalation whose risk is above the window's (1 − Top)
-	//     quantile, while fewer than ⌈Top × ShareWindow⌉ of the window's
-	//     escalations were admitted so, goes to the fallback. Its inclusion
-	//     probability is 1.
+	//     quantile, while fewer than ⌈Top × n⌉ of the window's n
+	//     escalations (n + 1 while it fills) were admitted so, goes to the
+	//     fallback. Its inclusion probability is 1.
 	//   - Every other escalation is drawn uniformly, with probability
 	//     u = (Share − Top) / (1 − Top) (from ShareSeed), and that is its
 	//     inclusion probability. So every uncertain answer has a known
@@ -125,7 +125,8 @@ type Limits struct {
 	//     every escalation is drawn with probability Share.
 	//
 	// On average a fraction Share of escalations is admitted; the part by
-	// rank never exceeds ⌈Top × ShareWindow⌉ in a window, the drawn part
+	// rank never exceeds ⌈Top × ShareWindow⌉ in a window (nor Top of the
+	// escalations seen while the first window fills), the drawn part
 	// varies as a binomial. The least risky escalations are refused first:
 	// those below the quantile that the draw did not pick. They abstain
 	// with guard.CauseShare and take the degrade rule; every estimate the

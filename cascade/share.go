@@ -131,8 +131,9 @@ type Admission struct {
 	// drawn uniformly.
 	Warm bool
 	// Top reports that the risk was above the window's (1 − Top) quantile
-	// while fewer than ⌈Top × Size⌉ of the window's answers were admitted
-	// by rank: the escalation is admitted with probability 1.
+	// while fewer than ⌈Top × min(n + 1, Size)⌉ of the window's n answers
+	// were admitted by rank: the escalation is admitted with probability
+	// 1.
 	Top bool
 }
 
@@ -173,7 +174,7 @@ func (rw *riskWindow) admit(risk float64) Admission {
 	if n >= min(ShareWarmup, rw.w.Size) {
 		a.Warm = true
 		r := min(int((1-rw.w.Top)*float64(n)), n-1)
-		a.Top = risk > rw.sorted[r] && rw.tops < topCap(rw.w)
+		a.Top = risk >= rw.sorted[r] && rw.tops < topCap(rw.w, n)
 	}
 	if n == rw.w.Size {
 		old := rw.ring[rw.head]
@@ -196,14 +197,19 @@ func (rw *riskWindow) admit(risk float64) Admission {
 	return a
 }
 
-// topCap is ⌈Top × Size⌉, the most escalations of a window admitted by
-// rank (a hair below the product, so that 0.2 × 0.9 × 100 is 18, not 19).
-func topCap(w RiskWindow) int { return int(math.Ceil(w.Top*float64(w.Size) - 1e-9)) }
+// topCap is ⌈Top × min(n + 1, Size)⌉, the most escalations of a window
+// holding n risks that may be admitted by rank once the next one is: so
+// the part by rank stays within Top of the escalations seen while the
+// window fills, and of the window once it is full (a hair below the
+// product, so that 0.2 × 0.9 × 100 is 18, not 19).
+func topCap(w RiskWindow, n int) int {
+	return int(math.Ceil(w.Top*float64(min(n+1, w.Size)) - 1e-9))
+}
 
 // AdmitRisk implements ShareStore: risk is admitted by rank (Top) when it
-// is above the (1 − w.Top) quantile of the window's last w.Size risks and
-// fewer than ⌈w.Top × w.Size⌉ of them were; then it joins the window. A
-// NaN risk reads as 1.
+// is above the (1 − w.Top) quantile of the window's last w.Size risks (n of
+// them) and fewer than ⌈w.Top × min(n + 1, w.Size)⌉ of them were; then it
+// joins the window. A NaN risk reads as 1.
 func (m *MemoryStore) AdmitRisk(_ context.Context, w RiskWindow, risk float64) (Admission, error) {
 	if w.Size <= 0 || !(w.Top >= 0 && w.Top <= 1) {
 		return Admission{}, fmt.Errorf("cascade: risk window %+v: want a positive size and a top fraction in [0, 1]", w)

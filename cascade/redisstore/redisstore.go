@@ -526,12 +526,12 @@ func (s *Store) Entries(ctx context.Context) (int64, error) {
 // a sorted set of the risks (KEYS[1]; members "<seq>:<top>", scored by the
 // risk), a list of the members in arrival order (KEYS[2]), a sequence
 // (KEYS[3]) and the count of members admitted by rank (KEYS[4]). ARGV: the
-// window size, its top fraction, the risk, the warm-up size, the cap on
-// members admitted by rank, the keys' time to live in ms. Like
+// window size, its top fraction, the risk, the warm-up size, the keys'
+// time to live in ms. Like
 // cascade.MemoryStore.AdmitRisk, it ranks the risk against the window as it
 // stands (admitted by rank when the window is warm, the risk is above the
-// value at rank ⌊(1 − top) × n⌋ of the n risks, and fewer than the cap were
-// admitted so), then adds it and drops the oldest beyond the size. It
+// value at rank ⌊(1 − top) × n⌋ of the n risks, and fewer than
+// ⌈top × min(n + 1, size)⌉ were admitted so), then adds it and drops the oldest beyond the size. It
 // returns {warm, top}. Atomic across replicas.
 var shareScript = redis.NewScript(`
 local z, l, sq, tk = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -539,8 +539,7 @@ local size = tonumber(ARGV[1])
 local top = tonumber(ARGV[2])
 local risk = tonumber(ARGV[3])
 local warmup = tonumber(ARGV[4])
-local cap = tonumber(ARGV[5])
-local ttl = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[5])
 local n = redis.call('ZCARD', z)
 local warm, istop = 0, 0
 if n >= warmup then
@@ -549,7 +548,9 @@ if n >= warmup then
   if r > n - 1 then r = n - 1 end
   local th = tonumber(redis.call('ZRANGE', z, r, r, 'WITHSCORES')[2])
   local tops = tonumber(redis.call('GET', tk) or '0')
-  if risk > th and tops < cap then istop = 1 end
+  local m = n + 1
+  if m > size then m = size end
+  if risk >= th and tops < math.ceil(top * m - 1e-9) then istop = 1 end
 end
 local m = redis.call('INCR', sq) .. ':' .. istop
 redis.call('ZADD', z, ARGV[3], m)
@@ -576,12 +577,11 @@ func (s *Store) AdmitRisk(ctx context.Context, w cascade.RiskWindow, risk float6
 	}
 	base := s.opt.Prefix + "share:" + strconv.Itoa(w.Size) + ":" + strconv.FormatFloat(w.Top, 'g', -1, 64) + ":"
 	keys := []string{base + "z", base + "l", base + "seq", base + "tops"}
-	capTop := int(math.Ceil(w.Top*float64(w.Size) - 1e-9))
 	var res []any
 	err := s.do(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = shareScript.Run(ctx, s.rdb, keys, w.Size, strconv.FormatFloat(w.Top, 'g', 17, 64), strconv.FormatFloat(risk, 'g', 17, 64),
-			min(cascade.ShareWarmup, w.Size), capTop, s.opt.TTL.Milliseconds()).Slice()
+			min(cascade.ShareWarmup, w.Size), s.opt.TTL.Milliseconds()).Slice()
 		return err
 	})
 	if err != nil {
