@@ -68,7 +68,10 @@ func Observe(r *guard.Result, d guard.Decision) Observation {
 		o.Unknown = UnknownInclusion
 		return o
 	}
-	o.Inclusion = 1 - (1-pi)*(1-drawPi)
+	o.Inclusion = pi
+	if drawPi > 0 {
+		o.Inclusion = 1 - (1-pi)*(1-drawPi)
+	}
 	admitted := f.Causes[guard.CauseShare] == 0
 	switch {
 	case admitted && v != guard.Uncertain:
@@ -88,12 +91,8 @@ func teacherVerdict(r *guard.Result, d guard.Decision) (guard.Verdict, bool) {
 	if r.Draw == nil || !r.Draw.Drawn || r.Teacher == nil {
 		return guard.Uncertain, false
 	}
-	for i := range r.Teacher.Estimates {
-		e := &r.Teacher.Estimates[i]
-		if e.Decision == d && (e.Judge != "" && e.Judge != r.Teacher.Judge && r.Teacher.FromPrimary) {
-			return guard.Uncertain, true // read from the primary judge: no label
-		}
-	}
+	// The teacher's verdict on a decision it read from the primary judge
+	// is uncertain (guard.Teacher.Verdicts): no label.
 	t := guard.Result{Verdicts: r.Teacher.Verdicts}
 	v, _ := t.Verdict(d)
 	return v, true

@@ -128,7 +128,7 @@ func intervalsSVG(b *strings.Builder, rows []estimateRow) {
 	if len(avail) == 0 {
 		return
 	}
-	const x0, w, rowH, top = 170.0, 360.0, 22.0, 10.0
+	const x0, w, rowH, top = 210.0, 360.0, 22.0, 10.0
 	h := top + rowH*float64(len(avail)) + 30
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" role="img">`, x0+w+20, h)
 	for i := 0; i <= 4; i++ {
