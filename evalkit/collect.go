@@ -204,10 +204,7 @@ func (a *accumulator) add(o *outcome) {
 		a.addCascade(o, hasTruth, correct)
 	}
 	a.addProvenance(r)
-	a.draws.add(o)
-	if o.teachErr != nil {
-		a.draws.teachErrs++
-	}
+	a.draws.add(o) // a row Teach could not ask about counts in notTaught
 	if a.cfg.Records != nil {
 		writeRecord(a.cfg, o)
 	}

@@ -15,7 +15,6 @@ type drawsAcc struct {
 	sides, disagree                                                int
 	byKind, byCause                                                map[string]int
 	usage                                                          guard.Usage
-	teachErrs                                                      int
 }
 
 // add counts one row's draw and teacher.

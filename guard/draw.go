@@ -165,14 +165,14 @@ func (t *Teacher) Refused() bool {
 }
 
 // ErrNoTeacher is returned by Teach on a drawn result when the guard has no
-// escalator to ask.
+// escalator to ask (a result drawn by another guard).
 var ErrNoTeacher = errors.New("guard: Teach: no escalator configured (WithEscalator) to teach with")
 
 // WithDraws draws a uniform random share of the answers for the teacher
 // (see Draws). Evaluate decides the draw and records it in Result.Draw; it
 // never asks the teacher itself. Guard.Teach does, for a drawn result, off
-// the request path. Draws need an escalator (WithEscalator) to teach with;
-// without one Teach returns ErrNoTeacher.
+// the request path. Draws need an escalator (WithEscalator) to teach with:
+// New refuses WithDraws without one.
 func WithDraws(d Draws) Option {
 	return func(g *Guard) error {
 		if err := d.Validate(); err != nil {
@@ -306,8 +306,17 @@ const (
 	fnvPrime  = 1099511628211
 )
 
-// fnvString continues a 64-bit FNV-1a hash h with the bytes of s.
+// fnvString continues the hash h with the bytes of s: eight at a time
+// (each word multiplied in and folded), the rest as 64-bit FNV-1a does. It
+// is no cryptographic hash; mix64 spreads its result.
 func fnvString(h uint64, s string) uint64 {
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ w) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
+		s = s[8:]
+	}
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= fnvPrime
@@ -386,8 +395,9 @@ func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 		g.teach.byCause[causeIndex(t.Cause)].Add(1)
 	}
 	if res.Draw.Kind == DrawAudit {
-		// The audit's outcome per decision side: what the promise monitor
-		// reads (see AuditOutcomes).
+		// The audit's outcome per decision side, computed here once the
+		// teacher answered: the promise monitor (issue 20, item 4) observes
+		// each AuditOutcome at this point.
 		for _, o := range AuditOutcomes(res) {
 			g.teach.sides.Add(1)
 			if o.Disagree {
@@ -572,8 +582,27 @@ func collectFeatures(res *Result, v string, ests []Estimate) {
 			continue
 		}
 		if res.Features == nil {
-			res.Features = &Features{Version: v, Vectors: make([]FeatureVector, 0, len(ests)-i)}
+			res.Features = newFeatures(v, len(ests)-i)
 		}
 		res.Features.Vectors = append(res.Features.Vectors, FeatureVector{Decision: e.Decision, ContextID: e.ContextID, X: e.Features})
 	}
+}
+
+// featuresBlock holds a Features and room for its first vectors, so that
+// the usual result (one context, six other decisions) gets both in one
+// allocation.
+type featuresBlock struct {
+	f Features
+	v [8]FeatureVector
+}
+
+// newFeatures returns an empty Features of version v with room for n
+// vectors.
+func newFeatures(v string, n int) *Features {
+	if n <= len(featuresBlock{}.v) {
+		b := &featuresBlock{}
+		b.f = Features{Version: v, Vectors: b.v[:0:n]}
+		return &b.f
+	}
+	return &Features{Version: v, Vectors: make([]FeatureVector, 0, n)}
 }

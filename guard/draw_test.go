@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragtriage/ragtriage/guard"
@@ -71,11 +72,11 @@ func TestResultFeatures(t *testing.T) {
 
 func TestWithDrawsValidates(t *testing.T) {
 	for _, d := range []guard.Draws{{Explore: -0.1}, {Audit: 1.5}, {Explore: math.NaN()}} {
-		if _, err := guard.New(guard.WithDraws(d)); err == nil {
+		if _, err := guard.New(guard.WithDraws(d)); err == nil || !strings.Contains(err.Error(), "not in [0, 1]") {
 			t.Errorf("WithDraws(%+v) accepted", d)
 		}
 	}
-	// Zero rates configure nothing.
+	// Zero rates configure nothing (and need no escalator).
 	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithDraws(guard.Draws{Seed: 3}))
 	res, _ := g.Evaluate(context.Background(), newSample(false, "c1"))
 	if res.Draw != nil {
@@ -90,6 +91,7 @@ func TestDrawsUniformAndDeterministic(t *testing.T) {
 	const n, rate = 4000, 0.2
 	newG := func(seed uint64) *guard.Guard {
 		return mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy),
+			guard.WithEscalator(&escalator{judge: healthyJudge()}, testPolicy, guard.FailClosed),
 			guard.WithDraws(guard.Draws{Explore: rate, Seed: seed}))
 	}
 	run := func(g *guard.Guard) []bool {
@@ -365,9 +367,16 @@ func TestTeachFromPrimary(t *testing.T) {
 }
 
 func TestTeachWithoutEscalatorOrDraw(t *testing.T) {
-	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithDraws(guard.Draws{Explore: 1}))
+	if _, err := guard.New(guard.WithJudge(healthyJudge()), guard.WithDraws(guard.Draws{Explore: 1})); err == nil || !strings.Contains(err.Error(), "WithEscalator") {
+		t.Errorf("WithDraws without an escalator: %v", err)
+	}
+	fb := &escalator{judge: healthyJudge()}
+	drawer := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Explore: 1}))
 	s := newSample(false, "c1")
-	res, _ := g.Evaluate(context.Background(), s)
+	res, _ := drawer.Evaluate(context.Background(), s)
+	// A result drawn by one guard, taught by a guard without escalator.
+	g := mustNew(t, guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy))
 	if err := g.Teach(context.Background(), &s, &res); !errors.Is(err, guard.ErrNoTeacher) {
 		t.Errorf("Teach without escalator: %v; want ErrNoTeacher", err)
 	}

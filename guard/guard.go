@@ -145,6 +145,9 @@ func New(opts ...Option) (*Guard, error) {
 			return nil, err
 		}
 	}
+	if g.draws != nil && g.esc == nil {
+		return nil, errors.New("guard: WithDraws needs WithEscalator: the escalator is the teacher")
+	}
 	kept := g.bindings[:0]
 	for _, b := range g.bindings {
 		if len(b.decisions) > 0 {

@@ -111,6 +111,23 @@
 //		log.Print(err) // counts of the records dropped and lost
 //	}
 //
+// # Teacher draws
+//
+// An evaluator that draws answers for the teacher (guard.WithDraws) and can
+// teach them (a [Teacher], as *guard.Guard is) has each drawn answer taught
+// off the request path. In shadow mode the shadow worker teaches it right
+// after evaluating it. Inline, the chain teaches it on a background
+// goroutine of its own after the call has returned the answer, gated as it
+// would be without draws. At most [TeachConfig].MaxInFlight (4) run at once
+// ([WithTeach]); a draw beyond that is refused, recorded and counted, never
+// retried. The record of a drawn answer is written once it was taught, with
+// the teacher's verdicts (Result.Teacher) beside the result's own. Records
+// carry the embedded judges' feature vectors (Result.Features, numbers
+// only) with or without content capture: docs/telemetry.md says what they
+// can reveal. [Chain.TeachStats] and the ragtriage.teacher.draws metric
+// count the draws; Chain.Shutdown waits for the teaching under way before
+// it ends the record queue.
+//
 // # Cost
 //
 // These figures come from the package's benchmarks on a shared 2-core Intel
@@ -147,5 +164,7 @@
 // what they wrap is. An [Outcome] is filled by the call it was attached to.
 // Read it after that call returns. A Shadow owns its workers, and
 // Shadow.Shutdown ends them. A Chain owns its record writer goroutine. It
-// runs only while records are queued, and Chain.Shutdown ends the queue.
+// runs only while records are queued, and Chain.Shutdown ends the queue. A
+// Chain also owns its background Teach goroutines (inline mode), at most
+// TeachConfig.MaxInFlight; Chain.Shutdown ends them.
 package middleware

@@ -83,6 +83,8 @@ type config struct {
 	sink      Sink
 	sinkQueue int          // 0: DefaultSinkQueue
 	records   *recordQueue // the chain's queue to sink (New makes it)
+	teachCfg  TeachConfig
+	teach     *teaching // the chain's teaching (New makes it)
 
 	name                              string
 	source                            string

@@ -219,17 +219,21 @@ func (q *recordQueue) shutdown(ctx context.Context) error {
 	return q.shutdownErr
 }
 
-// Shutdown ends the chain's record queue (WithSink). Records of later calls
-// are dropped and counted. The records already queued are written, and
+// Shutdown ends the chain's inline teaching (see Teacher: later draws are
+// refused, the Teach calls under way are waited for until ctx ends, then
+// cancelled and counted as lost in TeachStats) and then its record queue
+// (WithSink). Records of later calls are dropped and counted. The records already queued are written, and
 // Shutdown returns when they are or when ctx ends, whichever comes first.
 // It returns a *ShutdownError, with the chain's SinkStats, when any record
 // was dropped or lost. A record is dropped when the queue was full, and
 // lost when it was still queued or being written as ctx ended (Err is then
 // ctx's cause). The chain goes on answering calls after Shutdown. In shadow
 // mode, shut the Shadow down first: its evaluations still under way produce
-// records. Without a sink Shutdown does nothing. Later calls return the
-// first call's result.
+// records. Without a sink Shutdown only ends the teaching. Later calls of
+// the record queue's part return the first call's result.
 func (c *Chain) Shutdown(ctx context.Context) error {
+	// The background Teach calls queue records: they end first.
+	c.cfg.teach.shutdown(ctx)
 	if c.cfg.records == nil {
 		return nil
 	}

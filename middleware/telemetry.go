@@ -140,6 +140,15 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 			c.inst.est.observe(ctx, &v.res)
 		}
 	}
+	// A result drawn for the teacher is taught before its record is
+	// written: here in the shadow worker, inline in the background once
+	// the answer is returned (see Teacher).
+	tc, later := drawn(ev, &v)
+	if later && ev.shadow != nil {
+		c.teach.drawn.Add(1)
+		c.teach.teach(ctx, tc, ev, &v.res)
+		later = false
+	}
 
 	// The record's copy of the result comes first: the span reuses its
 	// redacted reasons.
@@ -162,7 +171,11 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	sc := span.SpanContext()
 	span.End()
 
-	if exported != nil {
+	switch {
+	case later:
+		// The caller's v keeps no teacher: the background copy gets it.
+		c.teach.later(tc, ev, v, kinds.pairs, start, sc)
+	case exported != nil:
 		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, kinds.pairs, start, sc))
 	}
 	return v
@@ -362,6 +375,16 @@ func resultAttrs(attrs []attribute.KeyValue, r *guard.Result, rt resultText) []a
 		}
 		attrs = append(attrs, attribute.StringSlice(otelkeys.JudgeErrors, names),
 			attribute.StringSlice(otelkeys.JudgeErrorCauses, causes))
+	}
+	if d := r.Draw; d != nil {
+		attrs = append(attrs, attribute.String(otelkeys.DrawKind, string(d.Kind)),
+			attribute.Bool(otelkeys.DrawDrawn, d.Drawn), attribute.Float64(otelkeys.DrawInclusion, d.Inclusion))
+	}
+	if tc := r.Teacher; tc != nil {
+		attrs = append(attrs, attribute.String(otelkeys.TeacherJudge, tc.Judge))
+		if tc.Cause != "" {
+			attrs = append(attrs, attribute.String(otelkeys.TeacherCause, string(tc.Cause)))
+		}
 	}
 	if u := r.Usage; u != (guard.Usage{}) {
 		attrs = append(attrs,

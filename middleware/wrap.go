@@ -77,6 +77,9 @@ func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 	if cfg.inst, err = newInstruments(cfg.mp); err != nil {
 		return nil, err
 	}
+	if cfg.teach, err = newTeaching(cfg, cfg.mp); err != nil {
+		return nil, err
+	}
 	if cfg.sink != nil {
 		size := cfg.sinkQueue
 		if size == 0 {

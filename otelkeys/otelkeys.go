@@ -250,4 +250,27 @@ const (
 	// MetricSinkDropped: "queue_full", "closed" (after Shutdown began) or
 	// "shutdown" (queued, abandoned when Shutdown's context ended).
 	DropReason = "ragtriage.drop.reason"
+	// MetricTeacherDraws counts the answers drawn for the teacher
+	// (guard.WithDraws) once the middleware has taught them, by
+	// TeacherOutcome: "answered", or the cause the teacher was refused or
+	// failed with ("budget", "breaker_open", "concurrency", "closed",
+	// "deadline", "cancelled", "fallback_failed", …).
+	MetricTeacherDraws = "ragtriage.teacher.draws"
+	// TeacherOutcome is the attribute of MetricTeacherDraws.
+	TeacherOutcome = "ragtriage.teacher.outcome"
+)
+
+// Evaluation span attributes of the teacher draws (guard.WithDraws).
+const (
+	// DrawKind is "explore" or "audit"; DrawDrawn whether the answer was
+	// drawn; DrawInclusion the probability it had of being drawn. Present
+	// whenever draws are configured.
+	DrawKind      = "ragtriage.draw.kind"
+	DrawDrawn     = "ragtriage.draw.drawn"
+	DrawInclusion = "ragtriage.draw.inclusion"
+	// TeacherJudge and TeacherCause name the teacher and why it was
+	// refused or failed, on the span of a drawn answer taught before the
+	// span ended (shadow mode; inline the answer is taught after).
+	TeacherJudge = "ragtriage.teacher.judge"
+	TeacherCause = "ragtriage.teacher.cause"
 )

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ragtriage/ragtriage/guard"
 )
@@ -17,7 +18,12 @@ import (
 // cause must be a well-formed name (see [WellFormedName]). One guard does
 // not name is accepted: a custom judge or Diagnoser writes its own, and a
 // newer version adds some. [Unknown] lists them, for readers to warn about.
-// A cause may be empty: records written before causes have none. Readers
+// A cause may be empty: records written before causes have none. The
+// loop's fields (feature vectors, draw, teacher: issue 20) are optional; when
+// present, feature vectors must be finite numbers under a named version, a
+// draw's rate and inclusion probability in [0, 1] (a drawn row's inclusion
+// above 0), and a teacher belongs to a drawn row, with probabilities in
+// [0, 1], known verdicts, well-formed causes and possible costs. Readers
 // call Check so that nonsense never reaches a report.
 func Check(r *Record) error {
 	res := &r.Result
@@ -34,6 +40,9 @@ func Check(r *Record) error {
 		if err := checkFallback(fb); err != nil {
 			return err
 		}
+	}
+	if err := checkLoop(res); err != nil {
+		return err
 	}
 	for i, l := range r.Legs {
 		path := fmt.Sprintf("legs[%d]", i)
@@ -177,6 +186,12 @@ func Unknown(r *Record) []Name {
 	for i := range res.Claims {
 		cause(fmt.Sprintf("result.claims[%d].cause", i), res.Claims[i].Cause)
 	}
+	if t := res.Teacher; t != nil {
+		cause("result.teacher.cause", t.Cause)
+		for i := range t.Estimates {
+			cause(fmt.Sprintf("result.teacher.estimates[%d].cause", i), t.Estimates[i].Cause)
+		}
+	}
 	if fb := res.Fallback; fb != nil {
 		cause("result.fallback.cause", fb.Cause)
 		for _, c := range slices.Sorted(maps.Keys(fb.Causes)) {
@@ -252,4 +267,80 @@ func checkCosts(path string, latencyMs float64, u guard.Usage) error {
 		}
 	}
 	return nil
+}
+
+// checkLoop checks the feature vectors, the draw and the teacher.
+func checkLoop(res *guard.Result) error {
+	if f := res.Features; f != nil {
+		if f.Version == "" {
+			return fmt.Errorf("result.features.version: missing")
+		}
+		for i, v := range f.Vectors {
+			if !v.Decision.Valid() {
+				return fmt.Errorf("result.features.vectors[%d].decision: invalid", i)
+			}
+			for k, x := range v.X {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("result.features.vectors[%d].x[%d]: %v is not a finite number", i, k, x)
+				}
+			}
+		}
+	}
+	d := res.Draw
+	if d != nil {
+		switch {
+		case d.Kind != guard.DrawExplore && d.Kind != guard.DrawAudit:
+			return fmt.Errorf("result.draw.kind: %q (want explore or audit)", d.Kind)
+		case !(d.Rate >= 0 && d.Rate <= 1):
+			return fmt.Errorf("result.draw.rate: %v is not a rate (want a number from 0 to 1)", d.Rate)
+		case !(d.Inclusion >= 0 && d.Inclusion <= 1):
+			return fmt.Errorf("result.draw.inclusion: %v is not a probability (want a number from 0 to 1)", d.Inclusion)
+		case d.Drawn && d.Inclusion == 0:
+			return fmt.Errorf("result.draw: drawn with inclusion probability 0 (want one in (0, 1])")
+		}
+	}
+	t := res.Teacher
+	if t == nil {
+		return nil
+	}
+	if d == nil || !d.Drawn {
+		return fmt.Errorf("result.teacher: present, but result.draw does not say the row was drawn")
+	}
+	if err := knownCause("result.teacher.cause", t.Cause); err != nil {
+		return err
+	}
+	for i := range t.Estimates {
+		e := &t.Estimates[i]
+		path := fmt.Sprintf("result.teacher.estimates[%d]", i)
+		if !e.Decision.Valid() {
+			return fmt.Errorf("%s.decision: invalid", path)
+		}
+		if !e.Abstained && (math.IsNaN(e.P) || e.P < 0 || e.P > 1) {
+			return fmt.Errorf("%s.p: %v is not a probability (want a number from 0 to 1)", path, e.P)
+		}
+		if err := knownCause(path+".cause", e.Cause); err != nil {
+			return err
+		}
+		if e.Latency < 0 {
+			return fmt.Errorf("%s.latency: %v is negative", path, e.Latency)
+		}
+		if err := checkCosts(path, 0, e.Usage); err != nil {
+			return err
+		}
+	}
+	v := &t.Verdicts
+	for _, e := range v.Retrieval.ChunkRelevance {
+		if err := knownVerdict(fmt.Sprintf("result.teacher.verdicts.retrieval.chunkRelevance[%q]", e.Key), e.Value); err != nil {
+			return err
+		}
+	}
+	tr := guard.Result{Verdicts: *v}
+	for _, dd := range guard.Decisions[1:] {
+		if x, ok := tr.Verdict(dd); ok {
+			if err := knownVerdict("result.teacher."+strings.TrimPrefix(decisionPath("verdicts.", dd), "result."), x); err != nil {
+				return err
+			}
+		}
+	}
+	return checkCosts("result.teacher", t.LatencyMs, t.Usage)
 }

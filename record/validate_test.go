@@ -45,6 +45,43 @@ func TestCheck(t *testing.T) {
 		{"fallback usage", func(r *record.Record) {
 			r.Result.Fallback = &guard.FallbackInfo{Usage: guard.Usage{Retries: -2}}
 		}, "result.fallback.usage.retries: -2 is negative"},
+		{"features sound", func(r *record.Record) {
+			r.Result.Features = &guard.Features{Version: "v", Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: []float64{0, 1.5}}}}
+		}, ""},
+		{"feature NaN", func(r *record.Record) {
+			r.Result.Features = &guard.Features{Version: "v", Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: []float64{0, math.NaN()}}}}
+		}, "result.features.vectors[0].x[1]: NaN is not a finite number"},
+		{"feature Inf", func(r *record.Record) {
+			r.Result.Features = &guard.Features{Version: "v", Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: []float64{math.Inf(-1)}}}}
+		}, "result.features.vectors[0].x[0]: -Inf"},
+		{"features without version", func(r *record.Record) { r.Result.Features = &guard.Features{} }, "result.features.version: missing"},
+		{"draw sound", func(r *record.Record) {
+			r.Result.Draw = &guard.Draw{Kind: guard.DrawAudit, Rate: 0.2, Inclusion: 0.2, Drawn: true}
+			r.Result.Teacher = &guard.Teacher{Estimates: []guard.Estimate{{Decision: guard.Groundedness, P: 0.9}}}
+		}, ""},
+		{"draw not drawn, inclusion 0", func(r *record.Record) { r.Result.Draw = &guard.Draw{Kind: guard.DrawAudit, Rate: 0.2} }, ""},
+		{"draw rate", func(r *record.Record) { r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1.5, Inclusion: 1} }, "result.draw.rate: 1.5 is not a rate"},
+		{"draw inclusion", func(r *record.Record) { r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1, Inclusion: -0.1} }, "result.draw.inclusion: -0.1"},
+		{"drawn with inclusion 0", func(r *record.Record) { r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Drawn: true} }, "inclusion probability 0"},
+		{"draw kind", func(r *record.Record) { r.Result.Draw = &guard.Draw{Kind: "lottery", Rate: 1, Inclusion: 1} }, `result.draw.kind: "lottery"`},
+		{"teacher without draw", func(r *record.Record) { r.Result.Teacher = &guard.Teacher{} }, "result.teacher: present, but result.draw"},
+		{"teacher probability", func(r *record.Record) {
+			r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1, Inclusion: 1, Drawn: true}
+			r.Result.Teacher = &guard.Teacher{Estimates: []guard.Estimate{{Decision: guard.Groundedness, P: 1.01}}}
+		}, "result.teacher.estimates[0].p: 1.01 is not a probability"},
+		{"teacher verdict", func(r *record.Record) {
+			r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1, Inclusion: 1, Drawn: true}
+			r.Result.Teacher = &guard.Teacher{}
+			r.Result.Teacher.Verdicts.Generation.Contradiction = 5
+		}, "result.teacher.verdicts.generation.contradiction: unknown verdict 5"},
+		{"teacher cause", func(r *record.Record) {
+			r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1, Inclusion: 1, Drawn: true}
+			r.Result.Teacher = &guard.Teacher{Cause: "out of money!"}
+		}, `result.teacher.cause: "out of money!" is not a cause`},
+		{"teacher usage", func(r *record.Record) {
+			r.Result.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 1, Inclusion: 1, Drawn: true}
+			r.Result.Teacher = &guard.Teacher{Usage: guard.Usage{Calls: -1}}
+		}, "result.teacher.usage.calls: -1 is negative"},
 		{"fallback causes count", func(r *record.Record) {
 			r.Result.Fallback = &guard.FallbackInfo{Causes: map[guard.Cause]int{guard.CauseBudget: -1}}
 		}, `result.fallback.causes["budget"]: -1 is negative`},

@@ -178,3 +178,46 @@ func answerVerdictOf(v *guard.Verdicts, est guard.Estimate) guard.Verdict {
 	x, _ := r.Verdict(est.Decision)
 	return x
 }
+
+// A draw the cascade refuses (its budget is spent) is recorded with its
+// cause and counted, never retried; the counts add up.
+func TestEvalDrawsRefusedByBudget(t *testing.T) {
+	fixedClock(t)
+	dir := t.TempDir()
+	recs, out := filepath.Join(dir, "R.jsonl"), filepath.Join(dir, "r.json")
+	st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", "cascade", "-sim-unlabeled", "abstain", "-explore", "1",
+		"-fallback-budget-calls", "5", "-fallback-budget-window", "1h", "-records-out", recs, "-pricing", pricingFile, "-out", out)
+	if st != 0 {
+		t.Fatalf("exit %d: %s", st, e)
+	}
+	budget := 0
+	for _, r := range readRecords(t, recs) {
+		if tc := r.Result.Teacher; tc != nil && tc.Cause == guard.CauseBudget {
+			budget++
+		}
+	}
+	d := readReportFile(t, out).Draws
+	sum := 0
+	for _, n := range d.ByCause {
+		sum += n
+	}
+	if budget == 0 || d.ByCause["budget"] != budget || d.Refused != budget || d.Taught != d.Answered+sum || d.Taught != d.Drawn {
+		t.Errorf("draws %+v; %d records refused by the budget", d, budget)
+	}
+}
+
+// judge writes no feature vectors unless -features asks for them.
+func TestJudgeFeaturesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"-features"}, true}} {
+		st, out, e := runCmd(t, append(append([]string{"judge"}, tc.args...), "../../testdata/cli/halueval-sample.jsonl")...)
+		if st != 0 {
+			t.Fatalf("judge %v: exit %d: %s", tc.args, st, e)
+		}
+		if got := strings.Contains(out, `"features":{"version":"`+lexical.FeaturesVersion+`"`); got != tc.want {
+			t.Errorf("judge %v: features in the output %v; want %v", tc.args, got, tc.want)
+		}
+	}
+}

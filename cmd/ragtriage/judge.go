@@ -31,7 +31,7 @@ var judgeCommand = &command{
 	run:     runJudge,
 }
 
-const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [FILE|-]
+const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [-features] [FILE|-]
 
 Flags may come before or after FILE; "--" ends them.
 
@@ -84,6 +84,9 @@ Flags:
                  embedded profile); its policy sets the thresholds
   -workers N     lines judged in parallel (default 0: one per CPU, as
                  GOMAXPROCS gives). Output order is kept whatever N is.
+  -features      also write the lexical judges' raw feature vectors in each
+                 result ("features": numbers only, the vectors profiles are
+                 fitted on; off by default: about 60 numbers a line)
 `
 
 // Test hooks: the longest line accepted, the input buffer size, and a
@@ -143,6 +146,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("judge")
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	workers := fs.Int("workers", 0, "lines judged in parallel (0: one per CPU)")
+	features := fs.Bool("features", false, "put the lexical judges' raw feature vectors in each result")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagError(fs, judgeUsage, err, stderr)
@@ -162,7 +166,11 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *workers == 0 {
 		*workers = runtime.GOMAXPROCS(0)
 	}
-	g, err := newGuard(*profile)
+	var lexOpts []lexical.Option
+	if !*features {
+		lexOpts = append(lexOpts, lexical.WithoutFeatures())
+	}
+	g, err := newGuard(*profile, lexOpts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
 		return 1
@@ -260,15 +268,15 @@ func flagTakesValue(fs *flag.FlagSet, arg string) bool {
 
 // newGuard returns the lexical guard, calibrated by the profile at path when
 // path is not empty.
-func newGuard(path string) (*guard.Guard, error) {
-	if path == "" {
-		return lexical.NewGuard()
+func newGuard(path string, opts ...lexical.Option) (*guard.Guard, error) {
+	var p *lexical.Profile
+	if path != "" {
+		var err error
+		if p, err = loadProfile("profile", path); err != nil {
+			return nil, err
+		}
 	}
-	p, err := loadProfile("profile", path)
-	if err != nil {
-		return nil, err
-	}
-	j, err := lexical.New(p)
+	j, err := lexical.New(p, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -596,7 +596,7 @@ func BenchmarkJudgeCLI(b *testing.B) {
 // encoding the result.
 func BenchmarkJudgeStages(b *testing.B) {
 	rows := sampleLines(b)
-	g, err := lexical.NewGuard()
+	g, err := newGuard("", lexical.WithoutFeatures()) // as judge runs without -features
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,6 +27,9 @@ type Judge struct {
 	models [len(decisionOrder) + 1]*calibrate.Logistic
 	gates  [len(decisionOrder) + 1]gate
 	limits Limits
+	// noFeatures leaves the feature vectors off the estimates
+	// (WithoutFeatures).
+	noFeatures bool
 }
 
 // gate holds a decision's SoftFloor and SoftCeiling.
@@ -217,14 +220,22 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 		}
 		out = append(out, j.estimate(d, a, f, s))
 	}
-	attachFeatures(out, a, f)
+	if !j.noFeatures {
+		attachFeatures(out, a, f)
+	}
 	return out, nil
 }
 
 // FeaturesVersion names the feature definitions the judge's estimates
-// carry (Estimate.Features): FeaturesVersion. It makes the judge a
-// guard.FeatureJudge, so that results carry the vectors (Result.Features).
-func (j *Judge) FeaturesVersion() string { return FeaturesVersion }
+// carry (Estimate.Features): FeaturesVersion, or "" when they carry none
+// (WithoutFeatures). It makes the judge a guard.FeatureJudge, so that
+// results carry the vectors (Result.Features).
+func (j *Judge) FeaturesVersion() string {
+	if j.noFeatures {
+		return ""
+	}
+	return FeaturesVersion
+}
 
 // vectorOf is the raw feature vector an estimate of d was computed from
 // (of context ci for ChunkRelevance), as Features returns it; nil when f
@@ -322,7 +333,10 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 	prepareQuestion(a, f)
 	c = *s
 	out := make([]guard.Estimate, 0, len(claims))
-	feats := make([]float64, 0, nG*len(claims)) // the claims' feature vectors, as Judge attaches them
+	var feats []float64 // the claims' feature vectors, as Judge attaches them
+	if !j.noFeatures {
+		feats = make([]float64, 0, nG*len(claims))
+	}
 	for _, claim := range claims {
 		if a.m.check(); !a.m.ok() {
 			return abstainClaims(claims, a.m.stop, a.m.reason()), nil
@@ -333,9 +347,11 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 		prepareAnswer(a, f)
 		f.need(a, j.vocab, partGround)
 		e := j.estimate(guard.Groundedness, a, f, &c)
-		k := len(feats)
-		feats = append(feats, f.ground[:]...)
-		e.Features = feats[k:len(feats):len(feats)]
+		if !j.noFeatures {
+			k := len(feats)
+			feats = append(feats, f.ground[:]...)
+			e.Features = feats[k:len(feats):len(feats)]
+		}
 		out = append(out, e)
 	}
 	if a.m.check(); !a.m.ok() {

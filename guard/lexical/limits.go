@@ -56,6 +56,16 @@ func WithLimits(l Limits) Option {
 	return func(j *Judge) { j.limits = l.withDefaults() }
 }
 
+// WithoutFeatures leaves the raw feature vectors off the judge's estimates
+// (Estimate.Features), and so off the guard's results (Result.Features).
+// They cost an allocation or two per Evaluate, and about 60 numbers per
+// result in its JSON form. By default they are on: records need them to
+// calibrate from the fallback's verdicts. `ragtriage judge` turns them off
+// unless -features is given.
+func WithoutFeatures() Option {
+	return func(j *Judge) { j.noFeatures = true }
+}
+
 // Limits returns the judge's limits, defaults filled in.
 func (j *Judge) Limits() Limits { return j.limits }
 

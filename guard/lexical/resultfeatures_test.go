@@ -57,3 +57,27 @@ func TestResultFeaturesEqualFeatures(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutFeatures(t *testing.T) {
+	j, err := New(nil, WithoutFeatures())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(guard.WithJudge(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bundledSamples(t)[0]
+	res, err := g.Evaluate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Features != nil || j.FeaturesVersion() != "" {
+		t.Errorf("WithoutFeatures: Features = %+v, FeaturesVersion %q", res.Features, j.FeaturesVersion())
+	}
+	for _, e := range res.Estimates {
+		if e.Features != nil {
+			t.Fatalf("estimate %v carries features", e.Decision)
+		}
+	}
+}

@@ -376,6 +376,10 @@ func (e *resultEncoder) fallback(f *guard.FallbackInfo) {
 		e.key(&first, "usage")
 		e.usage(f.Usage)
 	}
+	if f.Inclusion != 0 {
+		e.key(&first, "inclusion")
+		e.float(f.Inclusion)
+	}
 	e.buf = append(e.buf, '}')
 }
 
@@ -470,7 +474,155 @@ func (e *resultEncoder) result(r *guard.Result) {
 	e.details(r)
 	e.raw(`,"latencyMs":`)
 	e.float(r.LatencyMs)
+	e.loop(r)
 	e.buf = append(e.buf, '}')
+}
+
+// loop writes the teacher draws' parts: features, draw and teacher.
+func (e *resultEncoder) loop(r *guard.Result) {
+	if f := r.Features; f != nil {
+		e.raw(`,"features":{"version":`)
+		e.str(f.Version)
+		e.raw(`,"vectors":`)
+		if f.Vectors == nil {
+			e.raw("null")
+		} else {
+			e.buf = append(e.buf, '[')
+			for i := range f.Vectors {
+				if i > 0 {
+					e.buf = append(e.buf, ',')
+				}
+				v := &f.Vectors[i]
+				e.raw(`{"decision":`)
+				e.decision(v.Decision)
+				if v.ContextID != "" {
+					e.raw(`,"contextId":`)
+					e.str(v.ContextID)
+				}
+				e.raw(`,"x":`)
+				e.floats(v.X)
+				e.buf = append(e.buf, '}')
+			}
+			e.buf = append(e.buf, ']')
+		}
+		e.buf = append(e.buf, '}')
+	}
+	if d := r.Draw; d != nil {
+		e.raw(`,"draw":{"kind":`)
+		e.str(string(d.Kind))
+		e.raw(`,"rate":`)
+		e.float(d.Rate)
+		e.raw(`,"seed":`)
+		e.buf = strconv.AppendUint(e.buf, d.Seed, 10)
+		e.raw(`,"drawn":`)
+		e.bool(d.Drawn)
+		e.raw(`,"inclusion":`)
+		e.float(d.Inclusion)
+		e.buf = append(e.buf, '}')
+	}
+	if t := r.Teacher; t != nil {
+		e.raw(`,"teacher":{"judge":`)
+		e.str(t.Judge)
+		e.raw(`,"estimates":`)
+		e.estimates(t.Estimates)
+		e.verdicts(&t.Verdicts)
+		if t.Cause != "" {
+			e.raw(`,"cause":`)
+			e.str(string(t.Cause))
+		}
+		if t.Reason != "" {
+			e.raw(`,"reason":`)
+			e.str(t.Reason)
+		}
+		if t.Usage != (guard.Usage{}) {
+			e.raw(`,"usage":`)
+			e.usage(t.Usage)
+		}
+		e.raw(`,"latencyMs":`)
+		e.float(t.LatencyMs)
+		e.raw(`,"fromPrimary":`)
+		e.bool(t.FromPrimary)
+		e.buf = append(e.buf, '}')
+	}
+}
+
+func (e *resultEncoder) floats(xs []float64) {
+	if xs == nil {
+		e.raw("null")
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i, x := range xs {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.float(x)
+	}
+	e.buf = append(e.buf, ']')
+}
+
+// estimates writes estimates with the rules of Estimate's tags.
+func (e *resultEncoder) estimates(es []guard.Estimate) {
+	if es == nil {
+		e.raw("null")
+		return
+	}
+	e.buf = append(e.buf, '[')
+	for i := range es {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		x := &es[i]
+		e.raw(`{"decision":`)
+		e.decision(x.Decision)
+		if x.ContextID != "" {
+			e.raw(`,"contextId":`)
+			e.str(x.ContextID)
+		}
+		e.raw(`,"p":`)
+		e.float(x.P)
+		if x.Abstained {
+			e.raw(`,"abstained":true`)
+		}
+		if x.Reason != "" {
+			e.raw(`,"reason":`)
+			e.str(x.Reason)
+		}
+		if x.Cause != "" {
+			e.raw(`,"cause":`)
+			e.str(string(x.Cause))
+		}
+		if len(x.Evidence) > 0 {
+			e.raw(`,"evidence":`)
+			e.evidence(x.Evidence)
+		}
+		if len(x.Citations) > 0 {
+			e.raw(`,"citations":`)
+			e.citations(x.Citations)
+		}
+		if x.Judge != "" {
+			e.raw(`,"judge":`)
+			e.str(x.Judge)
+		}
+		if x.JudgeVersion != "" {
+			e.raw(`,"judgeVersion":`)
+			e.str(x.JudgeVersion)
+		}
+		if x.Latency != 0 {
+			e.raw(`,"latency":`)
+			e.buf = strconv.AppendInt(e.buf, int64(x.Latency), 10)
+		}
+		if x.Usage != (guard.Usage{}) {
+			e.raw(`,"usage":`)
+			e.usage(x.Usage)
+		}
+		if x.Inclusion != 0 {
+			e.raw(`,"inclusion":`)
+			e.float(x.Inclusion)
+		}
+		e.buf = append(e.buf, '}')
+	}
+	e.buf = append(e.buf, ']')
 }
 
 // scores opens the object and writes the retrieval and generation scores.
@@ -673,7 +825,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0xeb3fd35d051f7264
+const resultLayoutHash = 0x6fcd72231cf3e05e
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.

@@ -158,6 +158,12 @@ func (f *filler) fill(v reflect.Value) {
 		}
 	case reflect.Uint8:
 		v.SetUint(uint64(f.rng.IntN(5))) // enums, one past their last value included
+	case reflect.Uint64:
+		if f.rng.IntN(3) == 0 {
+			v.SetUint(0)
+		} else {
+			v.SetUint(f.rng.Uint64()) // a draw seed, all 64 bits
+		}
 	case reflect.Float64:
 		v.SetFloat(f.float())
 	case reflect.Pointer:
