@@ -106,7 +106,8 @@ type Limits struct {
 	// Share bounds the fraction of escalations sent to the fallback, in
 	// (0, 1]; 0 (the default) is no bound. It works beside Budget, which
 	// stays a hard cap: an escalation must be admitted by the share, then
-	// find budget. It is counted over the last ShareWindow escalations,
+	// find budget, and the last BudgetRiskReserve of a call budget is kept
+	// for the escalations admitted by rank. It is counted over the last ShareWindow escalations,
 	// and the riskiest get it. Each escalation's risk (see Risk) is
 	// ranked against the window's recent risks:
 	//
@@ -547,8 +548,10 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 	if len(its) == 0 {
 		return out, nil
 	}
+	low := false
 	if c.share != nil {
 		pi, ok := c.admit(ctx, &esc)
+		low = pi < 1
 		if !ok {
 			c.refuseShare(ctx, its, out, pi)
 			return out, nil
@@ -570,6 +573,7 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
 	}
 	whole, chunks := split(its, keys, misses, s)
+	whole.low, chunks.low = low, low
 	resWhole, resChunks := c.runBoth(ctx, &whole, &chunks)
 	c.place(ctx, out, &whole, resWhole, &cnt)
 	c.place(ctx, out, &chunks, resChunks, &cnt)
@@ -746,6 +750,9 @@ type group struct {
 	items     []item   // the items of slots, in order
 	keys      []Key    // their cache keys
 	req       guard.Request
+	// low: the escalation was admitted by Limits.Share's uniform draw,
+	// not by rank; it may not spend the budget's last BudgetRiskReserve.
+	low bool
 }
 
 // place puts a call's outcome into the escalation's result slots, caching
@@ -918,7 +925,7 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 		return r
 	}
 	defer func() { <-c.sem }()
-	charged, sc, r := c.reserve(ctx)
+	charged, sc, r := c.reserve(ctx, g.low)
 	if r.reason != "" {
 		return r
 	}
@@ -995,8 +1002,16 @@ func (c *Cascade) failed(bg context.Context, ended, err error, probe bool, elaps
 // reserve charges the budgets for one call: the in-process one, then the
 // shared one. A shared store that cannot be asked leaves the in-process
 // budget to decide alone.
-func (c *Cascade) reserve(ctx context.Context) (charge, sharedCharge, outcome) {
-	charged, why := c.budget.Reserve()
+func (c *Cascade) reserve(ctx context.Context, low bool) (charge, sharedCharge, outcome) {
+	bcfg := c.bcfg
+	if low && bcfg.MaxCalls > 0 {
+		bcfg.MaxCalls -= int(math.Ceil(BudgetRiskReserve * float64(bcfg.MaxCalls)))
+	}
+	var charged charge
+	var why string
+	if c.budget != nil {
+		charged, why = c.budget.reserve(bcfg.MaxCalls, c.bcfg.MaxCalls)
+	}
 	if why != "" {
 		return charged, sharedCharge{}, refuse(guard.CauseBudget, reasonBudget+": "+why)
 	}
@@ -1004,7 +1019,7 @@ func (c *Cascade) reserve(ctx context.Context) (charge, sharedCharge, outcome) {
 		return charged, sharedCharge{}, outcome{}
 	}
 	sctx, cancel := c.storeCtx(ctx)
-	ch, err := c.shared.Reserve(sctx, c.bcfg)
+	ch, err := c.shared.Reserve(sctx, bcfg)
 	cancel()
 	switch {
 	case err == nil:

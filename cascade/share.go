@@ -17,6 +17,15 @@ import (
 // answers below the risk quantile when Limits.ShareUniform is 0.
 const DefaultShareUniform = 0.1
 
+// BudgetRiskReserve is the part of a call budget (Budget.MaxCalls, rounded
+// up) kept for the escalations Limits.Share admits by rank: one admitted by
+// the uniform draw (or during the warm-up) is refused with
+// guard.CauseBudget once the window's calls reach MaxCalls less this part.
+// So when the budget runs short, the least risky admitted escalations are
+// refused first. Such a refusal is a non-response of the share's sample:
+// the traffic estimates then say they are unavailable rather than guess.
+const BudgetRiskReserve = 0.2
+
 // ShareWarmup is how many risks a window holds (ShareWindow, when fewer)
 // before its quantile is used; until then every escalation is drawn
 // uniformly with probability Share. A ShareStore uses the same.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragtriage/ragtriage/cascade"
 	"github.com/ragtriage/ragtriage/guard"
@@ -232,5 +233,35 @@ func TestShareInclusionInResult(t *testing.T) {
 	}
 	if refused == 0 || asked == 0 {
 		t.Errorf("%d refused, %d asked; want both", refused, asked)
+	}
+}
+
+// Under a call budget, the escalations admitted by the draw (here the
+// warm-up's) may not spend the budget's last BudgetRiskReserve: those
+// calls are kept for the riskiest, admitted by rank.
+func TestShareKeepsBudgetForTheRiskiest(t *testing.T) {
+	fb := &fake{P: 0.9}
+	c, err := cascade.New(fb, cascade.WithCacheSize(cascade.CacheOff), cascade.WithLimits(cascade.Limits{Share: 0.9, ShareWindow: 40, ShareSeed: 1}),
+		cascade.WithBudget(cascade.Budget{Window: time.Hour, MaxCalls: 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	kept := 0
+	for i := range 32 { // the warm-up: every admission is a draw
+		esc := escalation(sample(i))
+		esc.Primary = []guard.Estimate{{Decision: guard.Groundedness, P: 0.9}}
+		out := mustEscalate(t, c, context.Background(), esc)
+		if out[0].Cause == guard.CauseBudget && strings.Contains(out[0].Reason, "kept for the riskiest") {
+			kept++
+		}
+	}
+	if n := fb.Calls(); n != 8 || kept == 0 {
+		t.Fatalf("%d calls by drawn escalations, %d refused to keep budget; want 8 (10 less the reserve of 2) and some refused", n, kept)
+	}
+	esc := escalation(sample(99))
+	esc.Primary = []guard.Estimate{{Decision: guard.Groundedness, P: 0}} // risk 1: admitted by rank
+	if out := mustEscalate(t, c, context.Background(), esc); out[0].Abstained || out[0].Inclusion != 1 || fb.Calls() != 9 {
+		t.Errorf("the riskiest escalation: %+v after %d calls; want it answered from the kept budget", out[0], fb.Calls())
 	}
 }

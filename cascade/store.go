@@ -149,14 +149,20 @@ func (m *MemoryStore) put(k Key, e guard.Estimate) {
 	}
 }
 
-// account returns the budget account for b, made on first use.
+// account returns the budget account for b, made on first use. Budgets
+// that differ only in MaxCalls share one account (as in a Redis store,
+// whose accounts are named by the window alone): the cap is the caller's.
 func (m *MemoryStore) account(b Budget) *budget {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a, ok := m.accts[b]
+	k := b
+	if k.MaxCalls > 0 {
+		k.MaxCalls = 1
+	}
+	a, ok := m.accts[k]
 	if !ok {
 		a = newBudget(b, m.now)
-		m.accts[b] = a
+		m.accts[k] = a
 	}
 	return a
 }
@@ -180,7 +186,7 @@ func (m *MemoryStore) Put(_ context.Context, entries []Entry) error {
 
 // Reserve implements Store.
 func (m *MemoryStore) Reserve(_ context.Context, b Budget) (Charge, error) {
-	ch, why := m.account(b).Reserve()
+	ch, why := m.account(b).reserve(b.MaxCalls, b.MaxCalls)
 	if why != "" {
 		return Charge{}, fmt.Errorf("%w: %s", guard.ErrFallbackBudget, why)
 	}
