@@ -109,13 +109,23 @@ func (b *budget) Reserve() (charge, string) {
 	if b == nil {
 		return charge{}, ""
 	}
+	return b.reserve(b.cfg.MaxCalls, b.cfg.MaxCalls)
+}
+
+// reserve is Reserve with the call cap maxCalls in place of MaxCalls (when
+// MaxCalls is set), out of a full cap of full: a lower cap keeps the rest of
+// the window's calls for others. A cap of 0 then refuses every call.
+func (b *budget) reserve(maxCalls, full int) (charge, string) {
 	t := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i := b.slot(t)
 	calls, tokens := b.sums(b.stamp[i])
-	if b.cfg.MaxCalls > 0 && calls >= b.cfg.MaxCalls {
-		return charge{}, fmt.Sprintf("%d fallback calls in the last %v (limit %d)", calls, b.cfg.Window, b.cfg.MaxCalls)
+	if b.cfg.MaxCalls > 0 && calls >= maxCalls {
+		if maxCalls < full {
+			return charge{}, fmt.Sprintf("%d fallback calls in the last %v (limit %d, of which the last %d are kept for the riskiest escalations)", calls, b.cfg.Window, full, full-maxCalls)
+		}
+		return charge{}, fmt.Sprintf("%d fallback calls in the last %v (limit %d)", calls, b.cfg.Window, maxCalls)
 	}
 	if b.cfg.MaxTokens > 0 && tokens >= b.cfg.MaxTokens {
 		return charge{}, fmt.Sprintf("%d tokens in the last %v (limit %d)", tokens, b.cfg.Window, b.cfg.MaxTokens)

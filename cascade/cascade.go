@@ -25,6 +25,7 @@ const (
 	reasonDeadline    = "deadline too near"
 	reasonBudget      = "budget spent"
 	reasonConcurrency = "concurrency limit reached"
+	reasonShare       = "share spent"
 	reasonFailed      = "fallback failed"
 	reasonCancelled   = "request ended before the fallback answered"
 	reasonClosed      = "cascade closed"
@@ -101,6 +102,54 @@ type Limits struct {
 	// latest. An operation that runs out of time is served by the
 	// in-process store and counted. Default 50ms.
 	StoreTimeout time.Duration
+
+	// Share bounds the fraction of escalations sent to the fallback, in
+	// (0, 1]; 0 (the default) is no bound. It works beside Budget, which
+	// stays a hard cap: an escalation must be admitted by the share, then
+	// find budget, and the last BudgetRiskReserve of a call budget is kept
+	// for the escalations admitted by rank. It is counted over the last ShareWindow escalations,
+	// and the riskiest get it. Each escalation's risk (see Risk) is
+	// ranked against the window's recent risks:
+	//
+	//   - Top = Share × (1 − ShareUniform) of the window is admitted by
+	//     rank: an escalation whose risk is above the window's (1 − Top)
+	//     quantile, while fewer than ⌈Top × n⌉ of the window's n
+	//     escalations (n + 1 while it fills) were admitted so, goes to the
+	//     fallback. Its inclusion probability is 1.
+	//   - Every other escalation is drawn uniformly, with probability
+	//     u = (Share − Top) / (1 − Top) (from ShareSeed), and that is its
+	//     inclusion probability. So every uncertain answer has a known
+	//     probability > 0 of being seen, and what the fallback says about
+	//     the sample estimates the whole traffic without bias
+	//     (Horvitz–Thompson; docs/estimates.md).
+	//   - Until the window holds 32 risks (or ShareWindow, when fewer),
+	//     every escalation is drawn with probability Share.
+	//
+	// On average a fraction Share of escalations is admitted; the part by
+	// rank never exceeds ⌈Top × ShareWindow⌉ in a window (nor Top of the
+	// escalations seen while the first window fills), the drawn part
+	// varies as a binomial. The least risky escalations are refused first:
+	// those below the quantile that the draw did not pick. They abstain
+	// with guard.CauseShare and take the degrade rule; every estimate the
+	// cascade returns for a share-governed escalation carries its
+	// inclusion probability (guard.Estimate.Inclusion, which the guard
+	// copies to guard.FallbackInfo.Inclusion). Admission comes before the
+	// cache: a refused escalation is not looked up. With a ShareStore
+	// (WithStore), a fleet ranks against one window. Deterministic for a
+	// given order of escalations (one worker) and seed; replicas should
+	// use distinct seeds.
+	Share float64
+	// ShareWindow is the number of recent escalations Share is counted
+	// over. Required with Share (there is no default: a share over a
+	// window of no answers is a configuration error).
+	ShareWindow int
+	// ShareUniform is the part of Share drawn uniformly among the
+	// escalations below the quantile, in [0, 1); 0 is
+	// DefaultShareUniform (0.1). A larger part gives tighter estimates
+	// of the whole traffic and catches fewer risky answers.
+	ShareUniform float64
+	// ShareSeed seeds the uniform draw.
+	ShareSeed uint64
 }
 
 // DefaultLimits are the limits used when none are set.
@@ -111,6 +160,9 @@ var DefaultLimits = Limits{MaxConcurrent: 8, CallTimeout: 30 * time.Second, Rese
 const NoLimit = -1
 
 func (l Limits) withDefaults() (Limits, error) {
+	if err := l.validateShare(); err != nil {
+		return l, err
+	}
 	if l.MaxConcurrent < 0 || l.CallTimeout < 0 || l.Reserve < 0 || l.LatencyWindow < 0 || l.MinLatencySamples < 0 || l.LatencyMaxAge < 0 || l.ProbeInterval < 0 || l.StoreTimeout < 0 {
 		return l, fmt.Errorf("cascade: limits %+v: negative field", l)
 	}
@@ -174,6 +226,7 @@ type config struct {
 	shared    Store
 	mp        metric.MeterProvider
 	now       func() time.Time
+	risk      func(*guard.Escalation) float64
 }
 
 // Option configures a Cascade.
@@ -255,6 +308,19 @@ func WithStore(s Store) Option {
 	}
 }
 
+// WithRisk replaces Risk as the risk Limits.Share ranks escalations by
+// (higher is riskier). f must be cheap, safe for concurrent use, and leave
+// the escalation unchanged.
+func WithRisk(f func(*guard.Escalation) float64) Option {
+	return func(c *config) error {
+		if f == nil {
+			return errors.New("cascade: WithRisk: nil function")
+		}
+		c.risk = f
+		return nil
+	}
+}
+
 // WithMeterProvider records metrics with mp instead of the global
 // MeterProvider.
 func WithMeterProvider(mp metric.MeterProvider) Option {
@@ -300,6 +366,7 @@ type Cascade struct {
 	bcfg     Budget
 	shared   Store // nil unless WithStore
 	lat      *latencyWindow
+	share    *shareGate   // nil without Limits.Share
 	probed   atomic.Int64 // clock time (Unix ns) of the last latency probe
 	sem      chan struct{}
 	waiting  atomic.Int64
@@ -341,6 +408,10 @@ func New(fallback guard.Judge, opts ...Option) (*Cascade, error) {
 	}
 	c.bcfg, c.shared = cfg.budget, cfg.shared
 	c.budget = c.local.account(cfg.budget)
+	c.share = newShareGate(lim)
+	if c.share != nil {
+		c.share.risk = cfg.risk
+	}
 	c.lat = newLatencyWindow(lim.LatencyWindow, lim.MinLatencySamples, lim.LatencyMaxAge, cfg.now)
 	c.sem = make(chan struct{}, lim.MaxConcurrent)
 	c.flights.joined = func() { c.st.collapsed.Add(1) }
@@ -477,6 +548,20 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 	if len(its) == 0 {
 		return out, nil
 	}
+	low := false
+	if c.share != nil {
+		pi, ok := c.admit(ctx, &esc)
+		low = pi < 1
+		if !ok {
+			c.refuseShare(ctx, its, out, pi)
+			return out, nil
+		}
+		defer func() {
+			for i := range out {
+				out[i].Inclusion = pi
+			}
+		}()
+	}
 	s := esc.Sample
 	keys := make([]Key, len(its)) // small: on the stack
 	misses, cnt := c.lookup(ctx, its, keys, out, s)
@@ -488,6 +573,7 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		c.m.cache.Add(ctx, int64(len(misses)), c.m.miss)
 	}
 	whole, chunks := split(its, keys, misses, s)
+	whole.low, chunks.low = low, low
 	resWhole, resChunks := c.runBoth(ctx, &whole, &chunks)
 	c.place(ctx, out, &whole, resWhole, &cnt)
 	c.place(ctx, out, &chunks, resChunks, &cnt)
@@ -664,6 +750,9 @@ type group struct {
 	items     []item   // the items of slots, in order
 	keys      []Key    // their cache keys
 	req       guard.Request
+	// low: the escalation was admitted by Limits.Share's uniform draw,
+	// not by rank; it may not spend the budget's last BudgetRiskReserve.
+	low bool
 }
 
 // place puts a call's outcome into the escalation's result slots, caching
@@ -836,7 +925,7 @@ func (c *Cascade) call(ctx *flightCtx, g *group, probe bool, p95 time.Duration) 
 		return r
 	}
 	defer func() { <-c.sem }()
-	charged, sc, r := c.reserve(ctx)
+	charged, sc, r := c.reserve(ctx, g.low)
 	if r.reason != "" {
 		return r
 	}
@@ -913,8 +1002,16 @@ func (c *Cascade) failed(bg context.Context, ended, err error, probe bool, elaps
 // reserve charges the budgets for one call: the in-process one, then the
 // shared one. A shared store that cannot be asked leaves the in-process
 // budget to decide alone.
-func (c *Cascade) reserve(ctx context.Context) (charge, sharedCharge, outcome) {
-	charged, why := c.budget.Reserve()
+func (c *Cascade) reserve(ctx context.Context, low bool) (charge, sharedCharge, outcome) {
+	bcfg := c.bcfg
+	if low && bcfg.MaxCalls > 0 {
+		bcfg.MaxCalls -= int(math.Ceil(BudgetRiskReserve * float64(bcfg.MaxCalls)))
+	}
+	var charged charge
+	var why string
+	if c.budget != nil {
+		charged, why = c.budget.reserve(bcfg.MaxCalls, c.bcfg.MaxCalls)
+	}
 	if why != "" {
 		return charged, sharedCharge{}, refuse(guard.CauseBudget, reasonBudget+": "+why)
 	}
@@ -922,7 +1019,7 @@ func (c *Cascade) reserve(ctx context.Context) (charge, sharedCharge, outcome) {
 		return charged, sharedCharge{}, outcome{}
 	}
 	sctx, cancel := c.storeCtx(ctx)
-	ch, err := c.shared.Reserve(sctx, c.bcfg)
+	ch, err := c.shared.Reserve(sctx, bcfg)
 	cancel()
 	switch {
 	case err == nil:

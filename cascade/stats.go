@@ -11,7 +11,7 @@ import (
 // causes are the causes of the cascade's abstentions, the index of their
 // counters.
 var causes = [...]guard.Cause{
-	guard.CauseBreakerOpen, guard.CauseDeadline, guard.CauseBudget, guard.CauseConcurrency,
+	guard.CauseBreakerOpen, guard.CauseDeadline, guard.CauseBudget, guard.CauseShare, guard.CauseConcurrency,
 	guard.CauseClosed, guard.CauseCancelled, guard.CauseFallbackFailed, guard.CauseFallbackAbstained,
 }
 
@@ -67,10 +67,13 @@ type Stats struct {
 	// Settled counts estimates the fallback gave (not abstained).
 	Settled uint64 `json:"settled"`
 	// Abstained counts estimates returned abstained, for any reason below.
-	Abstained          uint64 `json:"abstained"`
-	RefusedBreaker     uint64 `json:"refusedBreaker"`
-	RefusedDeadline    uint64 `json:"refusedDeadline"`
-	RefusedBudget      uint64 `json:"refusedBudget"`
+	Abstained       uint64 `json:"abstained"`
+	RefusedBreaker  uint64 `json:"refusedBreaker"`
+	RefusedDeadline uint64 `json:"refusedDeadline"`
+	RefusedBudget   uint64 `json:"refusedBudget"`
+	// RefusedShare counts estimates of escalations Limits.Share did not
+	// admit (see ShareStats for the escalations).
+	RefusedShare       uint64 `json:"refusedShare,omitempty"`
 	RefusedConcurrency uint64 `json:"refusedConcurrency"`
 	RefusedClosed      uint64 `json:"refusedClosed"`
 	Cancelled          uint64 `json:"cancelled"`
@@ -117,6 +120,7 @@ func (c *Cascade) Stats() Stats {
 		RefusedBreaker:     c.abstained(guard.CauseBreakerOpen),
 		RefusedDeadline:    c.abstained(guard.CauseDeadline),
 		RefusedBudget:      c.abstained(guard.CauseBudget),
+		RefusedShare:       c.abstained(guard.CauseShare),
 		RefusedConcurrency: c.abstained(guard.CauseConcurrency),
 		RefusedClosed:      c.abstained(guard.CauseClosed),
 		Cancelled:          c.abstained(guard.CauseCancelled),
@@ -135,6 +139,6 @@ func (c *Cascade) Stats() Stats {
 		StoreFallbacks:     c.st.storeFallbacks.Load(),
 		LatencyP95:         c.lat.Known(),
 	}
-	s.Abstained = s.RefusedBreaker + s.RefusedDeadline + s.RefusedBudget + s.RefusedConcurrency + s.RefusedClosed + s.Cancelled + s.Failed + s.FallbackAbstained
+	s.Abstained = s.RefusedBreaker + s.RefusedDeadline + s.RefusedBudget + s.RefusedShare + s.RefusedConcurrency + s.RefusedClosed + s.Cancelled + s.Failed + s.FallbackAbstained
 	return s
 }

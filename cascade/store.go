@@ -109,6 +109,7 @@ type MemoryStore struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	accts map[Budget]*budget
+	wins  map[RiskWindow]*riskWindow
 	c     struct {
 		escalations, requested, hits, sharedHits, settled, abstained atomic.Uint64
 		calls, refusedBudget, tokens, storeFallbacks                 atomic.Uint64
@@ -151,14 +152,20 @@ func (m *MemoryStore) put(k Key, e guard.Estimate) {
 	}
 }
 
-// account returns the budget account for b, made on first use.
+// account returns the budget account for b, made on first use. Budgets
+// that differ only in MaxCalls share one account (as in a Redis store,
+// whose accounts are named by the window alone): the cap is the caller's.
 func (m *MemoryStore) account(b Budget) *budget {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a, ok := m.accts[b]
+	k := b
+	if k.MaxCalls > 0 {
+		k.MaxCalls = 1
+	}
+	a, ok := m.accts[k]
 	if !ok {
 		a = newBudget(b, m.now)
-		m.accts[b] = a
+		m.accts[k] = a
 	}
 	return a
 }
@@ -182,7 +189,7 @@ func (m *MemoryStore) Put(_ context.Context, entries []Entry) error {
 
 // Reserve implements Store.
 func (m *MemoryStore) Reserve(_ context.Context, b Budget) (Charge, error) {
-	ch, why := m.account(b).Reserve()
+	ch, why := m.account(b).reserve(b.MaxCalls, b.MaxCalls)
 	if why != "" {
 		return Charge{}, fmt.Errorf("%w: %s", guard.ErrFallbackBudget, why)
 	}
@@ -255,10 +262,11 @@ const (
 	opReserve
 	opSpend
 	opRefund
+	opShare
 	numStoreOps
 )
 
-var storeOpLabels = [numStoreOps]string{"get", "put", "reserve", "spend", "refund"}
+var storeOpLabels = [numStoreOps]string{"get", "put", "reserve", "spend", "refund", "share"}
 
 // afterCall does the shared-store work of a fallback call once its
 // callers have the answer (on the call's goroutine, which Close waits

@@ -30,6 +30,12 @@ func cascadeSettingsReport(c cascade.Config) *report.CascadeSettings {
 	if e.Budget.MaxCalls > 0 || e.Budget.MaxTokens > 0 {
 		r.BudgetWindowMs = ms(e.Budget.Window)
 	}
+	if e.Limits.Share > 0 {
+		r.Share, r.ShareWindow, r.ShareUniform = e.Limits.Share, e.Limits.ShareWindow, e.Limits.ShareUniform
+		if r.ShareUniform == 0 {
+			r.ShareUniform = cascade.DefaultShareUniform
+		}
+	}
 	return r
 }
 
@@ -46,7 +52,7 @@ func runtimeReport(name string, st cascade.Stats) *report.CascadeRuntime {
 		Escalations: int(st.Escalations), Requested: int(st.Requested),
 		CacheHits: int(st.CacheHits), CacheMisses: int(st.CacheMisses), CacheHitRate: ratio(int(st.CacheHits), int(st.Requested)),
 		Settled: int(st.Settled), Abstained: int(st.Abstained),
-		RefusedBreaker: int(st.RefusedBreaker), RefusedDeadline: int(st.RefusedDeadline), RefusedBudget: int(st.RefusedBudget),
+		RefusedBreaker: int(st.RefusedBreaker), RefusedDeadline: int(st.RefusedDeadline), RefusedBudget: int(st.RefusedBudget), RefusedShare: int(st.RefusedShare),
 		RefusedConcurrency: int(st.RefusedConcurrency), RefusedClosed: int(st.RefusedClosed), Cancelled: int(st.Cancelled),
 		Failed: int(st.Failed), FallbackAbstained: int(st.FallbackAbstained),
 		FallbackCalls: int(st.Calls), FallbackCallErrors: int(st.CallErrors), FallbackCallsExcluded: int(st.CallsExcluded),

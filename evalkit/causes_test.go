@@ -104,6 +104,11 @@ func TestCausesEndToEnd(t *testing.T) {
 		results[guard.CauseFallbackFailed] = eval(t, bg, g, 1) // trips the breaker
 		results[guard.CauseBreakerOpen] = eval(t, bg, g, 2)
 	})
+	t.Run("share", func(t *testing.T) {
+		// A share this small draws nobody during its warm-up.
+		g, _ := newGuard(t, &causeFallback{p: 0.95}, cascade.WithLimits(cascade.Limits{Share: 1e-9, ShareWindow: 100}))
+		results[guard.CauseShare] = eval(t, bg, g, 1)
+	})
 	t.Run("deadline", func(t *testing.T) {
 		// 900ms left is less than the 1s reserve: too near to try.
 		g, _ := newGuard(t, &causeFallback{p: 0.95}, cascade.WithLimits(cascade.Limits{Reserve: time.Second}))
@@ -188,8 +193,8 @@ func TestCausesEndToEnd(t *testing.T) {
 	for c, r := range results {
 		check(t, "result", c, &r)
 	}
-	if len(results) != 9 {
-		t.Fatalf("%d causes produced; want 9", len(results))
+	if len(results) != 10 {
+		t.Fatalf("%d causes produced; want 10", len(results))
 	}
 
 	// Records, as the middleware's sink writes them, plus one written
@@ -224,8 +229,8 @@ func TestCausesEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Input.RowsEvaluated != 10 || rep.Cascade == nil {
-		t.Fatalf("evaluated %d, cascade %+v; want 10 rows with a cascade section", rep.Input.RowsEvaluated, rep.Cascade)
+	if rep.Input.RowsEvaluated != 11 || rep.Cascade == nil {
+		t.Fatalf("evaluated %d, cascade %+v; want 11 rows with a cascade section", rep.Input.RowsEvaluated, rep.Cascade)
 	}
 	wantUnsettled := map[string]int{report.CauseUnrecorded: 1}
 	wantAbst := map[string]int{report.CauseUnrecorded: 1, string(guard.CauseAbstained): 0, string(guard.CauseJudgeFailed): 0,
@@ -242,11 +247,11 @@ func TestCausesEndToEnd(t *testing.T) {
 			wantUnsettled[string(c)], wantAbst[string(c)] = 1, 1
 		}
 	}
-	if got := rep.Cascade.UnsettledByCause; !maps.Equal(got, wantUnsettled) || rep.Cascade.UnsettledDecisions != 10 {
-		t.Errorf("cascade.unsettledByCause = %v (of %d unsettled); want %v (of 10)", got, rep.Cascade.UnsettledDecisions, wantUnsettled)
+	if got := rep.Cascade.UnsettledByCause; !maps.Equal(got, wantUnsettled) || rep.Cascade.UnsettledDecisions != 11 {
+		t.Errorf("cascade.unsettledByCause = %v (of %d unsettled); want %v (of 11)", got, rep.Cascade.UnsettledDecisions, wantUnsettled)
 	}
-	if got := rep.Abstentions; !maps.Equal(got.ByCause, wantAbst) || got.Total != 9 {
-		t.Errorf("abstentions = %+v; want total 9, %v", got, wantAbst)
+	if got := rep.Abstentions; !maps.Equal(got.ByCause, wantAbst) || got.Total != 10 {
+		t.Errorf("abstentions = %+v; want total 10, %v", got, wantAbst)
 	}
 }
 

@@ -108,6 +108,9 @@ type accumulator struct {
 	draws   drawsAcc
 	promise promiseAcc
 
+	// Traffic estimates (modes that call a fallback, and recorded mode).
+	est *estimatesAcc
+
 	// The fallback judge's calls (legs[legFallback]).
 	fbCalls, fbFailed, fbTransport, fbEstimates int
 	fbErrs                                      []string
@@ -119,6 +122,15 @@ type accumulator struct {
 }
 
 func newAccumulator(cfg *Config) *accumulator {
+	a := newAccumulatorBase(cfg)
+	switch cfg.Mode {
+	case report.ModeCascade, report.ModeFallback, report.ModeRecorded:
+		a.est = newEstimatesAcc()
+	}
+	return a
+}
+
+func newAccumulatorBase(cfg *Config) *accumulator {
 	return &accumulator{cfg: cfg, failKinds: map[string]int{}, predicted: map[string]int{},
 		abstentions: causeCounts(abstentionCauses), unsettledBy: causeCounts(fallbackCauses),
 		routes: map[string]int{}, actions: map[string]int{}, fileIdx: map[string]int{},
@@ -186,6 +198,9 @@ func (a *accumulator) add(o *outcome) {
 	}
 	correct := a.addDiagnosis(r, truth, hasTruth, !jerr, fi)
 	a.addLegs(o)
+	if a.est != nil {
+		a.est.add(r, it.Expected)
+	}
 	if a.cfg.Mode == report.ModeCascade || a.cfg.Mode == report.ModeRecorded {
 		a.addCascade(o, hasTruth, correct)
 	}
@@ -577,6 +592,17 @@ func (a *accumulator) report(src dataset.Source, elapsed time.Duration) *report.
 		}
 		if st, ok := cfg.Escalator.(cascadeStatser); ok {
 			r.Cascade.Runtime = runtimeReport(describeAny(cfg.Escalator).Name, st.Stats())
+		}
+	}
+	if a.est != nil {
+		r.Estimates, r.EstimatesByDiagnosis = a.est.report()
+		r.EstimateMethod = report.EstimateMethod
+		if r.Cascade != nil {
+			calls := -1
+			if r.Cascade.Runtime != nil {
+				calls = r.Cascade.Runtime.FallbackCalls
+			}
+			r.Cascade.Catch = a.est.catch(a.evaluated, calls, r.Estimates[guard.Groundedness.JSONKey()])
 		}
 	}
 	if a.cfg.ClaimExtractor != nil || a.claims.rows > 0 {

@@ -49,6 +49,11 @@ const (
 	CauseDeadline Cause = "deadline"
 	// CauseBudget: the fallback's call or token budget was spent.
 	CauseBudget Cause = "budget"
+	// CauseShare: the escalation was not admitted within the share of
+	// answers the fallback may see (package cascade's Limits.Share): its
+	// risk ranked below the share's quantile and the uniform draw for the
+	// rest did not pick it.
+	CauseShare Cause = "share"
 	// CauseConcurrency: the fallback's concurrency limit was reached with
 	// no room to wait.
 	CauseConcurrency Cause = "concurrency"
@@ -72,7 +77,7 @@ const (
 // Causes lists every cause, in the order reports show them.
 var Causes = []Cause{
 	CauseAbstained, CauseJudgeFailed, CauseInputTooLarge, CausePromiseBroken,
-	CauseBreakerOpen, CauseDeadline, CauseBudget, CauseConcurrency, CauseClosed, CauseCancelled,
+	CauseBreakerOpen, CauseDeadline, CauseBudget, CauseShare, CauseConcurrency, CauseClosed, CauseCancelled,
 	CauseFallbackFailed, CauseFallbackAbstained, CauseFallbackUncertain,
 }
 
@@ -88,6 +93,7 @@ var (
 	ErrFallbackBreakerOpen = errors.New("fallback circuit breaker open")
 	ErrFallbackDeadline    = errors.New("fallback deadline too near")
 	ErrFallbackBudget      = errors.New("fallback budget spent")
+	ErrFallbackShare       = errors.New("fallback share spent")
 	ErrFallbackConcurrency = errors.New("fallback concurrency limit reached")
 	ErrFallbackClosed      = errors.New("fallback escalator closed")
 	ErrFallbackCancelled   = errors.New("request ended before the fallback answered")
@@ -113,6 +119,8 @@ func (c Cause) Err() error {
 		return ErrFallbackDeadline
 	case CauseBudget:
 		return ErrFallbackBudget
+	case CauseShare:
+		return ErrFallbackShare
 	case CauseConcurrency:
 		return ErrFallbackConcurrency
 	case CauseClosed:

@@ -93,6 +93,8 @@ func TestCausesInResult(t *testing.T) {
 	}{
 		{"budget", causeEscalator{cause: guard.CauseBudget}, guard.CauseBudget},
 		{"breaker", causeEscalator{cause: guard.CauseBreakerOpen}, guard.CauseBreakerOpen},
+		{"share", causeEscalator{cause: guard.CauseShare}, guard.CauseShare},
+		{"error wrapping share", causeEscalator{err: fmt.Errorf("gate: %w", guard.ErrFallbackShare)}, guard.CauseShare},
 		{"no cause", causeEscalator{}, guard.CauseFallbackAbstained},
 		{"error", causeEscalator{err: errors.New("HTTP 502")}, guard.CauseFallbackFailed},
 		{"error wrapping a cause", causeEscalator{err: fmt.Errorf("pool: %w", guard.ErrFallbackConcurrency)}, guard.CauseConcurrency},

@@ -241,7 +241,9 @@ func (g *Guard) judgeEachClaim(ctx context.Context, b *binding, runs []claimRun)
 func (g *Guard) askClaims(ctx context.Context, c *claimed, up []int) {
 	g.each(len(up), true, func(k int) {
 		r := &c.runs[up[k]]
-		r.out, r.failed = g.ask(ctx, Escalation{Request: Request{Sample: &r.cs, Decisions: []Decision{Groundedness}}}, "claim")
+		pe := r.e
+		pe.Evidence, pe.Citations = nil, nil
+		r.out, r.failed = g.ask(ctx, Escalation{Request: Request{Sample: &r.cs, Decisions: []Decision{Groundedness}}, Primary: []Estimate{pe}}, "claim")
 		if r.failed != nil {
 			// A refused answer (a late one, say) decides nothing, but what
 			// it spent counts, as for the whole answer's escalation.

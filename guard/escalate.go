@@ -45,6 +45,15 @@ type Escalation struct {
 	Request
 	// ContextIDs lists the contexts whose relevance is uncertain.
 	ContextIDs []string
+	// Primary holds the guard's own (embedded judges') estimates of the
+	// escalated decisions, one per decision (per listed context for chunk
+	// relevance) the primary judges gave, abstained ones included; absent
+	// ones are missing. An escalator may rank escalations by them (package
+	// cascade's Limits.Share does); it must not change them.
+	Primary []Estimate
+	// PassRule is the guard's pass rule (Policy.PassRule): which of the
+	// decisions a PASS needs confidently healthy.
+	PassRule PassRule
 }
 
 // Degrade is the rule applied when the fallback cannot settle an escalated
@@ -116,6 +125,14 @@ type FallbackInfo struct {
 	// Usage sums what the fallback spent on this result (zero for cache
 	// hits). It is also included in Result.Usage.
 	Usage Usage `json:"usage,omitzero"`
+	// Inclusion is the probability this escalation had of being admitted
+	// to the fallback, when the escalator admits a share of escalations
+	// by a known design (package cascade's Limits.Share; see
+	// docs/estimates.md): 1 for an answer in the riskiest part of the
+	// share, the uniform draw's probability for the others, admitted or
+	// not (a refused one has cause share). 0 (absent) when the escalator
+	// states none: every escalation it was asked went to the fallback.
+	Inclusion float64 `json:"inclusion,omitempty"`
 }
 
 // Err joins the causes in Causes that have a sentinel, each as a
@@ -260,9 +277,12 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, 
 		out, failed = g.ask(ctx, Escalation{
 			Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
 			ContextIDs: slices.Clone(ids),
+			Primary:    primaryOf(t, ds, ids),
+			PassRule:   g.policy.PassRule,
 		}, "")
 	}
 	info.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
+	info.Inclusion = inclusionOf(out)
 	g.noteEscalator(res)
 	// Everything spent counts, including fallback estimates that were not
 	// used (an abstention next to the primary's estimate).
@@ -281,6 +301,33 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, 
 	t.spent, t.spentSet = spent.Add(info.Usage), true
 	res.Fallback = info
 	res.Route = Fallback
+}
+
+// primaryOf returns copies of the primary estimates in t of the escalated
+// decisions ds (chunks ids), without their evidence and citations (an
+// escalator ranks by the probabilities; the result keeps the originals).
+func primaryOf(t *table, ds []Decision, ids []string) []Estimate {
+	var out []Estimate
+	for i := range t.ests {
+		e := &t.ests[i]
+		if escalated(e, ds, ids) {
+			c := *e
+			c.Evidence, c.Citations = nil, nil
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// inclusionOf returns the inclusion probability an escalator put on its
+// answer (the first estimate that carries one), 0 when none did.
+func inclusionOf(out []Estimate) float64 {
+	for i := range out {
+		if p := out[i].Inclusion; p > 0 && p <= 1 {
+			return p
+		}
+	}
+	return 0
 }
 
 // mergeAnswer records the escalator's answer to the decisions ds (and the

@@ -37,6 +37,11 @@ type Estimate struct {
 	JudgeVersion string        `json:"judgeVersion,omitempty"`
 	Latency      time.Duration `json:"latency,omitempty"`
 	Usage        Usage         `json:"usage,omitzero"`
+	// Inclusion, on an escalator's estimate, is the probability the
+	// escalation had of being admitted to the fallback by a known design
+	// (package cascade's Limits.Share), in (0, 1]; 0 when the escalator
+	// states none. The guard copies it to FallbackInfo.Inclusion.
+	Inclusion float64 `json:"inclusion,omitempty"`
 	// Features is the raw feature vector the estimate was computed from,
 	// when the judge is a FeatureJudge (nil otherwise). The guard gathers
 	// the vectors into Result.Features; it is not part of the estimate's

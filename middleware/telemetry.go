@@ -32,6 +32,7 @@ type instruments struct {
 	sinkErrors  metric.Int64Counter
 	sinkDropped metric.Int64Counter
 	withheld    metric.Int64Counter
+	est         estimateInstruments
 }
 
 func newInstruments(mp metric.MeterProvider) (*instruments, error) {
@@ -59,6 +60,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 		metric.WithDescription("Evaluations in which the guard withheld the verdicts of a decision side its promise monitor found broken, by decision and side."),
 		metric.WithUnit("{evaluation}"))
 	err = errors.Join(err, e)
+	err = errors.Join(err, in.est.init(m))
 	if err != nil {
 		return nil, errorf("creating metric instruments: %w", err)
 	}
@@ -145,6 +147,9 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 					attribute.String(otelkeys.PromiseDecision, w.side.Decision.String()),
 					attribute.String(otelkeys.PromiseSide, w.side.Verdict.String())))
 			}
+		}
+		if v.ok {
+			c.inst.est.observe(ctx, &v.res)
 		}
 	}
 	// A result drawn for the teacher is taught before its record is

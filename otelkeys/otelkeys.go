@@ -258,6 +258,24 @@ const (
 	// chain's record queue was full or shut down, or Shutdown gave up
 	// before they were written.
 	MetricSinkDropped = "ragtriage.sink.dropped"
+	// MetricEstimateRows, MetricEstimateFailWeight,
+	// MetricEstimateFailVariance and MetricEstimateUnusable are the
+	// traffic-estimate counters (docs/estimates.md), by EstimateDecision:
+	// answers with a verdict for the decision; Σ y/π over the answers
+	// whose final verdict is known (y = 1 for fail, π the inclusion
+	// probability: 1 for the embedded judges' own verdicts, the fallback
+	// share's for escalated ones), the Horvitz–Thompson total of fails;
+	// Σ (1 − π) y / π², its variance estimate; and answers that cannot
+	// count, by EstimateReason ("no_inclusion", "unsettled"). Share =
+	// fail_weight / rows, 95% interval ± 1.96 √fail_variance / rows.
+	MetricEstimateRows         = "ragtriage.estimate.rows"
+	MetricEstimateFailWeight   = "ragtriage.estimate.fail_weight"
+	MetricEstimateFailVariance = "ragtriage.estimate.fail_variance"
+	MetricEstimateUnusable     = "ragtriage.estimate.unusable"
+	// EstimateDecision is the decision's name (guard.Decision.String) on
+	// the estimate metrics; EstimateReason why an answer is unusable.
+	EstimateDecision = "ragtriage.estimate.decision"
+	EstimateReason   = "ragtriage.estimate.reason"
 	// DropReason is the attribute of MetricShadowDropped and
 	// MetricSinkDropped: "queue_full", "closed" (after Shutdown began) or
 	// "shutdown" (queued, abandoned when Shutdown's context ended).

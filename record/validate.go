@@ -253,6 +253,9 @@ func checkFallback(fb *guard.FallbackInfo) error {
 	if fb.Settled < 0 || fb.Unsettled < 0 {
 		return fmt.Errorf("result.fallback: settled %d and unsettled %d: a count is negative", fb.Settled, fb.Unsettled)
 	}
+	if !(fb.Inclusion >= 0 && fb.Inclusion <= 1) {
+		return fmt.Errorf("result.fallback.inclusion: %v is not a probability (want a number from 0 to 1; absent when none was stated)", fb.Inclusion)
+	}
 	if err := knownCause("result.fallback.cause", fb.Cause); err != nil {
 		return err
 	}

@@ -57,6 +57,9 @@ func TestCheck(t *testing.T) {
 		{"fallback usage", func(r *record.Record) {
 			r.Result.Fallback = &guard.FallbackInfo{Usage: guard.Usage{Retries: -2}}
 		}, "result.fallback.usage.retries: -2 is negative"},
+		{"fallback inclusion", func(r *record.Record) { r.Result.Fallback = &guard.FallbackInfo{Inclusion: 1.2} }, "result.fallback.inclusion: 1.2 is not a probability"},
+		{"fallback inclusion NaN", func(r *record.Record) { r.Result.Fallback = &guard.FallbackInfo{Inclusion: math.NaN()} }, "result.fallback.inclusion: NaN"},
+		{"fallback inclusion sound", func(r *record.Record) { r.Result.Fallback = &guard.FallbackInfo{Inclusion: 0.02} }, ""},
 		{"features sound", func(r *record.Record) {
 			r.Result.Features = &guard.Features{Version: "v", Vectors: []guard.FeatureVector{{Decision: guard.Groundedness, X: []float64{0, 1.5}}}}
 		}, ""},

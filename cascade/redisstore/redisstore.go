@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -531,3 +532,78 @@ func (s *Store) Counts(ctx context.Context) (cascade.Counts, error) {
 func (s *Store) Entries(ctx context.Context) (int64, error) {
 	return s.rdb.ZCard(ctx, s.opt.Prefix+"index").Result()
 }
+
+// shareScript keeps one risk window of cascade.Limits.Share for a fleet:
+// a sorted set of the risks (KEYS[1]; members "<seq>:<top>", scored by the
+// risk), a list of the members in arrival order (KEYS[2]), a sequence
+// (KEYS[3]) and the count of members admitted by rank (KEYS[4]). ARGV: the
+// window size, its top fraction, the risk, the warm-up size, the keys'
+// time to live in ms. Like
+// cascade.MemoryStore.AdmitRisk, it ranks the risk against the window as it
+// stands (admitted by rank when the window is warm, the risk is above the
+// value at rank ⌊(1 − top) × n⌋ of the n risks, and fewer than
+// ⌈top × min(n + 1, size)⌉ were admitted so), then adds it and drops the oldest beyond the size. It
+// returns {warm, top}. Atomic across replicas.
+var shareScript = redis.NewScript(`
+local z, l, sq, tk = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local size = tonumber(ARGV[1])
+local top = tonumber(ARGV[2])
+local risk = tonumber(ARGV[3])
+local warmup = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+local n = redis.call('ZCARD', z)
+local warm, istop = 0, 0
+if n >= warmup then
+  warm = 1
+  local r = math.floor((1 - top) * n)
+  if r > n - 1 then r = n - 1 end
+  local th = tonumber(redis.call('ZRANGE', z, r, r, 'WITHSCORES')[2])
+  local tops = tonumber(redis.call('GET', tk) or '0')
+  local m = n + 1
+  if m > size then m = size end
+  if risk >= th and tops < math.ceil(top * m - 1e-9) then istop = 1 end
+end
+local m = redis.call('INCR', sq) .. ':' .. istop
+redis.call('ZADD', z, ARGV[3], m)
+redis.call('RPUSH', l, m)
+if istop == 1 then redis.call('INCR', tk) end
+while redis.call('LLEN', l) > size do
+  local old = redis.call('LPOP', l)
+  redis.call('ZREM', z, old)
+  if string.sub(old, -2) == ':1' then redis.call('DECR', tk) end
+end
+for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, ttl) end
+return {warm, istop}
+`)
+
+// AdmitRisk implements cascade.ShareStore: one risk window for every
+// replica with the same prefix, ranked and updated in one script. The
+// window's keys live TTL after their last use.
+func (s *Store) AdmitRisk(ctx context.Context, w cascade.RiskWindow, risk float64) (cascade.Admission, error) {
+	if w.Size <= 0 || !(w.Top >= 0 && w.Top <= 1) {
+		return cascade.Admission{}, fmt.Errorf("redisstore: risk window %+v: want a positive size and a top fraction in [0, 1]", w)
+	}
+	if math.IsNaN(risk) {
+		risk = 1
+	}
+	base := s.opt.Prefix + "share:" + strconv.Itoa(w.Size) + ":" + strconv.FormatFloat(w.Top, 'g', -1, 64) + ":"
+	keys := []string{base + "z", base + "l", base + "seq", base + "tops"}
+	var res []any
+	err := s.do(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = shareScript.Run(ctx, s.rdb, keys, w.Size, strconv.FormatFloat(w.Top, 'g', 17, 64), strconv.FormatFloat(risk, 'g', 17, 64),
+			min(cascade.ShareWarmup, w.Size), s.opt.TTL.Milliseconds()).Slice()
+		return err
+	})
+	if err != nil {
+		return cascade.Admission{}, err
+	}
+	if len(res) != 2 {
+		return cascade.Admission{}, fmt.Errorf("redisstore: share script returned %d values", len(res))
+	}
+	warm, _ := res[0].(int64)
+	top, _ := res[1].(int64)
+	return cascade.Admission{Warm: warm == 1, Top: top == 1}, nil
+}
+
+var _ cascade.ShareStore = (*Store)(nil)

@@ -116,6 +116,15 @@ Fallback judge:
   -fallback-budget-calls N    at most N fallback calls per budget window
   -fallback-budget-tokens N   at most N tokens per budget window
   -fallback-budget-window D   the budget's sliding window (default 1m)
+  -fallback-share R           send at most a share R in (0, 1] of the
+                              escalated rows to the fallback, the riskiest
+                              by rank and a uniform draw of the rest, each
+                              with a known inclusion probability (default 0:
+                              no bound; see docs/estimates.md)
+  -fallback-share-window N    rows the share is counted over (default 1000)
+  -fallback-share-uniform R   part of the share drawn uniformly (default
+                              0: 0.1)
+  -fallback-share-seed N      seed of the share's uniform draw (default 1)
   Identical rows escalated at the same time may share one call instead of
   hitting the cache, so with -workers above 1 the cache and shared-call
   counts can vary between runs on data that repeats a sample (and with the
@@ -277,6 +286,10 @@ type evalFlags struct {
 	fallbackBudgetCalls     int
 	fallbackBudgetTokens    int
 	fallbackBudgetWindow    time.Duration
+	fallbackShare           float64
+	fallbackShareWindow     int
+	fallbackShareUniform    float64
+	fallbackShareSeed       uint64
 
 	fallbackBaseURL string
 	fallbackModel   string
@@ -425,6 +438,15 @@ func (f *evalFlags) cascadeSettings() (cascade.Config, error) {
 	}
 	if c.Budget.MaxCalls > 0 || c.Budget.MaxTokens > 0 {
 		c.Budget.Window = f.fallbackBudgetWindow
+	}
+	switch {
+	case !(f.fallbackShare >= 0 && f.fallbackShare <= 1):
+		return c, fmt.Errorf("-fallback-share %v: want a fraction in (0, 1], or 0 for no bound", f.fallbackShare)
+	case f.fallbackShare > 0 && f.fallbackShareWindow <= 0:
+		return c, fmt.Errorf("-fallback-share %v needs -fallback-share-window N > 0 (got %d): the number of recent rows the share is counted over", f.fallbackShare, f.fallbackShareWindow)
+	case f.fallbackShare > 0:
+		c.Limits.Share, c.Limits.ShareWindow = f.fallbackShare, f.fallbackShareWindow
+		c.Limits.ShareUniform, c.Limits.ShareSeed = f.fallbackShareUniform, f.fallbackShareSeed
 	}
 	_, err := c.Effective()
 	return c, err
@@ -586,6 +608,10 @@ func defineEvalFlags(fset *flag.FlagSet, f *evalFlags) {
 	fset.IntVar(&f.fallbackBudgetCalls, "fallback-budget-calls", 0, "fallback calls per budget window (0: no cap)")
 	fset.IntVar(&f.fallbackBudgetTokens, "fallback-budget-tokens", 0, "fallback tokens per budget window (0: no cap)")
 	fset.DurationVar(&f.fallbackBudgetWindow, "fallback-budget-window", time.Minute, "budget window")
+	fset.Float64Var(&f.fallbackShare, "fallback-share", 0, "share of escalated rows sent to the fallback, riskiest first (0: no bound)")
+	fset.IntVar(&f.fallbackShareWindow, "fallback-share-window", 1000, "rows the fallback share is counted over")
+	fset.Float64Var(&f.fallbackShareUniform, "fallback-share-uniform", 0, "part of the fallback share drawn uniformly (0: 0.1)")
+	fset.Uint64Var(&f.fallbackShareSeed, "fallback-share-seed", 1, "seed of the fallback share's uniform draw")
 	fset.StringVar(&f.fallbackBaseURL, "fallback-base-url", llmjudge.DefaultBaseURL, "openai fallback: API root `URL`")
 	fset.StringVar(&f.fallbackModel, "fallback-model", "", "openai fallback: `MODEL` name")
 	fset.StringVar(&f.claims, "claims", "off", "claims mode: off, sentences or openai")

@@ -23,6 +23,7 @@ func HTML(r *report.Report) string {
 	if c := r.Cascade; c != nil {
 		cascadeHTML(&w.Builder, c)
 	}
+	estimatesHTML(&w.Builder, r)
 	if fe := r.FallbackErrors; fe != nil {
 		w.p("<p>%s</p>\n", html.EscapeString(fallbackErrorsText(fe, "\"")))
 	}

@@ -25,6 +25,7 @@ func Markdown(r *report.Report) string {
 	if c := r.Cascade; c != nil {
 		w.cascade(c)
 	}
+	estimatesMarkdown(&w.Builder, r)
 	if fe := r.FallbackErrors; fe != nil {
 		w.p("\n%s\n", fallbackErrorsText(fe, "`"))
 	}

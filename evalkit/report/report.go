@@ -43,6 +43,13 @@ type Report struct {
 	// for, by cause.
 	Abstentions Abstentions `json:"abstentions"`
 	Cascade     *Cascade    `json:"cascade,omitempty"`
+	// Estimates are the traffic estimates from the fallback's sample
+	// (modes that call a fallback, and recorded mode), keyed by the
+	// decision's JSON key (docs/estimates.md); EstimatesByDiagnosis the
+	// same per diagnosis; EstimateMethod names the estimator.
+	Estimates            map[string]*FailShareEstimate      `json:"estimates,omitempty"`
+	EstimatesByDiagnosis map[string]*DiagnosisShareEstimate `json:"estimatesByDiagnosis,omitempty"`
+	EstimateMethod       string                             `json:"estimateMethod,omitempty"`
 	// Draws counts the teacher draws (-explore, -audit) and what the
 	// teacher made of them; absent without draws.
 	Draws *Draws `json:"draws,omitempty"`
@@ -378,6 +385,9 @@ type Cascade struct {
 	// Runtime is what the cascade did, from its own counters at the end of
 	// the run; nil when the escalator keeps none.
 	Runtime *CascadeRuntime `json:"runtime,omitempty"`
+	// Catch compares the ungrounded answers the fallback's calls caught
+	// with random admission at the same share.
+	Catch *Catch `json:"catch,omitempty"`
 }
 
 // CascadeSettings records the effective cascade.Config in a report,
@@ -397,6 +407,12 @@ type CascadeSettings struct {
 	BudgetCalls    int     `json:"budgetCalls"`
 	BudgetTokens   int     `json:"budgetTokens"`
 	BudgetWindowMs float64 `json:"budgetWindowMs"`
+	// Share is the fraction of escalations admitted (0: no bound),
+	// ShareWindow the escalations it is counted over, ShareUniform the
+	// part drawn uniformly (cascade.Limits.Share).
+	Share        float64 `json:"share,omitempty"`
+	ShareWindow  int     `json:"shareWindow,omitempty"`
+	ShareUniform float64 `json:"shareUniform,omitempty"`
 }
 
 // CascadeRuntime is what the cascade around the fallback did over the run
@@ -423,6 +439,7 @@ type CascadeRuntime struct {
 	RefusedBreaker     int `json:"refusedBreaker"`
 	RefusedDeadline    int `json:"refusedDeadline"`
 	RefusedBudget      int `json:"refusedBudget"`
+	RefusedShare       int `json:"refusedShare,omitempty"`
 	RefusedConcurrency int `json:"refusedConcurrency"`
 	RefusedClosed      int `json:"refusedClosed"`
 	Cancelled          int `json:"cancelled"`

@@ -403,6 +403,10 @@ func (e *resultEncoder) fallback(f *guard.FallbackInfo) {
 		e.key(&first, "usage")
 		e.usage(f.Usage)
 	}
+	if f.Inclusion != 0 {
+		e.key(&first, "inclusion")
+		e.float(f.Inclusion)
+	}
 	e.buf = append(e.buf, '}')
 }
 
@@ -639,6 +643,10 @@ func (e *resultEncoder) estimates(es []guard.Estimate) {
 			e.raw(`,"usage":`)
 			e.usage(x.Usage)
 		}
+		if x.Inclusion != 0 {
+			e.raw(`,"inclusion":`)
+			e.float(x.Inclusion)
+		}
 		e.buf = append(e.buf, '}')
 	}
 	e.buf = append(e.buf, ']')
@@ -848,7 +856,7 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // encoder above was written for (see layoutSignature). When the shape
 // changes, Append falls back to encoding/json and TestResultLayout fails
 // until the encoder is brought up to date and the hash renewed.
-const resultLayoutHash = 0xe455a0403e53ee6a
+const resultLayoutHash = 0x96c6f38edefa454
 
 // resultLayout records whether Result still has the shape the encoder
 // knows.
