@@ -357,6 +357,7 @@ func (a *analysis) buildSentSets() {
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	a.resetSimRuns()
 }
 
 // weighRelevantSentences records the weighted size of every relevant
@@ -403,36 +404,96 @@ func sentOf(d *doc, off int) int {
 }
 
 // similarity is the weighted Jaccard index of the content words (numbers
-// excluded) of sentence k1 of context c1 and sentence k2 of context c2.
+// excluded) of sentence k1 of context c1 and sentence k2 of context c2: the
+// weights of the first's words, the shared ones in the intersection, over
+// those of the first's words and the second's words the first lacks, every
+// occurrence counted, summed in token order. Which words the two share is
+// read by merging their sorted sets (buildSentSets) once, not by looking each
+// word up in the other's set.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
-	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
-	a.m.spend(len(s1) + len(s2))
-	inter, union := 0.0, 0.0
-	for i := range s1 {
-		t := &s1[i]
-		if !t.content() || t.flags&fNum != 0 {
-			continue
-		}
-		wt := v.weight(t)
-		union += wt
-		if a.sentHas(g2, t.hash) {
-			inter += wt
+	a.m.spend(len(a.ctxs[c1].sentToks(k1)) + len(a.ctxs[c2].sentToks(k2)))
+	r1, r2 := a.simRun(c1, k1, g1, v), a.simRun(c2, k2, g2, v)
+	set1 := a.setHashes[a.setAt[g1]:a.setAt[g1+1]]
+	set2 := a.setHashes[a.setAt[g2]:a.setAt[g2+1]]
+	in1 := slices.Grow(a.inA[:0], len(set1))[:len(set1)] // in1[i]: set1[i] is in set2
+	in2 := slices.Grow(a.inB[:0], len(set2))[:len(set2)]
+	a.inA, a.inB = in1, in2
+	clear(in1)
+	clear(in2)
+	for i, j := 0, 0; i < len(set1) && j < len(set2); {
+		switch x, y := set1[i], set2[j]; {
+		case x == y:
+			in1[i], in2[j] = true, true
+			i++
+			j++
+		case x < y:
+			i++
+		default:
+			j++
 		}
 	}
-	for i := range s2 {
-		t := &s2[i]
-		if !t.content() || t.flags&fNum != 0 {
-			continue
+	inter, union := 0.0, 0.0
+	for _, t := range r1 {
+		union += t.w
+		if t.rank >= 0 && in1[t.rank] || t.rank < 0 && a.sentHas(g2, t.hash) {
+			inter += t.w
 		}
-		if !a.sentHas(g1, t.hash) {
-			union += v.weight(t)
+	}
+	for _, t := range r2 {
+		if !(t.rank >= 0 && in2[t.rank] || t.rank < 0 && a.sentHas(g1, t.hash)) {
+			union += t.w
 		}
 	}
 	if union == 0 {
 		return 0
 	}
 	return inter / union
+}
+
+// simTok is a content word (not a number) of a context sentence, as
+// similarity reads it: its weight, its hash, and the index of the hash in
+// the sentence's sorted set (-1 if the set lacks it: a hash changed since
+// the sets were built, looked up the slow way).
+type simTok struct {
+	w    float64
+	hash uint64
+	rank int32
+}
+
+// resetSimRuns forgets the runs simRun built from the previous sentence
+// sets.
+func (a *analysis) resetSimRuns() {
+	a.simToks = a.simToks[:0]
+	a.simAt = slices.Grow(a.simAt[:0], a.nsent)[:a.nsent]
+	for i := range a.simAt {
+		a.simAt[i] = [2]int32{-1, -1}
+	}
+}
+
+// simRun returns the content words but numbers of sentence k of context ci
+// (global index g), in order, building the run the first time it is asked
+// for in a sample.
+func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
+	if at := a.simAt[g]; at[0] >= 0 {
+		return a.simToks[at[0]:at[1]]
+	}
+	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
+	start := len(a.simToks)
+	run := a.ctxs[ci].sentToks(k)
+	for i := range run {
+		t := &run[i]
+		if !t.content() || t.flags&fNum != 0 {
+			continue
+		}
+		r, ok := slices.BinarySearch(set, t.hash)
+		if !ok {
+			r = -1
+		}
+		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash, rank: int32(r)})
+	}
+	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
+	return a.simToks[start:]
 }
 
 // canReach reports whether sentences g1 and g2 (global indices) are close
