@@ -98,13 +98,25 @@ var (
 // runJudge).
 const judgeGCPercent = 1000
 
-// judgeMemoryLimit is the soft memory limit while judge runs (see
-// runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set. The guard's
-// tables are about 9 MB of live heap, and a line's work a few hundred KB.
-// Under GOGC=1000 alone the heap would grow to about 110 MB. The limit
-// caps it: RSS stays near 80 MB, where issue 18 asks for at most 100. Its
-// CPU cost is within the noise of testdata/bench/speed-2026-12-03.txt.
-const judgeMemoryLimit = 80 << 20
+// judgeMemoryLimit and judgeMemPerWorker make the soft memory limit while
+// judge runs (see runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set:
+// judgeMemoryLimit plus judgeMemPerWorker per worker, 36 MiB with two. The
+// guard's tables are about 9 MB of live heap, and a line's work a few
+// hundred KB. Under GOGC=1000 alone the heap would grow to about 110 MB.
+// A small heap is also a fast one: memory reused while it is still in the
+// CPU's caches, and fewer pages to fault in. On 20,000 mixed rows the limit
+// at 80 MiB cost 10-20% more CPU than at 32-40 MiB
+// (testdata/bench/speed-2026-12-04.txt).
+const (
+	judgeMemoryLimit  = 28 << 20
+	judgeMemPerWorker = 4 << 20
+)
+
+// judgeMemoryBase is the soft memory limit of a run with workers workers,
+// before any line raises it.
+func judgeMemoryBase(workers int) int64 {
+	return judgeMemoryLimit + judgeMemPerWorker*int64(max(workers, 1))
+}
 
 // judgeMemPerLineByte is how much heap judging a line may need per byte of
 // the line: a multi-megabyte row of a thousand contexts needs tens of
@@ -115,11 +127,11 @@ const judgeMemPerLineByte = 32
 var judgeMem *memLimit
 
 // memLimit raises judge's soft memory limit to fit the largest line read
-// so far: judgeMemoryLimit plus judgeMemPerLineByte times its size. Held
-// at 80 MiB, a run of multi-megabyte rows would spend its time collecting
-// garbage. The limit never comes down during a run. A nil *memLimit does
-// nothing.
-type memLimit struct{ limit int64 }
+// so far: base (judgeMemoryBase) plus judgeMemPerLineByte times its size.
+// Held at the base, a run of multi-megabyte rows would spend its time
+// collecting garbage. The limit never comes down during a run. A nil
+// *memLimit does nothing.
+type memLimit struct{ base, limit int64 }
 
 // fit raises the limit, if need be, for a line of size bytes. Only the
 // reading goroutine calls it.
@@ -127,7 +139,7 @@ func (m *memLimit) fit(size int) {
 	if m == nil {
 		return
 	}
-	if want := judgeMemoryLimit + judgeMemPerLineByte*int64(size); want > m.limit {
+	if want := m.base + judgeMemPerLineByte*int64(size); want > m.limit {
 		m.limit = want
 		debug.SetMemoryLimit(want)
 	}
@@ -175,8 +187,9 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer debug.SetGCPercent(debug.SetGCPercent(judgeGCPercent))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(judgeMemoryLimit))
-		judgeMem = &memLimit{limit: judgeMemoryLimit}
+		base := judgeMemoryBase(*workers)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(base))
+		judgeMem = &memLimit{base: base, limit: base}
 		defer func() { judgeMem = nil }()
 	}
 	in, name := stdin, "" // name "" is standard input
