@@ -87,11 +87,14 @@ func benchGuard(b *testing.B, s guard.Sample) {
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu, n := startThreadCPU(), 0
 	for b.Loop() {
 		if _, err := g.Evaluate(ctx, s); err != nil {
 			b.Fatal(err)
 		}
+		n++
 	}
+	cpu.report(b, n)
 }
 
 // BenchmarkProbeNumbers is issue 18's numbers probe at 1k, 3k and 10k
@@ -126,11 +129,13 @@ func BenchmarkEvaluateHotpotQARows(b *testing.B) {
 	}
 	ctx := context.Background()
 	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if _, err := g.Evaluate(ctx, rows[i%len(rows)]); err != nil {
+	cpu, n := startThreadCPU(), 0
+	for ; b.Loop(); n++ {
+		if _, err := g.Evaluate(ctx, rows[n%len(rows)]); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b, n)
 }
 
 // BenchmarkMaxSizeSample evaluates samples of DefaultLimits.MaxBytes (512
