@@ -158,7 +158,7 @@ func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
 		return a.simVal[g2]
 	}
-	sim := a.similarity(ci, si, cj, sj, c.v)
+	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
 	return sim
 }
@@ -244,7 +244,7 @@ func (c *conflictScan) negationConflicts() float64 {
 				for sj := range dj.sents {
 					c.pairs++
 					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
-						if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.6 {
+						if sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.6); sim >= 0.6 {
 							best = math.Max(best, sim)
 							c.consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
 						}
@@ -317,7 +317,7 @@ func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, 
 		if !a.canReach(int(g1), int(oc.sent), 0.5) {
 			continue
 		}
-		if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.5 {
+		if sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.5); sim >= 0.5 {
 			best, found = math.Max(best, sim), true
 			c.consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
 		}
@@ -411,9 +411,41 @@ func sentOf(d *doc, off int) int {
 // read by merging their sorted sets (buildSentSets) once, not by looking each
 // word up in the other's set.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
+	return a.similarityAbove(c1, k1, c2, k2, v, 0)
+}
+
+// similarityAbove is similarity when that is at least thr, and otherwise a
+// value below thr (an upper bound of it): the conflict scans only compare
+// similarities with their threshold. The bound reads each word's presence
+// from the other sentence's signature, which never misses a word it holds:
+// the weights of the words that may be shared over those of the first
+// sentence's words and the second's words it certainly lacks. Both sums
+// add a part of similarity's terms, in its order, or a superset of them;
+// rounding keeps the order, so the bound is never below the exact value.
+func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float64) float64 {
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
 	a.m.spend(len(a.ctxs[c1].sentToks(k1)) + len(a.ctxs[c2].sentToks(k2)))
 	r1, r2 := a.simRun(c1, k1, g1, v), a.simRun(c2, k2, g2, v)
+	if thr > 0 {
+		sig1, sig2 := &a.setSig[g1], &a.setSig[g2]
+		maybe, lacks := 0.0, 0.0
+		for _, t := range r1 {
+			lacks += t.w
+			if h := t.hash; sig2[h>>62]&(1<<(h>>56&63)) != 0 {
+				maybe += t.w
+			}
+		}
+		for _, t := range r2 {
+			if h := t.hash; sig1[h>>62]&(1<<(h>>56&63)) == 0 {
+				lacks += t.w
+			}
+		}
+		if lacks > 0 {
+			if ub := maybe / lacks; ub < thr {
+				return ub
+			}
+		}
+	}
 	set1 := a.setHashes[a.setAt[g1]:a.setAt[g1+1]]
 	set2 := a.setHashes[a.setAt[g2]:a.setAt[g2+1]]
 	in1 := slices.Grow(a.inA[:0], len(set1))[:len(set1)] // in1[i]: set1[i] is in set2

@@ -506,8 +506,15 @@ func TestSentenceSetsMatchScans(t *testing.T) {
 					for k2 := range a.ctxs[c2].sents {
 						s2 := a.ctxs[c2].sentToks(k2)
 						g2 := a.global(c2, k2)
-						if got, want := a.similarity(c1, k1, c2, k2, j.vocab), refSimilarity(s1, s2); got != want {
+						want := refSimilarity(s1, s2)
+						if got := a.similarity(c1, k1, c2, k2, j.vocab); got != want {
 							t.Fatalf("%s: similarity(%d, %d) = %v; scan gives %v", s.ID, g1, g2, got, want)
+						}
+						for _, thr := range [...]float64{0.3, 0.5, 0.6, want} {
+							got := a.similarityAbove(c1, k1, c2, k2, j.vocab, thr)
+							if want >= thr && got != want || want < thr && got >= thr {
+								t.Fatalf("%s: similarityAbove(%d, %d, %v) = %v; similarity %v", s.ID, g1, g2, thr, got, want)
+							}
 						}
 						pairs++
 					}
