@@ -61,6 +61,7 @@ type analysis struct {
 	simToks   []simTok   // see simRun
 	simAt     [][2]int32 // by global sentence: its run in simToks, {-1, -1} until simRun builds it
 	inA, inB  []bool     // scratch of similarity
+	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed
 
 	// scratch
 	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)

@@ -139,13 +139,25 @@ func sameQuantity(x, y quant.Quantity) bool {
 
 // consider records conflict p and how much the question bears on it.
 func (c *conflictScan) consider(p conflictPair) {
-	a, v := c.a, c.v
+	a := c.a
 	a.m.spend(2 * len(a.q.toks))
 	c.f.conflicts = append(c.f.conflicts, p)
 	g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
-	qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
-		coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g2, t.hash) }))
+	qr := math.Max(c.questionCoverage(g1), c.questionCoverage(g2))
 	c.qrel = math.Max(c.qrel, qr*p.score)
+}
+
+// questionCoverage is the weighted share of the question's content words
+// that context sentence g (a global index) holds, computed once per
+// sentence in a scan: the conflicts found often share a sentence.
+func (c *conflictScan) questionCoverage(g int) float64 {
+	a := c.a
+	if a.qcov[g] >= 0 {
+		return a.qcov[g]
+	}
+	q := coverage(a.q.toks, c.v, func(t *token) bool { return a.sentHas(g, t.hash) })
+	a.qcov[g] = q
+	return q
 }
 
 // simOf is a.similarity of sentences g1 and g2 (global indices of
@@ -358,6 +370,10 @@ func (a *analysis) buildSentSets() {
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
 	a.resetSimRuns()
+	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]
+	for i := range a.qcov {
+		a.qcov[i] = -1 // not computed (see questionCoverage)
+	}
 }
 
 // weighRelevantSentences records the weighted size of every relevant
