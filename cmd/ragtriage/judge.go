@@ -72,12 +72,13 @@ where N counts the non-blank lines and N = J + F. The exit status is 1 when
 any line failed (or the input could not be read), 0 otherwise.
 
 Judge runs with a garbage-collection target of 1000% (GOGC=1000) and a soft
-memory limit of 80 MiB (GOMEMLIMIT) unless those environment variables are
-set. On the HaluEval, SQuAD 2.0 and HotpotQA dev rows repeated to 200,184 it
-peaks near 80 MB of RSS (maximum resident set size, /usr/bin/time -v),
-whatever the number of rows. A line of N bytes raises the limit to
-80 MiB + 32 × N for the rest of the run, so that the collector does not
-thrash: a multi-megabyte row needs about 40 times its size in RSS.
+memory limit of 28 MiB plus 4 MiB per worker, 36 MiB with two (GOMEMLIMIT),
+unless those environment variables are set. On the HaluEval, SQuAD 2.0 and
+HotpotQA dev rows repeated to 200,184 it peaks near 43 MB of RSS with two
+workers (maximum resident set size, /usr/bin/time -v), whatever the number
+of rows. A line of N bytes raises the limit by 32 × N for the rest of the
+run, so that the collector does not thrash: a multi-megabyte row needs about
+40 times its size in RSS.
 
 Flags:
   -profile FILE  calibration profile of the lexical judges (default: the
