@@ -72,12 +72,13 @@ where N counts the non-blank lines and N = J + F. The exit status is 1 when
 any line failed (or the input could not be read), 0 otherwise.
 
 Judge runs with a garbage-collection target of 1000% (GOGC=1000) and a soft
-memory limit of 80 MiB (GOMEMLIMIT) unless those environment variables are
-set. On the HaluEval, SQuAD 2.0 and HotpotQA dev rows repeated to 200,184 it
-peaks near 80 MB of RSS (maximum resident set size, /usr/bin/time -v),
-whatever the number of rows. A line of N bytes raises the limit to
-80 MiB + 32 × N for the rest of the run, so that the collector does not
-thrash: a multi-megabyte row needs about 40 times its size in RSS.
+memory limit of 28 MiB plus 4 MiB per worker, 36 MiB with two (GOMEMLIMIT),
+unless those environment variables are set. On the HaluEval, SQuAD 2.0 and
+HotpotQA dev rows repeated to 200,184 it peaks near 43 MB of RSS with two
+workers (maximum resident set size, /usr/bin/time -v), whatever the number
+of rows. A line of N bytes raises the limit by 32 × N for the rest of the
+run, so that the collector does not thrash: a multi-megabyte row needs about
+40 times its size in RSS.
 
 Flags:
   -profile FILE  calibration profile of the lexical judges (default: the
@@ -101,13 +102,25 @@ var (
 // runJudge).
 const judgeGCPercent = 1000
 
-// judgeMemoryLimit is the soft memory limit while judge runs (see
-// runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set. The guard's
-// tables are about 9 MB of live heap, and a line's work a few hundred KB.
-// Under GOGC=1000 alone the heap would grow to about 110 MB. The limit
-// caps it: RSS stays near 80 MB, where issue 18 asks for at most 100. Its
-// CPU cost is within the noise of testdata/bench/speed-2026-12-03.txt.
-const judgeMemoryLimit = 80 << 20
+// judgeMemoryLimit and judgeMemPerWorker make the soft memory limit while
+// judge runs (see runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set:
+// judgeMemoryLimit plus judgeMemPerWorker per worker, 36 MiB with two. The
+// guard's tables are about 9 MB of live heap, and a line's work a few
+// hundred KB. Under GOGC=1000 alone the heap would grow to about 110 MB.
+// A small heap is also a fast one: memory reused while it is still in the
+// CPU's caches, and fewer pages to fault in. On 20,000 mixed rows the limit
+// at 80 MiB cost 10-20% more CPU than at 32-40 MiB
+// (testdata/bench/speed-2026-12-04.txt).
+const (
+	judgeMemoryLimit  = 28 << 20
+	judgeMemPerWorker = 4 << 20
+)
+
+// judgeMemoryBase is the soft memory limit of a run with workers workers,
+// before any line raises it.
+func judgeMemoryBase(workers int) int64 {
+	return judgeMemoryLimit + judgeMemPerWorker*int64(max(workers, 1))
+}
 
 // judgeMemPerLineByte is how much heap judging a line may need per byte of
 // the line: a multi-megabyte row of a thousand contexts needs tens of
@@ -118,11 +131,11 @@ const judgeMemPerLineByte = 32
 var judgeMem *memLimit
 
 // memLimit raises judge's soft memory limit to fit the largest line read
-// so far: judgeMemoryLimit plus judgeMemPerLineByte times its size. Held
-// at 80 MiB, a run of multi-megabyte rows would spend its time collecting
-// garbage. The limit never comes down during a run. A nil *memLimit does
-// nothing.
-type memLimit struct{ limit int64 }
+// so far: base (judgeMemoryBase) plus judgeMemPerLineByte times its size.
+// Held at the base, a run of multi-megabyte rows would spend its time
+// collecting garbage. The limit never comes down during a run. A nil
+// *memLimit does nothing.
+type memLimit struct{ base, limit int64 }
 
 // fit raises the limit, if need be, for a line of size bytes. Only the
 // reading goroutine calls it.
@@ -130,7 +143,7 @@ func (m *memLimit) fit(size int) {
 	if m == nil {
 		return
 	}
-	if want := judgeMemoryLimit + judgeMemPerLineByte*int64(size); want > m.limit {
+	if want := m.base + judgeMemPerLineByte*int64(size); want > m.limit {
 		m.limit = want
 		debug.SetMemoryLimit(want)
 	}
@@ -183,8 +196,9 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer debug.SetGCPercent(debug.SetGCPercent(judgeGCPercent))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(judgeMemoryLimit))
-		judgeMem = &memLimit{limit: judgeMemoryLimit}
+		base := judgeMemoryBase(*workers)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(base))
+		judgeMem = &memLimit{base: base, limit: base}
 		defer func() { judgeMem = nil }()
 	}
 	in, name := stdin, "" // name "" is standard input

@@ -834,20 +834,24 @@ func TestJudgeFlagsAfterFile(t *testing.T) {
 }
 
 // TestMemLimitFitsLargestLine: judge's soft memory limit rises to fit the
-// largest line read so far (80 MiB plus 32 bytes per byte of it), so that a
+// largest line read so far (its base plus 32 bytes per byte of it), so that a
 // multi-megabyte row does not make the collector thrash, and it never
 // comes down during a run.
 func TestMemLimitFitsLargestLine(t *testing.T) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(judgeMemoryLimit))
-	m := &memLimit{limit: judgeMemoryLimit}
+	base := judgeMemoryBase(2)
+	if base != 36<<20 {
+		t.Fatalf("base limit with two workers %d; want 36 MiB", base)
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(base))
+	m := &memLimit{base: base, limit: base}
 	for _, tc := range []struct {
 		size int
 		want int64
 	}{
-		{4 << 10, judgeMemoryLimit + 32*(4<<10)},
-		{1 << 20, judgeMemoryLimit + 32*(1<<20)},
-		{8 << 20, judgeMemoryLimit + 32*(8<<20)},
-		{2 << 20, judgeMemoryLimit + 32*(8<<20)},
+		{4 << 10, base + 32*(4<<10)},
+		{1 << 20, base + 32*(1<<20)},
+		{8 << 20, base + 32*(8<<20)},
+		{2 << 20, base + 32*(8<<20)},
 	} {
 		m.fit(tc.size)
 		if got := debug.SetMemoryLimit(-1); got != tc.want || m.limit != tc.want {
@@ -856,7 +860,7 @@ func TestMemLimitFitsLargestLine(t *testing.T) {
 	}
 	var none *memLimit
 	none.fit(64 << 20) // GOMEMLIMIT set: nothing to adapt
-	if got := debug.SetMemoryLimit(-1); got != judgeMemoryLimit+32*(8<<20) {
+	if got := debug.SetMemoryLimit(-1); got != base+32*(8<<20) {
 		t.Errorf("a nil memLimit changed the limit to %d", got)
 	}
 }

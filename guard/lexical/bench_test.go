@@ -56,11 +56,14 @@ func benchEvaluate(b *testing.B, s guard.Sample) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu, n := startThreadCPU(), 0
 	for b.Loop() {
 		if _, err := g.Evaluate(ctx, s); err != nil {
 			b.Fatal(err)
 		}
+		n++
 	}
+	cpu.report(b, n)
 	b.ReportMetric(float64(words)/float64(len(s.Contexts)), "words/context")
 }
 

@@ -139,13 +139,25 @@ func sameQuantity(x, y quant.Quantity) bool {
 
 // consider records conflict p and how much the question bears on it.
 func (c *conflictScan) consider(p conflictPair) {
-	a, v := c.a, c.v
+	a := c.a
 	a.m.spend(2 * len(a.q.toks))
 	c.f.conflicts = append(c.f.conflicts, p)
 	g1, g2 := a.global(p.ci, p.si), a.global(p.cj, p.sj)
-	qr := math.Max(coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g1, t.hash) }),
-		coverage(a.q.toks, v, func(t *token) bool { return a.sentHas(g2, t.hash) }))
+	qr := math.Max(c.questionCoverage(g1), c.questionCoverage(g2))
 	c.qrel = math.Max(c.qrel, qr*p.score)
+}
+
+// questionCoverage is the weighted share of the question's content words
+// that context sentence g (a global index) holds, computed once per
+// sentence in a scan: the conflicts found often share a sentence.
+func (c *conflictScan) questionCoverage(g int) float64 {
+	a := c.a
+	if a.qcov[g] >= 0 {
+		return a.qcov[g]
+	}
+	q := coverage(a.q.toks, c.v, func(t *token) bool { return a.sentHas(g, t.hash) })
+	a.qcov[g] = q
+	return q
 }
 
 // simOf is a.similarity of sentences g1 and g2 (global indices of
@@ -158,7 +170,7 @@ func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
 		return a.simVal[g2]
 	}
-	sim := a.similarity(ci, si, cj, sj, c.v)
+	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
 	return sim
 }
@@ -244,7 +256,7 @@ func (c *conflictScan) negationConflicts() float64 {
 				for sj := range dj.sents {
 					c.pairs++
 					if g2 := a.global(cj, sj); !a.sentNeg[g2] && a.sentRel[g2] && a.canReach(a.global(ci, si), g2, 0.6) {
-						if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.6 {
+						if sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.6); sim >= 0.6 {
 							best = math.Max(best, sim)
 							c.consider(conflictPair{ci, si, cj, sj, -1, -1, "negation", sim})
 						}
@@ -317,7 +329,7 @@ func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, 
 		if !a.canReach(int(g1), int(oc.sent), 0.5) {
 			continue
 		}
-		if sim := a.similarity(ci, si, cj, sj, c.v); sim >= 0.5 {
+		if sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.5); sim >= 0.5 {
 			best, found = math.Max(best, sim), true
 			c.consider(conflictPair{ci, si, cj, sj, -1, -1, "antonym", sim})
 		}
@@ -357,6 +369,11 @@ func (a *analysis) buildSentSets() {
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	a.resetSimRuns()
+	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]
+	for i := range a.qcov {
+		a.qcov[i] = -1 // not computed (see questionCoverage)
+	}
 }
 
 // weighRelevantSentences records the weighted size of every relevant
@@ -403,36 +420,128 @@ func sentOf(d *doc, off int) int {
 }
 
 // similarity is the weighted Jaccard index of the content words (numbers
-// excluded) of sentence k1 of context c1 and sentence k2 of context c2.
+// excluded) of sentence k1 of context c1 and sentence k2 of context c2: the
+// weights of the first's words, the shared ones in the intersection, over
+// those of the first's words and the second's words the first lacks, every
+// occurrence counted, summed in token order. Which words the two share is
+// read by merging their sorted sets (buildSentSets) once, not by looking each
+// word up in the other's set.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
-	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
+	return a.similarityAbove(c1, k1, c2, k2, v, 0)
+}
+
+// similarityAbove is similarity when that is at least thr, and otherwise a
+// value below thr (an upper bound of it): the conflict scans only compare
+// similarities with their threshold. The bound reads each word's presence
+// from the other sentence's signature, which never misses a word it holds:
+// the weights of the words that may be shared over those of the first
+// sentence's words and the second's words it certainly lacks. Both sums
+// add a part of similarity's terms, in its order, or a superset of them;
+// rounding keeps the order, so the bound is never below the exact value.
+func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float64) float64 {
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
-	a.m.spend(len(s1) + len(s2))
-	inter, union := 0.0, 0.0
-	for i := range s1 {
-		t := &s1[i]
-		if !t.content() || t.flags&fNum != 0 {
-			continue
+	a.m.spend(len(a.ctxs[c1].sentToks(k1)) + len(a.ctxs[c2].sentToks(k2)))
+	r1, r2 := a.simRun(c1, k1, g1, v), a.simRun(c2, k2, g2, v)
+	if thr > 0 {
+		sig1, sig2 := &a.setSig[g1], &a.setSig[g2]
+		maybe, lacks := 0.0, 0.0
+		for _, t := range r1 {
+			lacks += t.w
+			if h := t.hash; sig2[h>>62]&(1<<(h>>56&63)) != 0 {
+				maybe += t.w
+			}
 		}
-		wt := v.weight(t)
-		union += wt
-		if a.sentHas(g2, t.hash) {
-			inter += wt
+		for _, t := range r2 {
+			if h := t.hash; sig1[h>>62]&(1<<(h>>56&63)) == 0 {
+				lacks += t.w
+			}
+		}
+		if lacks > 0 {
+			if ub := maybe / lacks; ub < thr {
+				return ub
+			}
 		}
 	}
-	for i := range s2 {
-		t := &s2[i]
-		if !t.content() || t.flags&fNum != 0 {
-			continue
+	set1 := a.setHashes[a.setAt[g1]:a.setAt[g1+1]]
+	set2 := a.setHashes[a.setAt[g2]:a.setAt[g2+1]]
+	in1 := slices.Grow(a.inA[:0], len(set1))[:len(set1)] // in1[i]: set1[i] is in set2
+	in2 := slices.Grow(a.inB[:0], len(set2))[:len(set2)]
+	a.inA, a.inB = in1, in2
+	clear(in1)
+	clear(in2)
+	for i, j := 0, 0; i < len(set1) && j < len(set2); {
+		switch x, y := set1[i], set2[j]; {
+		case x == y:
+			in1[i], in2[j] = true, true
+			i++
+			j++
+		case x < y:
+			i++
+		default:
+			j++
 		}
-		if !a.sentHas(g1, t.hash) {
-			union += v.weight(t)
+	}
+	inter, union := 0.0, 0.0
+	for _, t := range r1 {
+		union += t.w
+		if t.rank >= 0 && in1[t.rank] || t.rank < 0 && a.sentHas(g2, t.hash) {
+			inter += t.w
+		}
+	}
+	for _, t := range r2 {
+		if !(t.rank >= 0 && in2[t.rank] || t.rank < 0 && a.sentHas(g1, t.hash)) {
+			union += t.w
 		}
 	}
 	if union == 0 {
 		return 0
 	}
 	return inter / union
+}
+
+// simTok is a content word (not a number) of a context sentence, as
+// similarity reads it: its weight, its hash, and the index of the hash in
+// the sentence's sorted set (-1 if the set lacks it: a hash changed since
+// the sets were built, looked up the slow way).
+type simTok struct {
+	w    float64
+	hash uint64
+	rank int32
+}
+
+// resetSimRuns forgets the runs simRun built from the previous sentence
+// sets.
+func (a *analysis) resetSimRuns() {
+	a.simToks = a.simToks[:0]
+	a.simAt = slices.Grow(a.simAt[:0], a.nsent)[:a.nsent]
+	for i := range a.simAt {
+		a.simAt[i] = [2]int32{-1, -1}
+	}
+}
+
+// simRun returns the content words but numbers of sentence k of context ci
+// (global index g), in order, building the run the first time it is asked
+// for in a sample.
+func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
+	if at := a.simAt[g]; at[0] >= 0 {
+		return a.simToks[at[0]:at[1]]
+	}
+	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
+	start := len(a.simToks)
+	run := a.ctxs[ci].sentToks(k)
+	for i := range run {
+		t := &run[i]
+		if !t.content() || t.flags&fNum != 0 {
+			continue
+		}
+		r, ok := slices.BinarySearch(set, t.hash)
+		if !ok {
+			r = -1
+		}
+		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash, rank: int32(r)})
+	}
+	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
+	return a.simToks[start:]
 }
 
 // canReach reports whether sentences g1 and g2 (global indices) are close

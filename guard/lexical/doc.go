@@ -80,11 +80,15 @@
 //
 // # Cost and concurrency
 //
-// About 107 µs and 73 allocations per Evaluate of five contexts of ~120
-// words with a three-sentence answer and a reference (BenchmarkEvaluate, on
-// a 2-core AMD EPYC). The raw feature vectors the estimates carry (see
-// WithoutFeatures) add 3 allocations and 1.8 KB there (2 and 1.1 KB on a
-// one-context HaluEval row), within the run-to-run noise in time. The lexicon and vocabulary tables are built on first
+// About 77 µs of CPU and 74 allocations (before the feature vectors below)
+// per Evaluate of five contexts of
+// ~120 words with a three-sentence answer and a reference (BenchmarkEvaluate,
+// cpu-ns/op, median of 10 on a shared 2-vCPU AMD EPYC; a HotpotQA row of ten
+// paragraphs about 300 µs on average, BenchmarkEvaluateHotpotQARows;
+// testdata/bench/speed-2026-12-04.txt). The raw feature vectors the
+// estimates carry (see WithoutFeatures) add 3 allocations and 1.8 KB there
+// (2 and 1.1 KB on a one-context HaluEval row), within the run-to-run noise
+// in time. The lexicon and vocabulary tables are built on first
 // use from lexicon.tsv (WordNet 3.0, compiled once) and vocab.txt, read in
 // place, into about 9 MB of heap. BenchmarkNewGuard rebuilds them every
 // iteration: 16–23 ms on a shared 2-core machine at its quietest, 46 ms

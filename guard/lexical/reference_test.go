@@ -506,8 +506,15 @@ func TestSentenceSetsMatchScans(t *testing.T) {
 					for k2 := range a.ctxs[c2].sents {
 						s2 := a.ctxs[c2].sentToks(k2)
 						g2 := a.global(c2, k2)
-						if got, want := a.similarity(c1, k1, c2, k2, j.vocab), refSimilarity(s1, s2); got != want {
+						want := refSimilarity(s1, s2)
+						if got := a.similarity(c1, k1, c2, k2, j.vocab); got != want {
 							t.Fatalf("%s: similarity(%d, %d) = %v; scan gives %v", s.ID, g1, g2, got, want)
+						}
+						for _, thr := range [...]float64{0.3, 0.5, 0.6, want} {
+							got := a.similarityAbove(c1, k1, c2, k2, j.vocab, thr)
+							if want >= thr && got != want || want < thr && got >= thr {
+								t.Fatalf("%s: similarityAbove(%d, %d, %v) = %v; similarity %v", s.ID, g1, g2, thr, got, want)
+							}
 						}
 						pairs++
 					}
@@ -558,5 +565,74 @@ func TestAnswerPairsMatchContextTable(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no golden sample with contexts")
+	}
+}
+
+// setSimilarity is similarity as it was before the sentence runs: each word
+// of one sentence looked up in the other's set with sentHas.
+func setSimilarity(a *analysis, c1, k1, c2, k2 int, v *vocabulary) float64 {
+	s1, s2 := a.ctxs[c1].sentToks(k1), a.ctxs[c2].sentToks(k2)
+	g1, g2 := a.global(c1, k1), a.global(c2, k2)
+	inter, union := 0.0, 0.0
+	for i := range s1 {
+		if t := &s1[i]; t.content() && t.flags&fNum == 0 {
+			union += v.weight(t)
+			if a.sentHas(g2, t.hash) {
+				inter += v.weight(t)
+			}
+		}
+	}
+	for i := range s2 {
+		if t := &s2[i]; t.content() && t.flags&fNum == 0 && !a.sentHas(g1, t.hash) {
+			union += v.weight(t)
+		}
+	}
+	if union == 0 {
+		return 0
+	}
+	return inter / union
+}
+
+// TestSimilarityWordOutsideSet: a context word whose hash is not in its
+// sentence's set (changed after buildSentSets) is looked up in the other
+// sentence's set, as sentHas would, not read from the merge.
+func TestSimilarityWordOutsideSet(t *testing.T) {
+	j, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := guard.Sample{
+		Question: "When did the ferry leave?",
+		Contexts: []guard.Context{
+			{ID: "c1", Text: "The ferry left the harbour at noon on Monday."},
+			{ID: "c2", Text: "The ferry left the old harbour at dawn on Monday."},
+		},
+		Answer: "At noon.",
+	}
+	a := new(analysis)
+	loadSample(a, &s, j.vocab)
+	a.buildSentSets()
+	// Give "noon" of c1 the hash of "dawn", which only c2's set holds.
+	var dawn uint64
+	for _, tk := range a.ctxs[1].toks {
+		if a.ctxs[1].s[tk.start:tk.end] == "dawn" {
+			dawn = tk.hash
+		}
+	}
+	changed := false
+	for i := range a.ctxs[0].toks {
+		if tk := &a.ctxs[0].toks[i]; a.ctxs[0].s[tk.start:tk.end] == "noon" {
+			tk.hash, changed = dawn, true
+		}
+	}
+	if dawn == 0 || !changed {
+		t.Fatal("test sentences lack the words it swaps")
+	}
+	got, want := a.similarity(0, 0, 1, 0, j.vocab), setSimilarity(a, 0, 0, 1, 0, j.vocab)
+	if got != want {
+		t.Fatalf("similarity = %v; sentHas gives %v", got, want)
+	}
+	if back := a.similarity(1, 0, 0, 0, j.vocab); back != setSimilarity(a, 1, 0, 0, 0, j.vocab) {
+		t.Fatalf("similarity the other way = %v; sentHas gives %v", back, setSimilarity(a, 1, 0, 0, 0, j.vocab))
 	}
 }
