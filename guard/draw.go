@@ -64,8 +64,9 @@ const (
 	// DrawExplore: any answer, drawn with the explore rate whatever the
 	// embedded verdicts (shadow mode, replay).
 	DrawExplore DrawKind = "explore"
-	// DrawAudit: an answer the embedded judges decided on their own (route
-	// auto: no escalation), drawn with the audit rate (enforce mode).
+	// DrawAudit: an answer on which the embedded judges decided at least
+	// one decision side on their own (a pass or fail verdict the fallback
+	// did not settle), drawn with the audit rate (enforce mode).
 	DrawAudit DrawKind = "audit"
 )
 
@@ -75,8 +76,14 @@ const (
 // zero draws nothing of that kind.
 //
 // Explore draws every answer with probability Explore. Audit draws the
-// answers the embedded judges decided on their own (Result.Route Auto) with
-// probability Audit. With both set, an answer decided on its own is drawn
+// answers on which the embedded judges decided something on their own (at
+// least one pass or fail verdict the fallback did not settle, see
+// AuditOutcomes; not only answers routed Auto, which would leave a side
+// that mostly appears beside an escalated decision nearly unaudited) with
+// probability Audit. Every automatic verdict of a decision side is then
+// drawn with probability Audit, independently of the others: the audits of
+// a side are a uniform sample of its automatic verdicts, which is what the
+// promise monitor assumes. With both set, an answer decided on its own is drawn
 // with probability max(Explore, Audit) (kind audit when Audit is the
 // larger), any other with probability Explore. Whether an answer is drawn is
 // a deterministic function of Seed and the sample's ID (a hash of the
@@ -251,7 +258,7 @@ func (g *Guard) TeachStats() TeachStats {
 func (g *Guard) draw(s *Sample, res *Result) *Draw {
 	d := g.draws
 	e, a := d.Explore, d.Audit
-	alone := res.Route == Auto
+	alone := a > 0 && decidedAlone(res)
 	dr := &Draw{Seed: d.Seed}
 	switch {
 	case alone && a > e:
@@ -522,6 +529,33 @@ func (g *Guard) teacherVerdicts(s *Sample, t *Teacher, ds []Decision) {
 	v.Generation = r.Verdicts.Generation
 }
 
+// decidedAlone reports whether the embedded judges decided some decision of
+// res on their own: a pass or fail verdict that the fallback did not
+// settle (the verdicts AuditOutcomes compares).
+func decidedAlone(res *Result) bool {
+	for _, e := range res.Verdicts.Retrieval.ChunkRelevance {
+		if e.Value != Uncertain && !settledByFallback(res, ChunkRelevance, e.Key) {
+			return true
+		}
+	}
+	for _, d := range Decisions[1:] {
+		if v, ok := res.Verdict(d); ok && v != Uncertain && !settledByFallback(res, d, "") {
+			return true
+		}
+	}
+	return false
+}
+
+// settledByFallback reports whether decision d (chunk id for chunk
+// relevance) of res was escalated to the fallback.
+func settledByFallback(res *Result, d Decision, id string) bool {
+	f := res.Fallback
+	if f == nil || !slices.Contains(f.Decisions, d) {
+		return false
+	}
+	return d != ChunkRelevance || slices.Contains(f.Contexts, id)
+}
+
 // AuditOutcome is one decision side of an audited result: the verdict the
 // embedded judges gave on their own, and the teacher's.
 type AuditOutcome struct {
@@ -545,16 +579,9 @@ func AuditOutcomes(res *Result) []AuditOutcome {
 	if t == nil {
 		return nil
 	}
-	escalated := func(d Decision, id string) bool {
-		f := res.Fallback
-		if f == nil || !slices.Contains(f.Decisions, d) {
-			return false
-		}
-		return d != ChunkRelevance || slices.Contains(f.Contexts, id)
-	}
 	var out []AuditOutcome
 	add := func(d Decision, id string, auto, teach Verdict) {
-		if auto == Uncertain || teach == Uncertain || escalated(d, id) {
+		if auto == Uncertain || teach == Uncertain || settledByFallback(res, d, id) {
 			return
 		}
 		out = append(out, AuditOutcome{Decision: d, ContextID: id, Auto: auto, Teacher: teach, Disagree: auto != teach})

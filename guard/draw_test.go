@@ -151,11 +151,33 @@ func TestAuditDrawsOnlyDecidedAlone(t *testing.T) {
 	if d := res.Draw; res.Route != guard.Auto || d == nil || d.Kind != guard.DrawAudit || !d.Drawn || d.Inclusion != 1 {
 		t.Errorf("decided alone: route %v, Draw %+v; want an audit draw", res.Route, d)
 	}
+	// Groundedness escalated, the other decisions decided alone: audited
+	// (those decisions are what the audit checks).
 	escalated := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
 		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Audit: 1}))
-	res, _ = escalated.Evaluate(context.Background(), newSample(false, "c1"))
-	if d := res.Draw; res.Route != guard.Fallback || d == nil || d.Drawn || d.Inclusion != 0 || d.Kind != guard.DrawAudit {
-		t.Errorf("escalated: route %v, Draw %+v; want an audit draw not drawn, inclusion 0", res.Route, d)
+	es := newSample(false, "c1")
+	res, _ = escalated.Evaluate(context.Background(), es)
+	if d := res.Draw; res.Route != guard.Fallback || d == nil || !d.Drawn || d.Inclusion != 1 || d.Kind != guard.DrawAudit {
+		t.Errorf("partly escalated: route %v, Draw %+v; want an audit draw, inclusion 1", res.Route, d)
+	}
+	if err := escalated.Teach(context.Background(), &es, &res); err != nil {
+		t.Fatal(err)
+	}
+	outs := guard.AuditOutcomes(&res)
+	if len(outs) == 0 {
+		t.Error("no audit outcome for the decisions decided alone")
+	}
+	for _, o := range outs {
+		if o.Decision == guard.Groundedness {
+			t.Errorf("audit outcome %+v of the escalated decision", o)
+		}
+	}
+	// Nothing decided alone: not eligible.
+	unsure := mustNew(t, guard.WithJudge(guardtest.Fixed{Name: "unsure", Default: 0.5}), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Audit: 1}))
+	res, _ = unsure.Evaluate(context.Background(), newSample(false, "c1"))
+	if d := res.Draw; d == nil || d.Drawn || d.Inclusion != 0 || d.Kind != guard.DrawAudit {
+		t.Errorf("nothing decided alone: route %v, Draw %+v; want an audit draw not drawn, inclusion 0", res.Route, d)
 	}
 	// Both rates: an escalated answer is explored.
 	both := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),

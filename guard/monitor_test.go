@@ -232,8 +232,18 @@ func TestTeachFeedsMonitor(t *testing.T) {
 		}
 		if res.Withheld != nil {
 			tripped = i
-			if res.Route != guard.Fallback || res.Draw == nil || res.Draw.Kind != guard.DrawExplore && res.Draw.Drawn {
-				t.Errorf("row %d: route %v, draw %+v; want the fallback, no audit draw", i, res.Route, res.Draw)
+			// The withheld side escalates; the other sides, decided alone,
+			// are still audited, never the escalated one.
+			if res.Route != guard.Fallback || res.Draw == nil || !res.Draw.Drawn {
+				t.Errorf("row %d: route %v, draw %+v; want the fallback and an audit of the other sides", i, res.Route, res.Draw)
+			}
+			if err := g.Teach(ctx, &s, &res); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range guard.AuditOutcomes(&res) {
+				if o.Decision == guard.Groundedness {
+					t.Errorf("row %d: audit outcome %+v of the withheld, escalated side", i, o)
+				}
 			}
 			break
 		}

@@ -119,7 +119,10 @@ func TestEvalAuditAndPrimaryTeacher(t *testing.T) {
 	fixedClock(t)
 	dir := t.TempDir()
 	recs, out := filepath.Join(dir, "R.jsonl"), filepath.Join(dir, "r.json")
-	st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-mode", "cascade", "-fallback", "simulated", "-sim-unlabeled", "primary",
+	// The calibrate golden profile decides some sides alone; the shipped
+	// one decides none, so it would leave nothing to audit.
+	st, _, e := runCmd(t, "eval", "-dataset", fixtureFile, "-profile", "testdata/calibrate/profile.json", "-mode", "cascade",
+		"-fallback", "simulated", "-sim-unlabeled", "primary",
 		"-audit", "1", "-explore", "0.5", "-draw-seed", "9", "-records-out", recs, "-pricing", pricingFile, "-out", out)
 	if st != 0 {
 		t.Fatalf("exit %d: %s", st, e)
@@ -130,12 +133,20 @@ func TestEvalAuditAndPrimaryTeacher(t *testing.T) {
 		if d == nil || d.Seed != 9 {
 			t.Fatalf("%s: draw %+v", r.ID, d)
 		}
+		// Some side decided alone (a verdict the fallback did not settle):
+		// audited at rate 1. Anything else is explored at 0.5.
+		alone := false
+		if res.Teacher != nil {
+			alone = len(guard.AuditOutcomes(res)) > 0
+		}
 		switch {
-		case res.Route == guard.Auto:
-			if d.Kind != guard.DrawAudit || !d.Drawn {
-				t.Errorf("%s decided alone: draw %+v; want audited", r.ID, d)
+		case d.Kind == guard.DrawAudit:
+			if !d.Drawn || d.Inclusion != 1 {
+				t.Errorf("%s decided partly alone: draw %+v; want audited", r.ID, d)
 			}
 			audits++
+		case alone:
+			t.Errorf("%s: explored (draw %+v), but its teacher compares sides decided alone", r.ID, d)
 		case d.Kind != guard.DrawExplore || d.Inclusion != 0.5:
 			t.Errorf("%s escalated: draw %+v; want explore at 0.5", r.ID, d)
 		case d.Drawn:
