@@ -49,10 +49,13 @@ type recordsReport struct {
 	// TeacherLabels counts the labels from drawn rows' teacher verdicts;
 	// FallbackLabels those from escalated rows' settled fallback verdicts
 	// (fitted, never certifying); HumanLabels those joined by ID from
-	// -dataset (they replace the teacher's).
+	// -dataset. The three add up to the labels fitted: a teacher or
+	// fallback verdict that a human label replaces is counted in Replaced
+	// only.
 	TeacherLabels  int `json:"teacherLabels"`
 	FallbackLabels int `json:"fallbackLabels"`
 	HumanLabels    int `json:"humanLabels"`
+	Replaced       int `json:"replacedByHuman"`
 	// What gave no label: the teacher's abstentions, its verdicts between
 	// the fallback thresholds, estimates read from the primary judge,
 	// drawn rows the teacher refused or never answered, and escalated
@@ -296,6 +299,7 @@ func (set *calibrationSet) labelRecords(rows []recRow, rr *recordsReport, confid
 		r := &rows[i]
 		primary := primaryJudges(r.res)
 		teach, name := set.teacherLabels(r, rr, primary, readsPrimary)
+		drawnRow := r.res.Draw != nil && r.res.Draw.Drawn // teach holds teacher verdicts, else fallback ones
 		fitOnly := !r.certify
 		final := map[labelKey]bool{}
 		for k, v := range teach {
@@ -309,6 +313,14 @@ func (set *calibrationSet) labelRecords(rows []recRow, rr *recordsReport, confid
 			}
 			rr.HumanLabels++
 			if t, had := teach[k]; had {
+				// The human label replaces this verdict: it is counted
+				// once, as a human label.
+				rr.Replaced++
+				if drawnRow {
+					rr.TeacherLabels--
+				} else {
+					rr.FallbackLabels--
+				}
 				a := acc[k.d]
 				if a == nil {
 					a = &teacherAccuracy{Decision: k.d.String()}
@@ -624,8 +636,12 @@ func printRecords(w io.Writer, rr *recordsReport) {
 	if rr.Thinned > 0 {
 		fmt.Fprintf(w, " (%d thinned to inclusion %.3g)", rr.Thinned, rr.Inclusion)
 	}
-	fmt.Fprintf(w, "\nlabels: %d teacher verdicts on drawn rows, %d fallback verdicts on escalated rows (fitted, never certifying), %d human labels joined by ID\n",
+	fmt.Fprintf(w, "\nlabels: %d teacher verdicts on drawn rows, %d fallback verdicts on escalated rows (fitted, never certifying), %d human labels joined by ID",
 		rr.TeacherLabels, rr.FallbackLabels, rr.HumanLabels)
+	if rr.Replaced > 0 {
+		fmt.Fprintf(w, " (%d of them in place of a teacher or fallback verdict)", rr.Replaced)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "no label: %d teacher abstentions, %d uncertain teacher verdicts, %d estimates from the primary judge, %d refused, %d drawn rows not taught, %d escalation verdicts of a judge that reads the primary\n",
 		rr.Abstentions, rr.Uncertain, rr.FromPrimary, rr.Refused, rr.NotTaught, rr.FallbackDistrust)
 	for _, a := range rr.TeacherAccuracy {

@@ -459,3 +459,28 @@ func TestCalibrateRecordsLeavesOutUnfitDecisions(t *testing.T) {
 		t.Errorf("named: exit %d:\n%s", st, e)
 	}
 }
+
+// The label counts add up to the labels fitted: a human label that
+// replaces a teacher verdict is counted once, as a human label, and the
+// replaced verdicts are counted apart.
+func TestCalibrateRecordsLabelCountsAddUp(t *testing.T) {
+	recs, truth := writeTeachRecords(t, beginDev, teachOpts{explore: 1, errRate: 0.1, seed: 9})
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	st, out, e := runCmd(t, "calibrate", "-records", recs, "-dataset", beginDev, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", st, out, e)
+	}
+	r := readCalReport(t, rep)
+	rr := r.Records
+	fitted := 0
+	for _, d := range r.Decisions {
+		fitted += d.N
+	}
+	if got := rr.TeacherLabels + rr.FallbackLabels + rr.HumanLabels; got != fitted {
+		t.Errorf("labels: teacher %d + fallback %d + human %d = %d; %d fitted", rr.TeacherLabels, rr.FallbackLabels, rr.HumanLabels, got, fitted)
+	}
+	if rr.HumanLabels != len(truth) || rr.Replaced != len(truth) || rr.TeacherLabels != 0 {
+		t.Errorf("human %d (want %d), replaced %d (want %d), teacher %d (want 0)", rr.HumanLabels, len(truth), rr.Replaced, len(truth), rr.TeacherLabels)
+	}
+}
