@@ -393,7 +393,15 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 				continue
 			}
 			verdict := verdictOf(&tv, k)
-			if verdict != guard.Pass && verdict != guard.Fail {
+			switch {
+			case verdict == guard.Pass || verdict == guard.Fail:
+			case i < 0:
+				// No estimate of this decision and no verdict: the
+				// teacher did not answer it (guard.Teach records no
+				// estimate then), an abstention.
+				rr.Abstentions++
+				continue
+			default:
 				rr.Uncertain++
 				continue
 			}

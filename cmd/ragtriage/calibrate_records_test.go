@@ -484,3 +484,39 @@ func TestCalibrateRecordsLabelCountsAddUp(t *testing.T) {
 		t.Errorf("human %d (want %d), replaced %d (want %d), teacher %d (want 0)", rr.HumanLabels, len(truth), rr.Replaced, len(truth), rr.TeacherLabels)
 	}
 }
+
+// A teacher that abstains everywhere, recorded as guard.Teach records it:
+// its own abstentions are no Teacher.Cause, and a decision it gave no
+// estimate for is absent from its estimates. Every one is an abstention,
+// never an "uncertain verdict".
+func TestCalibrateRecordsAbstainingTeacherAsTeachRecordsIt(t *testing.T) {
+	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, abstain: true})
+	data, err := os.ReadFile(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r record.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if tc := r.Result.Teacher; tc != nil {
+			tc.Cause = "" // as guard.Teach writes a teacher's own abstentions
+		}
+		out, err := record.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(out)
+	}
+	if err := os.WriteFile(recs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "p.json")
+	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
+	want := "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 1866 teacher abstentions"
+	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "uncertain") {
+		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
+	}
+}
