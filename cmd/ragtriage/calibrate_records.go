@@ -379,13 +379,13 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 				rr.FromPrimary++
 				continue
 			case i >= 0 && t.Estimates[i].Abstained:
-				if t.Refused() && t.Estimates[i].Cause == t.Cause {
+				if denied(t) && t.Estimates[i].Cause == t.Cause {
 					rr.Refused++
 				} else {
 					rr.Abstentions++
 				}
 				continue
-			case i < 0 && t.Refused():
+			case i < 0 && denied(t):
 				rr.Refused++
 				continue
 			case i < 0 && t.Cause != "":
@@ -431,6 +431,13 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 		rr.FallbackLabels++
 	}
 	return out, fb.Judge
+}
+
+// denied reports whether the teacher was refused or failed (Teacher.Cause
+// says so; its own abstentions are no cause), so that what it left
+// unanswered counts as refused or failed, not as abstained.
+func denied(t *guard.Teacher) bool {
+	return t.Refused() || t.Cause == guard.CauseFallbackFailed || t.Cause == guard.CauseJudgeFailed
 }
 
 // primaryJudges names the guard's own judges in a result: every judge it
@@ -574,7 +581,7 @@ func (rr *recordsReport) whyNoLabels() string {
 	add(rr.Abstentions, "teacher abstentions")
 	add(rr.Uncertain, "teacher verdicts between the fallback policy's thresholds (uncertain)")
 	add(rr.FromPrimary, "estimates read from the primary judge (never labels)")
-	add(rr.Refused, "teacher estimates refused or failed (budget, breaker, concurrency, deadline)")
+	add(rr.Refused, "teacher estimates refused or failed (budget, breaker, concurrency, deadline, fallback_failed)")
 	add(rr.NotTaught, "drawn records without a teacher answer")
 	add(rr.FallbackDistrust, "escalation verdicts of a judge that reads the primary judge")
 	if len(parts) == 0 {

@@ -491,6 +491,36 @@ func TestCalibrateRecordsLabelCountsAddUp(t *testing.T) {
 // never an "uncertain verdict".
 func TestCalibrateRecordsAbstainingTeacherAsTeachRecordsIt(t *testing.T) {
 	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, abstain: true})
+	rewriteTeachers(t, recs, func(tc *guard.Teacher) {
+		tc.Cause = "" // as guard.Teach writes a teacher's own abstentions
+	})
+	out := filepath.Join(t.TempDir(), "p.json")
+	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
+	want := "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 1866 teacher abstentions"
+	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "uncertain") {
+		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
+	}
+}
+
+// A teacher that failed on every draw (a misconfigured LLM judge: cause
+// fallback_failed, no estimates, as guard.Teach records it) is counted as
+// failed, not as a teacher that abstained.
+func TestCalibrateRecordsFailingTeacher(t *testing.T) {
+	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, abstain: true})
+	rewriteTeachers(t, recs, func(tc *guard.Teacher) {
+		tc.Cause, tc.Reason, tc.Estimates = guard.CauseFallbackFailed, "fallback failed: 401", nil
+	})
+	out := filepath.Join(t.TempDir(), "p.json")
+	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
+	want := "The teacher gave, instead of verdicts: 1866 teacher estimates refused or failed"
+	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "abstentions") {
+		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
+	}
+}
+
+// rewriteTeachers applies f to the teacher of every record in the file.
+func rewriteTeachers(t *testing.T, recs string, f func(*guard.Teacher)) {
+	t.Helper()
 	data, err := os.ReadFile(recs)
 	if err != nil {
 		t.Fatal(err)
@@ -502,7 +532,7 @@ func TestCalibrateRecordsAbstainingTeacherAsTeachRecordsIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc := r.Result.Teacher; tc != nil {
-			tc.Cause = "" // as guard.Teach writes a teacher's own abstentions
+			f(tc)
 		}
 		out, err := record.Marshal(&r)
 		if err != nil {
@@ -512,11 +542,5 @@ func TestCalibrateRecordsAbstainingTeacherAsTeachRecordsIt(t *testing.T) {
 	}
 	if err := os.WriteFile(recs, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "p.json")
-	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
-	want := "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 1866 teacher abstentions"
-	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "uncertain") {
-		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
 	}
 }
