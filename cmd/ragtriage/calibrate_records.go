@@ -49,10 +49,13 @@ type recordsReport struct {
 	// TeacherLabels counts the labels from drawn rows' teacher verdicts;
 	// FallbackLabels those from escalated rows' settled fallback verdicts
 	// (fitted, never certifying); HumanLabels those joined by ID from
-	// -dataset (they replace the teacher's).
+	// -dataset. The three add up to the labels fitted: a teacher or
+	// fallback verdict that a human label replaces is counted in Replaced
+	// only.
 	TeacherLabels  int `json:"teacherLabels"`
 	FallbackLabels int `json:"fallbackLabels"`
 	HumanLabels    int `json:"humanLabels"`
+	Replaced       int `json:"replacedByHuman"`
 	// What gave no label: the teacher's abstentions, its verdicts between
 	// the fallback thresholds, estimates read from the primary judge,
 	// drawn rows the teacher refused or never answered, and escalated
@@ -296,6 +299,7 @@ func (set *calibrationSet) labelRecords(rows []recRow, rr *recordsReport, confid
 		r := &rows[i]
 		primary := primaryJudges(r.res)
 		teach, name := set.teacherLabels(r, rr, primary, readsPrimary)
+		drawnRow := r.res.Draw != nil && r.res.Draw.Drawn // teach holds teacher verdicts, else fallback ones
 		fitOnly := !r.certify
 		final := map[labelKey]bool{}
 		for k, v := range teach {
@@ -309,6 +313,14 @@ func (set *calibrationSet) labelRecords(rows []recRow, rr *recordsReport, confid
 			}
 			rr.HumanLabels++
 			if t, had := teach[k]; had {
+				// The human label replaces this verdict: it is counted
+				// once, as a human label.
+				rr.Replaced++
+				if drawnRow {
+					rr.TeacherLabels--
+				} else {
+					rr.FallbackLabels--
+				}
 				a := acc[k.d]
 				if a == nil {
 					a = &teacherAccuracy{Decision: k.d.String()}
@@ -367,13 +379,13 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 				rr.FromPrimary++
 				continue
 			case i >= 0 && t.Estimates[i].Abstained:
-				if t.Refused() && t.Estimates[i].Cause == t.Cause {
+				if denied(t) && t.Estimates[i].Cause == t.Cause {
 					rr.Refused++
 				} else {
 					rr.Abstentions++
 				}
 				continue
-			case i < 0 && t.Refused():
+			case i < 0 && denied(t):
 				rr.Refused++
 				continue
 			case i < 0 && t.Cause != "":
@@ -381,7 +393,15 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 				continue
 			}
 			verdict := verdictOf(&tv, k)
-			if verdict != guard.Pass && verdict != guard.Fail {
+			switch {
+			case verdict == guard.Pass || verdict == guard.Fail:
+			case i < 0:
+				// No estimate of this decision and no verdict: the
+				// teacher did not answer it (guard.Teach records no
+				// estimate then), an abstention.
+				rr.Abstentions++
+				continue
+			default:
 				rr.Uncertain++
 				continue
 			}
@@ -411,6 +431,13 @@ func (set *calibrationSet) teacherLabels(r *recRow, rr *recordsReport, primary m
 		rr.FallbackLabels++
 	}
 	return out, fb.Judge
+}
+
+// denied reports whether the teacher was refused or failed (Teacher.Cause
+// says so; its own abstentions are no cause), so that what it left
+// unanswered counts as refused or failed, not as abstained.
+func denied(t *guard.Teacher) bool {
+	return t.Refused() || t.Cause == guard.CauseFallbackFailed || t.Cause == guard.CauseJudgeFailed
 }
 
 // primaryJudges names the guard's own judges in a result: every judge it
@@ -554,7 +581,7 @@ func (rr *recordsReport) whyNoLabels() string {
 	add(rr.Abstentions, "teacher abstentions")
 	add(rr.Uncertain, "teacher verdicts between the fallback policy's thresholds (uncertain)")
 	add(rr.FromPrimary, "estimates read from the primary judge (never labels)")
-	add(rr.Refused, "teacher estimates refused or failed (budget, breaker, concurrency, deadline)")
+	add(rr.Refused, "teacher estimates refused or failed (budget, breaker, concurrency, deadline, fallback_failed)")
 	add(rr.NotTaught, "drawn records without a teacher answer")
 	add(rr.FallbackDistrust, "escalation verdicts of a judge that reads the primary judge")
 	if len(parts) == 0 {
@@ -624,8 +651,12 @@ func printRecords(w io.Writer, rr *recordsReport) {
 	if rr.Thinned > 0 {
 		fmt.Fprintf(w, " (%d thinned to inclusion %.3g)", rr.Thinned, rr.Inclusion)
 	}
-	fmt.Fprintf(w, "\nlabels: %d teacher verdicts on drawn rows, %d fallback verdicts on escalated rows (fitted, never certifying), %d human labels joined by ID\n",
+	fmt.Fprintf(w, "\nlabels: %d teacher verdicts on drawn rows, %d fallback verdicts on escalated rows (fitted, never certifying), %d human labels joined by ID",
 		rr.TeacherLabels, rr.FallbackLabels, rr.HumanLabels)
+	if rr.Replaced > 0 {
+		fmt.Fprintf(w, " (%d of them in place of a teacher or fallback verdict)", rr.Replaced)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "no label: %d teacher abstentions, %d uncertain teacher verdicts, %d estimates from the primary judge, %d refused, %d drawn rows not taught, %d escalation verdicts of a judge that reads the primary\n",
 		rr.Abstentions, rr.Uncertain, rr.FromPrimary, rr.Refused, rr.NotTaught, rr.FallbackDistrust)
 	for _, a := range rr.TeacherAccuracy {

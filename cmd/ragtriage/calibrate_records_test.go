@@ -459,3 +459,88 @@ func TestCalibrateRecordsLeavesOutUnfitDecisions(t *testing.T) {
 		t.Errorf("named: exit %d:\n%s", st, e)
 	}
 }
+
+// The label counts add up to the labels fitted: a human label that
+// replaces a teacher verdict is counted once, as a human label, and the
+// replaced verdicts are counted apart.
+func TestCalibrateRecordsLabelCountsAddUp(t *testing.T) {
+	recs, truth := writeTeachRecords(t, beginDev, teachOpts{explore: 1, errRate: 0.1, seed: 9})
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	st, out, e := runCmd(t, "calibrate", "-records", recs, "-dataset", beginDev, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", st, out, e)
+	}
+	r := readCalReport(t, rep)
+	rr := r.Records
+	fitted := 0
+	for _, d := range r.Decisions {
+		fitted += d.N
+	}
+	if got := rr.TeacherLabels + rr.FallbackLabels + rr.HumanLabels; got != fitted {
+		t.Errorf("labels: teacher %d + fallback %d + human %d = %d; %d fitted", rr.TeacherLabels, rr.FallbackLabels, rr.HumanLabels, got, fitted)
+	}
+	if rr.HumanLabels != len(truth) || rr.Replaced != len(truth) || rr.TeacherLabels != 0 {
+		t.Errorf("human %d (want %d), replaced %d (want %d), teacher %d (want 0)", rr.HumanLabels, len(truth), rr.Replaced, len(truth), rr.TeacherLabels)
+	}
+}
+
+// A teacher that abstains everywhere, recorded as guard.Teach records it:
+// its own abstentions are no Teacher.Cause, and a decision it gave no
+// estimate for is absent from its estimates. Every one is an abstention,
+// never an "uncertain verdict".
+func TestCalibrateRecordsAbstainingTeacherAsTeachRecordsIt(t *testing.T) {
+	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, abstain: true})
+	rewriteTeachers(t, recs, func(tc *guard.Teacher) {
+		tc.Cause = "" // as guard.Teach writes a teacher's own abstentions
+	})
+	out := filepath.Join(t.TempDir(), "p.json")
+	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
+	want := "no labels: the records give nothing to calibrate on. The teacher gave, instead of verdicts: 1866 teacher abstentions"
+	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "uncertain") {
+		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
+	}
+}
+
+// A teacher that failed on every draw (a misconfigured LLM judge: cause
+// fallback_failed, no estimates, as guard.Teach records it) is counted as
+// failed, not as a teacher that abstained.
+func TestCalibrateRecordsFailingTeacher(t *testing.T) {
+	recs, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, abstain: true})
+	rewriteTeachers(t, recs, func(tc *guard.Teacher) {
+		tc.Cause, tc.Reason, tc.Estimates = guard.CauseFallbackFailed, "fallback failed: 401", nil
+	})
+	out := filepath.Join(t.TempDir(), "p.json")
+	st, _, e := runCmd(t, "calibrate", "-records", recs, "-out", out)
+	want := "The teacher gave, instead of verdicts: 1866 teacher estimates refused or failed"
+	if st != 1 || !strings.Contains(e, want) || strings.Contains(e, "abstentions") {
+		t.Errorf("exit %d; want 1 and %q:\n%s", st, want, e)
+	}
+}
+
+// rewriteTeachers applies f to the teacher of every record in the file.
+func rewriteTeachers(t *testing.T, recs string, f func(*guard.Teacher)) {
+	t.Helper()
+	data, err := os.ReadFile(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r record.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if tc := r.Result.Teacher; tc != nil {
+			f(tc)
+		}
+		out, err := record.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(out)
+	}
+	if err := os.WriteFile(recs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
