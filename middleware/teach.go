@@ -156,8 +156,12 @@ func (t *teaching) teach(ctx context.Context, tc Teacher, ev *evaluation, res *g
 // later teaches an inline result in the background, then queues its
 // record (when the chain has a sink). It never blocks: past MaxInFlight,
 // or once Shutdown has begun, the result records the refusal and its
-// record is queued at once. res is the goroutine's own copy.
-func (t *teaching) later(tc Teacher, ev *evaluation, v verdict, kinds []string, start time.Time, sc trace.SpanContext) {
+// record is queued at once. res is the goroutine's own copy. The teaching
+// call keeps reqCtx's values (an LLM client may read a tenant or
+// credentials from them) but not its cancellation: the answer has been
+// returned, and the request's end must not cut the teacher short. It is
+// bounded by the teaching timeout and cancelled by Shutdown.
+func (t *teaching) later(reqCtx context.Context, tc Teacher, ev *evaluation, v verdict, kinds []string, start time.Time, sc trace.SpanContext) {
 	t.drawn.Add(1)
 	t.mu.Lock()
 	cause := guard.Cause("")
@@ -182,7 +186,11 @@ func (t *teaching) later(tc Teacher, ev *evaluation, v verdict, kinds []string, 
 	}
 	go func() {
 		defer t.done()
-		ctx, cancel := context.WithTimeout(trace.ContextWithSpanContext(t.base, sc), t.timeout)
+		ctx, abort := context.WithCancelCause(trace.ContextWithSpanContext(context.WithoutCancel(reqCtx), sc))
+		defer abort(nil)
+		stop := context.AfterFunc(t.base, func() { abort(context.Cause(t.base)) })
+		defer stop()
+		ctx, cancel := context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 		t.teach(ctx, tc, ev, &v.res)
 		t.record(ev, &v, kinds, start, sc)

@@ -259,3 +259,40 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.Buffer.String()
 }
+
+type tenantKey struct{}
+
+// TestInlineTeachKeepsRequestValues: the background teaching call sees the
+// request context's values (a tenant, credentials) but outlives its
+// cancellation: the request ended when the answer was returned.
+func TestInlineTeachKeepsRequestValues(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	k := newTelemetry(t)
+	teacher := newGatedTeacher()
+	var seen any
+	var errAtAnswer error
+	esc := guard.EscalatorFunc(func(ctx context.Context, e guard.Escalation) ([]guard.Estimate, error) {
+		seen = ctx.Value(tenantKey{})
+		teacher.entered <- struct{}{}
+		<-teacher.release
+		errAtAnswer = ctx.Err()
+		return guardtest.Fixed{Name: "teacher", Default: 0.95, P: healthy}.Judge(ctx, e.Request)
+	})
+	c, err := New(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}),
+		append(k.opts(), WithGuard(drawingGuard(t, esc), Gate{}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), tenantKey{}, "tenant-7"))
+	within(t, "the inline call", func() { _, _ = chains.Run(ctx, c, qFail) })
+	cancel() // the request ends once its answer is returned
+	<-teacher.entered
+	close(teacher.release)
+	shutdownChain(t, c)
+	if seen != "tenant-7" || errAtAnswer != nil {
+		t.Errorf("teacher saw tenant %v, context error %v; want tenant-7 and a live context", seen, errAtAnswer)
+	}
+	if st := c.TeachStats(); st.Answered != 1 {
+		t.Errorf("TeachStats = %+v; want one answered", st)
+	}
+}

@@ -186,7 +186,7 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 	switch {
 	case later:
 		// The caller's v keeps no teacher: the background copy gets it.
-		c.teach.later(tc, ev, v, kinds.pairs, start, sc)
+		c.teach.later(ctx, tc, ev, v, kinds.pairs, start, sc)
 	case exported != nil:
 		c.records.put(context.WithoutCancel(ctx), ev.record(&v, exported, kinds.pairs, start, sc))
 	}
