@@ -83,9 +83,10 @@ const (
 // probability Audit. Every automatic verdict of a decision side is then
 // drawn with probability Audit, independently of the others: the audits of
 // a side are a uniform sample of its automatic verdicts, which is what the
-// promise monitor assumes. With both set, an answer decided on its own is drawn
-// with probability max(Explore, Audit) (kind audit when Audit is the
-// larger), any other with probability Explore. Whether an answer is drawn is
+// promise monitor assumes. With both set, an answer decided on its own is
+// an audit drawn with probability max(Explore, Audit) (so the monitor sees
+// every drawn automatic verdict), any other an explore draw with
+// probability Explore. Whether an answer is drawn is
 // a deterministic function of Seed and the sample's ID (a hash of the
 // sample's texts when it has none), so a replay draws the same answers.
 type Draws struct {
@@ -261,8 +262,11 @@ func (g *Guard) draw(s *Sample, res *Result) *Draw {
 	alone := a > 0 && decidedAlone(res)
 	dr := &Draw{Seed: d.Seed}
 	switch {
-	case alone && a > e:
-		dr.Kind, dr.Rate, dr.Inclusion = DrawAudit, a, a
+	case alone:
+		// An audit whatever the explore rate, so that the monitor sees
+		// every draw of the automatic verdicts; with both rates set it is
+		// drawn with the larger.
+		dr.Kind, dr.Rate, dr.Inclusion = DrawAudit, a, max(a, e)
 	case e > 0:
 		dr.Kind, dr.Rate, dr.Inclusion = DrawExplore, e, e
 	default:

@@ -179,12 +179,20 @@ func TestAuditDrawsOnlyDecidedAlone(t *testing.T) {
 	if d := res.Draw; d == nil || d.Drawn || d.Inclusion != 0 || d.Kind != guard.DrawAudit {
 		t.Errorf("nothing decided alone: route %v, Draw %+v; want an audit draw not drawn, inclusion 0", res.Route, d)
 	}
-	// Both rates: an escalated answer is explored.
-	both := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
+	// Both rates: an answer with nothing decided alone is explored; one
+	// with a side decided alone is an audit even when Explore is the larger
+	// rate (the monitor must see it), drawn with the larger rate.
+	both := mustNew(t, guard.WithJudge(guardtest.Fixed{Name: "unsure", Default: 0.5}), guard.WithPolicy(testPolicy),
 		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Audit: 1, Explore: 1}))
 	res, _ = both.Evaluate(context.Background(), newSample(false, "c1"))
 	if d := res.Draw; d == nil || d.Kind != guard.DrawExplore || !d.Drawn {
-		t.Errorf("escalated with explore 1: Draw %+v", d)
+		t.Errorf("nothing decided alone, explore 1: Draw %+v", d)
+	}
+	larger := mustNew(t, guard.WithJudge(uncertainGroundedness()), guard.WithPolicy(testPolicy),
+		guard.WithEscalator(fb, testPolicy, guard.FailClosed), guard.WithDraws(guard.Draws{Audit: 0.2, Explore: 0.7}))
+	res, _ = larger.Evaluate(context.Background(), newSample(false, "c1"))
+	if d := res.Draw; d == nil || d.Kind != guard.DrawAudit || d.Rate != 0.2 || d.Inclusion != 0.7 {
+		t.Errorf("partly decided alone, audit 0.2, explore 0.7: Draw %+v; want an audit at inclusion 0.7", d)
 	}
 }
 
