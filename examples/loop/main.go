@@ -83,10 +83,18 @@ type config struct {
 	maxRows int // drift rows read at most (0: all)
 }
 
+// defaultConfig is the run of the dev measurement, from the repository's
+// root.
+func defaultConfig() config {
+	return config{stream: "data/dev/halueval.jsonl",
+		drift:   []string{"data/dev/nli_snli.jsonl", "data/dev/nli_mnli.jsonl", "data/dev/nli_fever_nli.jsonl"},
+		shuffle: 20, simSeed: 1, alpha: 0.10, audit: 0.2}
+}
+
 func main() {
-	cfg := config{shuffle: 20, simSeed: 1, alpha: 0.10, audit: 0.2}
-	flag.StringVar(&cfg.stream, "stream", "data/dev/halueval.jsonl", "labelled JSON Lines split into the stream S (first half, shuffled) and T (the rest)")
-	drift := flag.String("drift", "data/dev/nli_snli.jsonl,data/dev/nli_mnli.jsonl,data/dev/nli_fever_nli.jsonl",
+	cfg := defaultConfig()
+	flag.StringVar(&cfg.stream, "stream", cfg.stream, "labelled JSON Lines split into the stream S (first half, shuffled) and T (the rest)")
+	drift := flag.String("drift", strings.Join(cfg.drift, ","),
 		"labelled JSON Lines of other sources for the drift step, comma-separated (empty: no drift step)")
 	flag.StringVar(&cfg.dir, "dir", "", "keep S, T, the records and the profile here (default: a temporary directory)")
 	flag.Uint64Var(&cfg.shuffle, "shuffle", cfg.shuffle, "seed of S's shuffle (20: the dev measurement's run)")
@@ -94,6 +102,7 @@ func main() {
 	flag.IntVar(&cfg.maxRows, "drift-rows", 0, "drift rows read at most (0: all)")
 	flag.StringVar(&cfg.cli, "ragtriage", "", "the ragtriage binary for the calibrate step (default: go run github.com/ragtriage/ragtriage/cmd/ragtriage)")
 	flag.Parse()
+	cfg.drift = nil
 	if *drift != "" {
 		cfg.drift = strings.Split(*drift, ",")
 	}

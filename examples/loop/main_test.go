@@ -24,8 +24,11 @@ func TestRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out bytes.Buffer
-	cfg := config{stream: "../../data/dev/halueval.jsonl", dir: dir, shuffle: 20, alpha: 0.10, audit: 0.2,
-		drift: []string{"../../data/dev/nli_snli.jsonl", "../../data/dev/nli_mnli.jsonl", "../../data/dev/nli_fever_nli.jsonl"}}
+	cfg := defaultConfig() // its paths are the repository root's
+	cfg.dir, cfg.stream = dir, filepath.Join("../..", cfg.stream)
+	for i := range cfg.drift {
+		cfg.drift[i] = filepath.Join("../..", cfg.drift[i])
+	}
 	sum, err := run(context.Background(), &out, cfg)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
