@@ -184,7 +184,7 @@ func ExampleFallbackInfo_Err() {
 // JSON form and of telemetry, and never change meaning.
 func TestCauseWireNames(t *testing.T) {
 	want := []string{"abstained", "judge_failed", "input_too_large", "promise_broken",
-		"breaker_open", "deadline", "budget", "concurrency", "closed", "cancelled",
+		"breaker_open", "deadline", "budget", "share", "concurrency", "closed", "cancelled",
 		"fallback_failed", "fallback_abstained", "fallback_uncertain"}
 	var got []string
 	for _, c := range guard.Causes {
