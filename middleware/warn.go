@@ -10,7 +10,7 @@ import (
 // withholdAllWarning is the message New logs for an inline gate that will
 // withhold every answer but retrieval misses (see WithGuard).
 const withholdAllWarning = "ragtriage middleware: inline gating with no fallback under a policy that decides nothing on its own: " +
-	"every answer will be withheld (action review) except retrieval misses (samples without contexts). " +
+	"every answer will be withheld for review, except retrieval misses (samples without contexts), which are blocked: none is allowed through. " +
 	"Choose this knowingly, or: add a fallback judge (ragtriage.WithFallback, guard.WithEscalator); " +
 	"load a profile calibrated on your traffic (ragtriage calibrate -records, ragtriage.WithProfileFile); " +
 	"or run in shadow mode first (middleware.WithShadow) to record that traffic"
