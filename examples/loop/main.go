@@ -17,9 +17,10 @@
 //     teacher too) and the promise monitor watching them. It prints how much
 //     of T's groundedness the embedded judges decided on their own, their
 //     error against T's TRUE labels, and whether the monitor tripped.
-//  4. Drift. The same guard then meets traffic from another source
-//     (data/dev/nli_fever_nli.jsonl by default): what it decides there, its
-//     error, and when the monitor tripped.
+//  4. Drift. The same guard then meets traffic from other sources (the
+//     SNLI, MultiNLI and FEVER-NLI dev files by default): what it decides
+//     there, its error, when the monitor tripped, and the same traffic
+//     through the same profile without a monitor.
 //
 // The teacher is evalkit.SimulatedJudge, a SIMULATION of an LLM judge: it
 // reads each row's true labels and is wrong on 5% of them (seeded). No model
