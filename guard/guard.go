@@ -177,6 +177,10 @@ func New(opts ...Option) (*Guard, error) {
 // Policy returns the guard's policy.
 func (g *Guard) Policy() Policy { return g.policy }
 
+// HasEscalator reports whether the guard has a fallback (WithEscalator) for
+// the answers its judges leave uncertain.
+func (g *Guard) HasEscalator() bool { return g.esc != nil }
+
 // Evaluate judges one sample. It returns an error only when it returns no
 // result: one wrapping ErrInvalidSample when the sample breaks the guard's
 // limits. Otherwise the Result is complete, also when a judge failed. A

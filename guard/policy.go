@@ -247,6 +247,21 @@ func (p *Policy) field(d Decision) *Thresholds {
 	return nil
 }
 
+// Decides reports whether p gives any automatic verdict: whether some
+// decision has a side that is set, valid and not undecided by policy. The
+// zero Policy decides nothing, nor does one whose every side is undecided
+// (the profile shipped with guard/lexical): under it every answer that has
+// contexts is JUDGE_UNCERTAIN.
+func (p *Policy) Decides() bool {
+	for _, d := range Decisions {
+		t := p.For(d)
+		if !t.IsZero() && !t.IsUndecided() && t.valid() {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate checks every decision's thresholds and the pass rule.
 func (p *Policy) Validate() error {
 	if int(p.PassRule) >= len(passRuleNames) {

@@ -214,3 +214,35 @@ func TestVerdictJSON(t *testing.T) {
 		t.Errorf("zero Verdict = %v; want uncertain", zero)
 	}
 }
+
+func TestPolicyDecides(t *testing.T) {
+	undecided := func() guard.Policy {
+		var p guard.Policy
+		for _, d := range guard.Decisions {
+			p.Set(d, guard.Undecided())
+		}
+		return p
+	}
+	onlyPass := undecided()
+	onlyPass.Set(guard.Groundedness, guard.Thresholds{Pass: 0.9, NoFail: true})
+	onlyFail := undecided()
+	onlyFail.Set(guard.ChunkRelevance, guard.Thresholds{Fail: 0.05, NoPass: true})
+	invalid := undecided()
+	invalid.Set(guard.Groundedness, guard.Thresholds{Fail: 0.8, Pass: 0.2})
+	for _, tc := range []struct {
+		name string
+		p    guard.Policy
+		want bool
+	}{
+		{"zero", guard.Policy{}, false},
+		{"every side undecided", undecided(), false},
+		{"invalid thresholds", invalid, false},
+		{"one pass side", onlyPass, true},
+		{"one fail side", onlyFail, true},
+		{"uniform", guard.UniformPolicy(0.3, 0.7), true},
+	} {
+		if got := tc.p.Decides(); got != tc.want {
+			t.Errorf("%s: Decides() = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}

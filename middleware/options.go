@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -74,7 +75,8 @@ type config struct {
 	mp      metric.MeterProvider
 	tracer  trace.Tracer
 	onError func(error)
-	redact  Redactor // nil: no user text in telemetry or records
+	logger  *slog.Logger // nil: slog.Default()
+	redact  Redactor     // nil: no user text in telemetry or records
 	now     func() time.Time
 
 	inline    Evaluator
@@ -154,6 +156,19 @@ func WithErrorHandler(h func(error)) Option {
 	}
 }
 
+// WithLogger sends the middleware's warnings to l instead of
+// slog.Default(). There is one: New warns when an inline gate will withhold
+// every answer (see WithGuard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return errors.New("middleware: WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
 // WithContent opts in to user text on spans and in records: the question,
 // contexts, answer, reference, prompts and completions. Each text passes
 // through r first, once per call and field. Without WithContent no user
@@ -173,6 +188,15 @@ func WithContent(r Redactor) Option {
 
 // WithGuard evaluates every answer inline, after the chain has produced it,
 // and applies gate to the outcome. Exclusive with WithShadow.
+//
+// A guard with no fallback (guard.WithEscalator, ragtriage.WithFallback)
+// whose policy decides nothing on its own (guard.Policy.Decides; the
+// profile shipped with guard/lexical is one) gives every answer that has
+// contexts the action review: the gate withholds every answer but retrieval
+// misses. New then logs a warning (WithLogger) that says so and how to
+// choose otherwise, unless gate.Review is AnnotateOnly. The evaluator is
+// checked when it is a *guard.Guard or has an Unwrap() *guard.Guard method
+// (*ragtriage.Guard).
 func WithGuard(e Evaluator, gate Gate) Option {
 	return func(c *config) error {
 		if err := checkEvaluator("WithGuard", e); err != nil {

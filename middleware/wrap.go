@@ -74,6 +74,7 @@ func New(chain chains.Chain, opts ...Option) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.warnWithholdAll()
 	if cfg.inst, err = newInstruments(cfg.mp); err != nil {
 		return nil, err
 	}

@@ -116,8 +116,9 @@ func TestLabelsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := bytes.Index(readme, []byte("3. **Label and calibrate.**")); i < 0 || !bytes.Contains(readme[i:i+600], []byte("docs/labels.md")) {
-		t.Errorf("README's rolling-out step 3 does not link docs/labels.md")
+	rollout := readme[max(bytes.Index(readme, []byte("## Rolling out")), 0):]
+	if i := bytes.Index(rollout, []byte("2. **Calibrate from the records.**")); i < 0 || !bytes.Contains(rollout[i:min(i+800, len(rollout))], []byte("docs/labels.md")) {
+		t.Errorf("README's rolling-out step 2 (calibrate) does not link docs/labels.md")
 	}
 	for _, cmd := range []string{"eval", "calibrate"} {
 		if _, out, _ := runCmd(t, "help", cmd); !strings.Contains(out, "docs/labels.md") {

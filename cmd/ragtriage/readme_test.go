@@ -18,11 +18,13 @@ var (
 )
 
 // TestReadmeCommands runs every "go run ./cmd/ragtriage …" command of the
-// README in process, from the repository's root (input paths are read from
-// there, outputs go to a temporary directory), and checks that it exits with
-// the status the README states beside it.
+// README in process, in order, from the repository's root (input paths are
+// read from there, outputs go to one temporary directory, where a later
+// command reads them: the loop's records and profile), and checks that it
+// exits with the status the README states beside it.
 func TestReadmeCommands(t *testing.T) {
 	fixedClock(t)
+	dir := t.TempDir()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +34,7 @@ func TestReadmeCommands(t *testing.T) {
 	for i, line := range lines {
 		for _, m := range readmeCommand.FindAllStringSubmatch(line, -1) {
 			found++
-			args := readmeArgs(t, strings.Fields(m[1]))
+			args := readmeArgs(dir, strings.Fields(m[1]))
 			after := line[strings.Index(line, m[0])+len(m[0]):]
 			if i+1 < len(lines) {
 				after += "\n" + lines[i+1]
@@ -49,29 +51,43 @@ func TestReadmeCommands(t *testing.T) {
 			}
 		}
 	}
-	if found < 2 {
-		t.Fatalf("%d commands found in the README; want the judge and calibrate examples", found)
+	if found < 5 {
+		t.Fatalf("%d commands found in the README; want the judge and calibrate examples and the loop's three", found)
 	}
 }
 
 // readmeArgs makes a README command's arguments runnable from this
-// directory: the values of output flags go to a temporary directory, and
-// paths that exist at the repository's root are read from there.
-func readmeArgs(t *testing.T, args []string) []string {
-	dir := t.TempDir()
+// directory: the values of output flags go to dir, paths that exist at the
+// repository's root are read from there, and the others from dir when an
+// earlier command wrote them there.
+func readmeArgs(dir string, args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		switch {
-		case i > 0 && (args[i-1] == "-out" || args[i-1] == "-md" || args[i-1] == "-html" || args[i-1] == "-report"):
+		case i > 0 && readmeOutputFlags[args[i-1]]:
 			out[i] = filepath.Join(dir, filepath.Base(a))
-		case i > 0 && !strings.HasPrefix(a, "-") && fileExists(filepath.Join("../..", a)):
+		case !readmePath(i, a):
+			out[i] = a
+		case fileExists(filepath.Join("../..", a)):
 			out[i] = filepath.Join("../..", a)
+		case fileExists(filepath.Join(dir, a)):
+			out[i] = filepath.Join(dir, a)
 		default:
 			out[i] = a
 		}
 	}
 	return out
 }
+
+// readmePath reports whether the i-th argument a may be a file's path: not
+// the subcommand nor a flag, and with a slash or a dot in it ("cascade" is a
+// mode, and a directory at the root).
+func readmePath(i int, a string) bool {
+	return i > 0 && !strings.HasPrefix(a, "-") && strings.ContainsAny(a, "/.")
+}
+
+// readmeOutputFlags are the flags whose value is a file a command writes.
+var readmeOutputFlags = map[string]bool{"-out": true, "-md": true, "-html": true, "-report": true, "-records-out": true}
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
