@@ -15,7 +15,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -72,12 +74,14 @@ func TestLoopMeasurement(t *testing.T) {
 		dev = "../../data/dev"
 	}
 	var tables [][]loopFigures
-	for _, frac := range loopSplits {
-		tables = append(tables, loopRun(t, dev, frac, 0))
+	if os.Getenv("RAGTRIAGE_LOOP_REPS_ONLY") == "" {
+		for _, frac := range loopSplits {
+			tables = append(tables, loopRun(t, dev, frac, 0))
+		}
 	}
 	// Replicates: other shuffles and other teacher errors (-sim-seed).
 	var reps [][]loopFigures
-	for seed := uint64(1); seed <= loopReplicates; seed++ {
+	for seed := uint64(1); seed <= uint64(loopReplicates); seed++ {
 		reps = append(reps, loopRun(t, dev, 0.5, seed))
 	}
 	out := os.Getenv("RAGTRIAGE_LOOP_OUT")
@@ -92,8 +96,14 @@ func TestLoopMeasurement(t *testing.T) {
 // decided grows with the stream.
 var loopSplits = []float64{0.5, 0.8}
 
-// loopReplicates is the number of replicate runs of the 50% split.
-const loopReplicates = 5
+// loopReplicates is the number of replicate runs of the 50% split
+// (RAGTRIAGE_LOOP_REPS overrides it).
+var loopReplicates = func() int {
+	if n, err := strconv.Atoi(os.Getenv("RAGTRIAGE_LOOP_REPS")); err == nil && n > 0 {
+		return n
+	}
+	return 10
+}()
 
 // loopRun runs the loop on every source with the stream S holding the
 // first frac of its rows. seed 0 is the measurement with the exact
@@ -101,7 +111,11 @@ const loopReplicates = 5
 // shuffles with k and passes -sim-seed k.
 func loopRun(t *testing.T, dev string, frac float64, seed uint64) []loopFigures {
 	var figs []loopFigures
+	only := os.Getenv("RAGTRIAGE_LOOP_SOURCES")
 	for _, src := range loopSources {
+		if only != "" && !slices.Contains(strings.Split(only, ","), src.name) {
+			continue
+		}
 		dir := t.TempDir()
 		if keep := os.Getenv("RAGTRIAGE_LOOP_DIR"); keep != "" {
 			dir = filepath.Join(keep, fmt.Sprintf("%s-%.0f-%d", src.name, 100*frac, seed))
@@ -415,7 +429,7 @@ func writeLoopTable(t *testing.T, path string, tables [][]loopFigures, reps [][]
 		fmt.Fprintf(&b, "k = %d | ", k)
 	}
 	fmt.Fprintf(&b, "\n|---|%s\n", strings.Repeat("---:|", loopReplicates))
-	for i := range loopSources {
+	for i := range reps[0] {
 		fmt.Fprintf(&b, "| %s | ", reps[0][i].source)
 		for _, r := range reps {
 			f := r[i]
