@@ -157,3 +157,25 @@ func TestFixedSequenceSidesOfHalf(t *testing.T) {
 		t.Errorf("predicted start alone: fail %v at %v, per-test confidence %v; want below ½ at 0.95", s.HasFail, s.Fail, s.Confidence)
 	}
 }
+
+// BenchmarkSelectFixedSequencePredicted is BenchmarkSelectFixedSequence's
+// data with the predicted start and SidesOfHalf (what calibrate -records
+// runs), for the cost of the prediction beside the plain selection.
+func BenchmarkSelectFixedSequencePredicted(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 2))
+	p := make([]float64, 10000)
+	y := make([]bool, len(p))
+	g := make([]int, len(p))
+	for i := range p {
+		p[i] = r.Float64()
+		y[i] = r.Float64() < p[i]
+		g[i] = r.IntN(5)
+	}
+	cfg := FixedSequenceConfig{Alpha: 0.05, Confidence: 0.95, PredictedStart: true, SidesOfHalf: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := SelectFixedSequence(p, y, g, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
