@@ -33,12 +33,34 @@ type FixedSequenceConfig struct {
 	// the first region holding at least that fraction of the rows (and the
 	// rows the other settings ask for), and keeps, per side, the widest
 	// region any of them certifies. Each sequence is tested at confidence
-	// 1 − (1 − Confidence)/len(Starts), so the union bound keeps the overall
-	// guarantee at Confidence. Several starts make the selection robust to
-	// an unlucky first region: a single sequence stops for good at its
-	// first failure. The fractions are read against p alone. Each must be in
-	// [0, 1).
+	// 1 − (1 − Confidence)/J, J = len(Starts) (plus one with
+	// PredictedStart), so the union bound keeps the overall guarantee at
+	// Confidence. Several starts make the selection robust to an unlucky
+	// first region: a single sequence stops for good at its first failure.
+	// The fractions are read against p alone. Each must be in [0, 1).
 	Starts []float64
+	// PredictedStart adds one sequence per side (J counts it) that starts
+	// at the region p itself predicts to certify the most rows: taking p
+	// as each row's probability of "true", a region of n rows is expected
+	// to hold E = Σ(1−p) errors on the pass side (Σp on the fail side),
+	// with variance V = Σp(1−p), and it passes the exact test when its
+	// errors are at most k(n), the critical count; the start is the region
+	// (of at least the rows the other settings ask for) that maximizes
+	// n·Φ((k(n) + ½ − E)/√V), its rows times its predicted chance to pass.
+	// It is read against p alone, like the order of the candidates, so the
+	// guarantee is unaffected; with calibrated p it lands where the labels'
+	// own noise lets a region certify. It helps when every region carries
+	// a floor of errors (labels from a judge that is itself wrong on a
+	// share of rows): a region must then hold a few hundred rows to
+	// certify, and a sequence started at a smaller one stops there for
+	// good.
+	PredictedStart bool
+	// SidesOfHalf keeps each side on its own side of p = ½: the pass
+	// side's candidates are above ½ and the fail side's below, so no
+	// region decides against what p itself says is more likely (p = ½
+	// escalates). It is read against p alone. Without it a sequence may
+	// extend past ½ while the region's errors stay within the bound.
+	SidesOfHalf bool
 }
 
 // GroupRegion describes the rows of one group inside an automatically
@@ -229,6 +251,8 @@ func SelectFixedSequence(p []float64, y []bool, group []int, cfg FixedSequenceCo
 		starts: cfg.startRows(n, max(minGroup, minRows, cfg.StartRows)),
 		crit:   &critTable{alpha: alpha, delta: 1 - confidence}}
 	d.ids, d.dense = denseGroups(group, n)
+	d.predicted, d.half = cfg.PredictedStart, cfg.SidesOfHalf
+	d.minStart = max(minGroup, minRows, cfg.StartRows)
 	asc := ascending(p)
 	desc := slices.Clone(asc)
 	slices.Reverse(desc)
@@ -283,10 +307,14 @@ func (cfg FixedSequenceConfig) check(fn string) error {
 // with J Starts 1 − (1 − Confidence)/J, each sequence at δ/J (the union
 // bound).
 func (cfg FixedSequenceConfig) testConfidence() float64 {
-	if len(cfg.Starts) == 0 {
+	j := len(cfg.Starts)
+	if cfg.PredictedStart {
+		j++
+	}
+	if j <= 1 {
 		return cfg.Confidence
 	}
-	return 1 - (1-cfg.Confidence)/float64(len(cfg.Starts))
+	return 1 - (1-cfg.Confidence)/float64(j)
 }
 
 // startRows returns how many rows the first tested region of each sequence
@@ -294,6 +322,9 @@ func (cfg FixedSequenceConfig) testConfidence() float64 {
 // fewer than start).
 func (cfg FixedSequenceConfig) startRows(n, start int) []int {
 	if len(cfg.Starts) == 0 {
+		if cfg.PredictedStart {
+			return nil // the predicted start alone
+		}
 		return []int{start}
 	}
 	starts := make([]int, 0, len(cfg.Starts))
@@ -355,6 +386,22 @@ type fsData struct {
 	confidence float64
 	starts     []int
 	crit       *critTable
+	// predicted: one more sequence per side, started at predictedStart;
+	// minStart is the fewest rows a first region may hold.
+	predicted bool
+	minStart  int
+	// half: no candidate on the other side of ½ (SidesOfHalf).
+	half bool
+}
+
+// beyond reports whether candidate value v ends one side's sequence: 0 on
+// the pass side, 1 on the fail side, and with half anything on the other
+// side of ½.
+func beyond(v float64, pass, half bool) bool {
+	if pass {
+		return v == 0 || (half && v <= 0.5)
+	}
+	return v == 1 || (half && v >= 0.5)
 }
 
 // side runs one sequence per start on one side (order lists the rows from
@@ -362,8 +409,14 @@ type fsData struct {
 // sequence that reached the widest region, and the candidates tested by all
 // of them.
 func (d *fsData) side(order []int, pass bool) (best []fsCandidate, tested int) {
-	for _, start := range d.starts {
-		st := fsState{min: d.minGroup, crit: d.crit, count: make([]int, len(d.ids)), errs: make([]int, len(d.ids))}
+	starts := d.starts
+	if d.predicted {
+		if ps, ok := d.predictedStart(order, pass); ok {
+			starts = append(slices.Clone(starts), ps)
+		}
+	}
+	for _, start := range starts {
+		st := fsState{min: d.minGroup, crit: d.crit, count: make([]int, len(d.ids)), errs: make([]int, len(d.ids)), half: d.half}
 		c, t := st.run(order, d.p, d.y, d.dense, pass, start)
 		tested += t
 		if len(c) > 0 && (len(best) == 0 || c[len(c)-1].rows > best[len(best)-1].rows) {
@@ -371,6 +424,76 @@ func (d *fsData) side(order []int, pass bool) (best []fsCandidate, tested int) {
 		}
 	}
 	return best, tested
+}
+
+// predictedStart returns the rows of the region that p predicts to
+// certify the most rows (see FixedSequenceConfig.PredictedStart), among
+// the candidate regions of one side holding at least minStart rows; ok is
+// false when there is none. The predicted chance that a region passes is
+// the product of its parts' chances, as if independent: pooled, each group
+// tested on its own (≥ minGroup rows in the region), and the pool of the
+// smaller groups (tested once it holds minGroup rows, else it must hold no
+// error: chance e^(−E)). It reads p alone.
+func (d *fsData) predictedStart(order []int, pass bool) (rows int, ok bool) {
+	type moments struct {
+		n    int
+		e, v float64
+	}
+	chance := func(m moments) float64 {
+		margin := float64(d.crit.max(m.n)) + 0.5 - m.e
+		switch {
+		case m.v > 0:
+			return 0.5 * math.Erfc(-margin/math.Sqrt(2*m.v))
+		case margin >= 0:
+			return 1
+		}
+		return 0
+	}
+	var pooled moments
+	groups := make([]moments, len(d.ids))
+	var best float64
+	for a := 0; a < len(order); {
+		val := d.p[order[a]]
+		if beyond(val, pass, d.half) {
+			break
+		}
+		b := a
+		for ; b < len(order) && d.p[order[b]] == val; b++ {
+			q := d.p[order[b]]
+			e := q // the chance that a fail decision is wrong
+			if pass {
+				e = 1 - q
+			}
+			g := &groups[d.dense[order[b]]]
+			pooled.n, pooled.e, pooled.v = pooled.n+1, pooled.e+e, pooled.v+q*(1-q)
+			g.n, g.e, g.v = g.n+1, g.e+e, g.v+q*(1-q)
+		}
+		a = b
+		if b < d.minStart {
+			continue
+		}
+		c := chance(pooled)
+		if len(groups) > 1 {
+			var small moments
+			for _, g := range groups {
+				switch {
+				case g.n >= d.minGroup:
+					c *= chance(g)
+				case g.n > 0:
+					small.n, small.e, small.v = small.n+g.n, small.e+g.e, small.v+g.v
+				}
+			}
+			if small.n >= d.minGroup {
+				c *= chance(small)
+			} else {
+				c *= math.Exp(-small.e)
+			}
+		}
+		if score := float64(b) * c; score > best {
+			best, rows, ok = score, b, true
+		}
+	}
+	return rows, ok
 }
 
 // report describes the region of candidate c on one side, pooled and per
@@ -430,6 +553,11 @@ func (c *critTable) ok(errs, n int) bool {
 	if n <= 0 {
 		return false
 	}
+	return errs <= c.max(n)
+}
+
+// max returns k[n], the most errors n ≥ 1 rows may hold and pass.
+func (c *critTable) max(n int) int {
 	for len(c.k) <= n {
 		m := len(c.k)
 		e := -1
@@ -441,7 +569,7 @@ func (c *critTable) ok(errs, n int) bool {
 		}
 		c.k = append(c.k, e)
 	}
-	return errs <= c.k[n]
+	return c.k[n]
 }
 
 // fsState is the running state of one side's sequence: pooled counts, counts
@@ -454,6 +582,7 @@ type fsState struct {
 	n, e           int
 	smallN, smallE int
 	bad            int
+	half           bool // see fsData.half
 }
 
 // add puts one row of group g into the region.
@@ -498,7 +627,7 @@ func (s *fsState) rejected() bool {
 func (s *fsState) run(order []int, p []float64, y []bool, group []int, pass bool, start int) (cands []fsCandidate, tested int) {
 	for a := 0; a < len(order); {
 		v := p[order[a]]
-		if (pass && v == 0) || (!pass && v == 1) {
+		if beyond(v, pass, s.half) {
 			break
 		}
 		b := a

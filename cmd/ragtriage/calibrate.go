@@ -65,8 +65,13 @@ labelled row; the thresholds are chosen (and the held-out check run) on
 the uniform draws only: explore draws, thinned to the smallest inclusion
 probability when rates differ. A row escalated because it was uncertain,
 or drawn by an audit (which skips escalated answers), is not a uniform
-draw. A teacher estimate read from the primary judge (fromPrimary, or an
-estimate whose judge is one of the guard's own) is never a label. The
+draw. The thresholds are chosen by one fixed sequence per side, at the
+full -confidence, started at the region the out-of-fold P predicts to
+certify the most rows (a teacher's own errors keep small regions from
+certifying), and no side crosses P = 0.5; both are read from P alone, so
+the bound still holds after the selection. A teacher estimate read from
+the primary judge (fromPrimary, or an estimate whose judge is one of the
+guard's own) is never a label. The
 promise is then "disagreement with <teacher> ≤ -alpha", and it is stated so
 in the output, the profile and the report; when human labels exist the
 report gives the teacher's accuracy on them with an exact interval.
@@ -186,18 +191,25 @@ type decisionFitReport struct {
 // calibrate.FixedSequenceConfig.Starts), the same as internal/refit's.
 var selectionStarts = []float64{0, 0.03, 0.1, 0.3}
 
-// recordStarts are the starts with -records: selectionStarts and one near
-// half the rows. A teacher's own errors put a floor under the disagreement
-// of every region, so with teacher labels only regions of a few hundred
-// rows can certify at α, and a sequence that starts small stops for good at
-// its first failure. The starts are read against P alone and each sequence
-// runs at (1 − confidence)/5, so the guarantee is unaffected.
-var recordStarts = []float64{0, 0.03, 0.1, 0.3, 0.45}
+// With -records the fixed sequences run differently (fit.Settings
+// PredictedStart and SidesOfHalf, both read against P alone, so the
+// guarantee is unaffected). A teacher's own errors put a floor under the
+// disagreement of every region: with a 5%-wrong teacher at α = 0.10 a
+// region must hold a hundred rows or more to certify, so the small starts
+// of selectionStarts are spent δ (each of J sequences runs at δ/J) on
+// regions that cannot certify. Records run ONE sequence per side, at the
+// full δ, started where the out-of-fold P predicts the most rows to
+// certify (calibrate.FixedSequenceConfig.PredictedStart). And a side never
+// crosses P = ½: with the larger δ the groundedness fail side could
+// otherwise run on into the few hard-evidence rows the model calls
+// grounded (P ≈ 0.93), and the soft floor set just above it would then
+// leave no room for the pass side.
 
-// starts returns the fixed sequences' starts of this run.
+// starts returns the fixed sequences' fractional starts of this run: none
+// with -records (the predicted start alone).
 func (cf *calibrateFlags) starts() []float64 {
 	if len(cf.records) > 0 {
-		return recordStarts
+		return nil
 	}
 	return selectionStarts
 }
@@ -240,7 +252,9 @@ type calibrateFlags struct {
 
 // settings are the numbers the fit package takes from the flags.
 func (cf *calibrateFlags) settings() fit.Settings {
-	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: cf.starts()}
+	recorded := len(cf.records) > 0
+	return fit.Settings{Alpha: cf.alpha, Confidence: cf.confidence, Folds: cf.folds, Starts: cf.starts(),
+		PredictedStart: recorded, SidesOfHalf: recorded}
 }
 
 // calibrationSet is what calibrate reads from the datasets: the labelled
@@ -594,6 +608,9 @@ func (cf *calibrateFlags) versionHash(data []lexical.DataFile, base *lexical.Pro
 	slices.Sort(names)
 	fmt.Fprintf(h, "alpha=%v confidence=%v folds=%d min-labels=%d min-class=%d decisions=%s base=%s features=%s starts=%v\n",
 		cf.alpha, cf.confidence, cf.folds, cf.minLabels, cf.minClass, strings.Join(names, ","), base.Version, lexical.FeaturesVersion, cf.starts())
+	if st := cf.settings(); st.PredictedStart || st.SidesOfHalf {
+		fmt.Fprintf(h, "predicted-start=%v sides-of-half=%v\n", st.PredictedStart, st.SidesOfHalf)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 

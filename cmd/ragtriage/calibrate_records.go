@@ -31,6 +31,8 @@ type recordsReport struct {
 	Teachers map[string]int `json:"teachers"`
 	// Promise is what the thresholds keep, in words.
 	Promise string `json:"promise"`
+	// Selection says how the thresholds were chosen on the uniform draws.
+	Selection string `json:"selection"`
 	// Records counts the valid records read; BadLines the lines skipped.
 	Records  int `json:"records"`
 	BadLines int `json:"badLines"`
@@ -221,6 +223,7 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 	}
 	set.finishGroups(cf.folds)
 	rr.Promise = rr.promise(cf)
+	rr.Selection = fmt.Sprintf("one fixed sequence per side at %.0f%% confidence (the full δ: small regions cannot hold a teacher's own errors), started at the region the out-of-fold P predicts to certify the most rows; no side crosses P = 0.5; both read P alone, so the bound holds after the selection", 100*cf.confidence)
 	return set, nil
 }
 
@@ -646,6 +649,7 @@ func recordedJudge(set *calibrationSet, cur *int, oof map[oofKey]float64) guard.
 // printRecords prints where the labels came from and the promise.
 func printRecords(w io.Writer, rr *recordsReport) {
 	fmt.Fprintf(w, "promise: %s\n", rr.Promise)
+	fmt.Fprintf(w, "selection: %s\n", rr.Selection)
 	fmt.Fprintf(w, "records: %d read (%d bad lines skipped, %d without features); %d drawn for the teacher, %d uniform draws certify the thresholds",
 		rr.Records, rr.BadLines, rr.NoFeatures, rr.Drawn, rr.UniformDraws)
 	if rr.Thinned > 0 {

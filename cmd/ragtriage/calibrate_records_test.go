@@ -544,3 +544,18 @@ func rewriteTeachers(t *testing.T, recs string, f func(*guard.Teacher)) {
 		t.Fatal(err)
 	}
 }
+
+// TestRecordsSelectionSettings: -records runs one sequence per side from
+// the predicted start with the sides kept apart at ½; -dataset keeps the
+// fractional starts of internal/refit and neither setting, so its profiles
+// (and their versions) are what they were.
+func TestRecordsSelectionSettings(t *testing.T) {
+	rec := (&calibrateFlags{records: []string{"r.jsonl"}, alpha: 0.1, confidence: 0.95, folds: 5}).settings()
+	if !rec.PredictedStart || !rec.SidesOfHalf || len(rec.Starts) != 0 {
+		t.Errorf("-records settings %+v; want the predicted start alone, sides of ½", rec)
+	}
+	ds := (&calibrateFlags{datasets: []string{"d.jsonl"}, alpha: 0.1, confidence: 0.95, folds: 5}).settings()
+	if ds.PredictedStart || ds.SidesOfHalf || !slices.Equal(ds.Starts, []float64{0, 0.03, 0.1, 0.3}) {
+		t.Errorf("-dataset settings %+v; want the fractional starts 0, 0.03, 0.1, 0.3 and nothing else", ds)
+	}
+}

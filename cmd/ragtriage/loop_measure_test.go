@@ -15,7 +15,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -72,12 +74,14 @@ func TestLoopMeasurement(t *testing.T) {
 		dev = "../../data/dev"
 	}
 	var tables [][]loopFigures
-	for _, frac := range loopSplits {
-		tables = append(tables, loopRun(t, dev, frac, 0))
+	if os.Getenv("RAGTRIAGE_LOOP_REPS_ONLY") == "" {
+		for _, frac := range loopSplits {
+			tables = append(tables, loopRun(t, dev, frac, 0))
+		}
 	}
 	// Replicates: other shuffles and other teacher errors (-sim-seed).
 	var reps [][]loopFigures
-	for seed := uint64(1); seed <= loopReplicates; seed++ {
+	for seed := uint64(1); seed <= uint64(loopReplicates); seed++ {
 		reps = append(reps, loopRun(t, dev, 0.5, seed))
 	}
 	out := os.Getenv("RAGTRIAGE_LOOP_OUT")
@@ -92,8 +96,14 @@ func TestLoopMeasurement(t *testing.T) {
 // decided grows with the stream.
 var loopSplits = []float64{0.5, 0.8}
 
-// loopReplicates is the number of replicate runs of the 50% split.
-const loopReplicates = 5
+// loopReplicates is the number of replicate runs of the 50% split
+// (RAGTRIAGE_LOOP_REPS overrides it).
+var loopReplicates = func() int {
+	if n, err := strconv.Atoi(os.Getenv("RAGTRIAGE_LOOP_REPS")); err == nil && n > 0 {
+		return n
+	}
+	return 20
+}()
 
 // loopRun runs the loop on every source with the stream S holding the
 // first frac of its rows. seed 0 is the measurement with the exact
@@ -101,7 +111,11 @@ const loopReplicates = 5
 // shuffles with k and passes -sim-seed k.
 func loopRun(t *testing.T, dev string, frac float64, seed uint64) []loopFigures {
 	var figs []loopFigures
+	only := os.Getenv("RAGTRIAGE_LOOP_SOURCES")
 	for _, src := range loopSources {
+		if only != "" && !slices.Contains(strings.Split(only, ","), src.name) {
+			continue
+		}
 		dir := t.TempDir()
 		if keep := os.Getenv("RAGTRIAGE_LOOP_DIR"); keep != "" {
 			dir = filepath.Join(keep, fmt.Sprintf("%s-%.0f-%d", src.name, 100*frac, seed))
@@ -410,22 +424,31 @@ func writeLoopTable(t *testing.T, path string, tables [][]loopFigures, reps [][]
 				pct(f.trueDec, f.labelled), pct(f.trueErr, f.trueDec), f.target)
 		}
 	}
-	fmt.Fprintf(&b, "\n### Replicates, S = the first 50%%\n\nThe same loop with %d other shuffles of S and other teacher errors (shuffle seed k and `-sim-seed k` for k = 1…%d): groundedness decided on T / its error against the true labels, per run.\n\n| source | ", loopReplicates, loopReplicates)
-	for k := 1; k <= loopReplicates; k++ {
-		fmt.Fprintf(&b, "k = %d | ", k)
-	}
-	fmt.Fprintf(&b, "\n|---|%s\n", strings.Repeat("---:|", loopReplicates))
-	for i := range loopSources {
-		fmt.Fprintf(&b, "| %s | ", reps[0][i].source)
-		for _, r := range reps {
-			f := r[i]
-			if f.exit != 0 {
-				fmt.Fprintf(&b, "exit %d | ", f.exit)
+	fmt.Fprintf(&b, "\n### Replicates, S = the first 50%%\n\nThe same loop with %d other shuffles of S and other teacher errors (shuffle seed k and `-sim-seed k` for k = 1…%d): groundedness decided on T / its error against the true labels, per run, worst run first (by the shortfall from the target), with its k. A run meets the target when it decides at least the target's share at no more than its error (NLI: what it decides is wrong ≤ 13%%, deciding nothing included).\n\n", loopReplicates, loopReplicates)
+	fmt.Fprintf(&b, "| source | runs meeting the target | runs, worst first: decided / error (k) |\n|---|---:|---|\n")
+	for i := range reps[0] {
+		type run struct {
+			k int
+			f loopFigures
+		}
+		var runs []run
+		met := 0
+		for k, r := range reps {
+			runs = append(runs, run{k + 1, r[i]})
+			if r[i].exit == 0 && shortfall(r[i]) <= 0 {
+				met++
+			}
+		}
+		sort.SliceStable(runs, func(a, c int) bool { return shortfall(runs[a].f) > shortfall(runs[c].f) })
+		var cells []string
+		for _, r := range runs {
+			if r.f.exit != 0 {
+				cells = append(cells, fmt.Sprintf("exit %d (%d)", r.f.exit, r.k))
 				continue
 			}
-			fmt.Fprintf(&b, "%s / %s | ", pct(f.decided, f.labelled), pct(f.errors, f.decided))
+			cells = append(cells, fmt.Sprintf("%s / %s (%d)", pct(r.f.decided, r.f.labelled), pct(r.f.errors, r.f.decided), r.k))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "| %s | %d of %d | %s |\n", reps[0][i].source, met, len(reps), strings.Join(cells, ", "))
 	}
 	b.WriteString(loopReading)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -459,28 +482,47 @@ const loopReading = `
 ### What the dev data can and cannot show
 
 - **The promise is disagreement with the teacher.** The simulated teacher is wrong on about 5% of S, so every
-  region's disagreement has a floor near 5% and, at α = 0.10, only regions of a few hundred rows certify.
+  region's disagreement has a floor near 5% and, at α = 0.10, only regions of a hundred rows or more certify.
   The error against the true labels is what the targets count; it stays far below the teacher's own error on
   what is decided, because the thresholds keep only the rows the model ranks most confidently.
-- **HaluEval** (500 rows in S) is at the edge on dev. The measurement run decides about 74% of T at 0.3% error,
-  as much as calibrating on S's true labels gives; the replicates decide 50–59% at ≤ 1.2% error in three runs
-  of five and nothing in two. A side holds about 250 rows, and with the teacher wrong on 5% of them its
-  Clopper–Pearson bound lands near 0.10 (0.09–0.11): which side of α it lands on is the teacher's luck. The
-  error on what is decided stays ≤ 1.2% in every run. On the larger sealed streams the bound tightens (it
-  falls as 1/√n), which is what the ≥ 60% target needs; the dev data cannot show that it is met. With S = 80%
-  (T only 200 rows, the file's last questions) 50% is decided at 1% error. One start of the fixed sequences
-  near half the rows (recordStarts in calibrate.go) is what lets the pass side certify at all at this size:
-  without it the sequences start at regions too small to hold the teacher's errors and stop at their first
-  failure (the measurement run: 24% decided at 50%, 51% at 80%). It is label-free and keeps the guarantee
-  (each sequence at δ/5); it was checked on these dev streams.
+- **How records are certified** (calibrate.go, calibrate.FixedSequenceConfig): ONE fixed sequence per side at
+  the full δ = 0.05, started at the region the out-of-fold P predicts to certify the most rows
+  (` + "`PredictedStart`" + `), and no side crosses P = ½ (` + "`SidesOfHalf`" + `). Both read P alone, so the bound holds after the
+  selection. Before, five sequences started at 0, 3, 10, 30 and 45% of the rows, each at δ/5: the same 20
+  HaluEval replicates met the target in none and decided nothing in 6, worst first: 0% (k = 3, 4, 16, 17,
+  18, 20), 8.8%, 10.2%, 50.2% (×6), 50.6% (×3), 50.8%, 51.4%, 59.4%, at ≤ 2.7% error; BEGIN decided nothing
+  in all 20 and the NLI streams nothing in all 60 (the old code with this test file, same seeds).
+- **Why HaluEval replicates certified nothing.** Not a per-source minimum (one file), not the held-out check
+  (reported, never a veto), not the fit (out-of-fold AUROC 0.92–0.96 against the teacher's labels, 0.998
+  against the truth on T): the Clopper–Pearson test of each side at δ split five ways. The pass side can
+  only hold the ~250 answers P calls grounded (HaluEval is half right answers), with ~5.5% teacher errors in
+  them; at δ/5 such a region passes with at most 14 errors, at δ with 16 (P(pass) ≈ 0.60 vs ≈ 0.80), and
+  the 45% start sat at 225 rows, tested before the region was complete. The fail side needs hard evidence
+  (DESIGN.md §4: a confident "ungrounded" needs an unsupported number, entity, …), which 128 of S's ~250
+  wrong answers have: at δ/5 at most 5 errors pass, at δ 6 (P ≈ 0.38 vs 0.54 with a 5%-wrong teacher).
+- **What was found on the way:** with one sequence at the full δ, the groundedness fail side ran on into the two
+  hard-evidence rows the model calls grounded (P ≈ 0.93); the soft floor set just above the fail threshold then
+  put every other row at 0.93 and no pass side was left (24% decided in two replicates). Keeping each side on
+  its side of P = ½ fixed it.
+- **What is left on HaluEval is the exact test's own limit at 500 rows.** In the runs that decide 47–50%
+  (pass side only), no region of the 128 hard-evidence rows, from any start, passes the test at δ in 6 of 8
+  (the teacher is wrong on 7–11 of them); in 2 (k = 11, 13) a 108–111-row region would have, and the
+  predicted start (all 128 rows) missed it. In the two runs that decide nothing (k = 16, 17) the teacher is
+  wrong on 17–18 of the ~245 rows P calls grounded (7%), and only regions of ≤ 43 rows at the top pass. With
+  a 5%-wrong teacher, a 128-row fail side passes with probability ≈ 0.54 and a 245-row pass side ≈ 0.89, so
+  about half of the 500-row streams can meet the ≥ 60% target whatever the (valid) selection; 10 of 20 do.
+  With twice the stream (fail ≈ 256 rows, pass ≈ 490) those chances are ≈ 0.91 and ≈ 0.99. The error on what
+  is decided stays ≤ 0.4% in every run. With S = 80% (T only 200 rows, the file's last questions) 70% is
+  decided at 0.7% error.
 - **BEGIN** cannot be shown on dev: S holds 155 rows (248 at 80%), and even S's true labels certify nothing at
-  α = 0.10 on so few rows (the issue measured 51% at α = 0.05 with 2,589 labelled rows). The model ranks T well
-  (AUROC 0.95–0.98 against the true labels); the naive signal certifies a block of rows whose answer words all
-  stand in the knowledge (at 80%: 17.5% decided, no error), which the model's spread-out P does not. The
-  sealed BEGIN-like target needs a stream of thousands of rows.
-- **NLI streams** (SNLI, MultiNLI, FEVER-NLI): calibrate no longer refuses (the empty question and the identical
-  chunk relevance vectors no longer put every row in one fold) and decides nothing at α = 0.10 against a 5%-wrong
-  teacher, so what it decides is wrong 0% of the time, trivially. With true labels, SNLI at 80% decides 19.6% at
-  5.1%: the signal is there, the stream and the teacher's noise are what stop it.
+  α = 0.10 on so few rows (the issue measured 51% at α = 0.05 with 2,589 labelled rows). Three replicates of 20
+  decide something (18% at 0%, 33% at 5.9%, 34% at 5.7%). A larger BEGIN-like stream cannot be built here:
+  the dev file is the whole of BEGIN on this machine (311 rows; the other half is sealed), and a stream
+  resampled from 155 rows would certify those 155 rows' features again and again, not new traffic. The model
+  ranks T well (AUROC 0.95–0.98 against the true labels).
+- **NLI streams** (SNLI, MultiNLI, FEVER-NLI): calibrate does not refuse, and decides nothing at α = 0.10
+  against a 5%-wrong teacher in 58 of 60 replicates; where it decides (SNLI: 13.0% at 3.1%, 3.6% at 11.1%)
+  it stays within the 13% target. With true labels, SNLI at 80% decides 19.6% at 5.1%: the signal is there,
+  the stream and the teacher's noise are what stop it.
 - The shipped profile decides no groundedness on any of these T files.
 `

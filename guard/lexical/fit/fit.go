@@ -70,13 +70,19 @@ type Settings struct {
 	// Starts are where the fixed sequences begin (see
 	// calibrate.FixedSequenceConfig.Starts).
 	Starts []float64
+	// PredictedStart adds a sequence started where P predicts the most
+	// rows to certify (calibrate.FixedSequenceConfig.PredictedStart).
+	PredictedStart bool
+	// SidesOfHalf keeps each side's regions on its side of P = ½
+	// (calibrate.FixedSequenceConfig.SidesOfHalf).
+	SidesOfHalf bool
 	// SourceCap bounds a source's weight in each fit. A source with n > cap
 	// examples in a fit has each weighted cap/n. 0 means no cap.
 	SourceCap float64
 }
 
 func (st Settings) sequence() calibrate.FixedSequenceConfig {
-	return calibrate.FixedSequenceConfig{Alpha: st.Alpha, Confidence: st.Confidence, Starts: st.Starts}
+	return calibrate.FixedSequenceConfig{Alpha: st.Alpha, Confidence: st.Confidence, Starts: st.Starts, PredictedStart: st.PredictedStart, SidesOfHalf: st.SidesOfHalf}
 }
 
 // Fitted is one decision fitted by Decision.
