@@ -549,7 +549,14 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	low := false
-	if c.share != nil {
+	switch {
+	case c.share != nil && esc.Teacher:
+		// A teacher draw is its own uniform sample (guard.Draw): not
+		// ranked, not in the risk window, never refused by the share. Like
+		// an escalation the share drew, it may not spend the budget's
+		// reserve for the riskiest.
+		low = true
+	case c.share != nil:
 		pi, ok := c.admit(ctx, &esc)
 		low = pi < 1
 		if !ok {
