@@ -137,7 +137,11 @@ type Limits struct {
 	// cache: a refused escalation is not looked up. With a ShareStore
 	// (WithStore), a fleet ranks against one window. Deterministic for a
 	// given order of escalations (one worker) and seed; replicas should
-	// use distinct seeds.
+	// use distinct seeds. A teacher draw (guard.Escalation.Teacher, from
+	// guard.Teach) is no escalation of an uncertain answer: it is not
+	// ranked, takes no place in the window and is never refused by the
+	// share (its own draw is the sample it records); it may not spend the
+	// budget's reserve for the riskiest.
 	Share float64
 	// ShareWindow is the number of recent escalations Share is counted
 	// over. Required with Share (there is no default: a share over a
@@ -549,7 +553,14 @@ func (c *Cascade) Escalate(ctx context.Context, esc guard.Escalation) ([]guard.E
 		return out, nil
 	}
 	low := false
-	if c.share != nil {
+	switch {
+	case c.share != nil && esc.Teacher:
+		// A teacher draw is its own uniform sample (guard.Draw): not
+		// ranked, not in the risk window, never refused by the share. Like
+		// an escalation the share drew, it may not spend the budget's
+		// reserve for the riskiest.
+		low = true
+	case c.share != nil:
 		pi, ok := c.admit(ctx, &esc)
 		low = pi < 1
 		if !ok {

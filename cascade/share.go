@@ -362,7 +362,9 @@ func (l Limits) validateShare() error {
 	return nil
 }
 
-// ShareStats are the counts of Limits.Share's admission since New.
+// ShareStats are the counts of Limits.Share's admission since New. They
+// add up to the escalations the share governed: Stats().Escalations less
+// the teacher draws (guard.Escalation.Teacher), which it does not.
 type ShareStats struct {
 	// Top counts escalations admitted by rank (inclusion probability 1);
 	// Drawn those admitted by the uniform draw; Refused those it did not

@@ -265,3 +265,54 @@ func TestShareKeepsBudgetForTheRiskiest(t *testing.T) {
 		t.Errorf("the riskiest escalation: %+v after %d calls; want it answered from the kept budget", out[0], fb.Calls())
 	}
 }
+
+// A teacher draw (guard.Teach) is its own uniform sample of the answers,
+// recorded with its own inclusion probability (Result.Draw): the share
+// neither ranks nor refuses it, and it takes no place in the risk window.
+// Were it ranked (it carries no primary estimates: risk 0.5), most explore
+// and audit draws would be refused with cause share, and the traffic
+// estimates and the promise monitor would lose them.
+func TestShareLeavesTeacherDrawsAlone(t *testing.T) {
+	fb := &fake{P: 0.9}
+	c, err := cascade.New(fb, cascade.WithCacheSize(cascade.CacheOff), cascade.WithLimits(cascade.Limits{Share: 0.2, ShareWindow: 100, ShareSeed: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var p guard.Policy
+	for _, d := range guard.Decisions {
+		p.Set(d, guard.Thresholds{Fail: 0.2, Pass: 0.8})
+	}
+	half := guard.JudgeFunc(func(_ context.Context, req guard.Request) ([]guard.Estimate, error) {
+		return []guard.Estimate{{Decision: guard.Groundedness, P: 0.5}}, nil
+	})
+	g, err := guard.New(guard.WithPolicy(p), guard.WithJudge(half, guard.Groundedness), guard.WithEscalator(c, p, guard.FailOpen),
+		guard.WithDraws(guard.Draws{Explore: 1, Seed: 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	refused := 0
+	for i := range n {
+		s := sample(i)
+		res, err := g.Evaluate(context.Background(), *s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Teach(context.Background(), s, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Teacher == nil {
+			t.Fatalf("row %d: drawn at explore 1 but not taught", i)
+		}
+		if res.Teacher.Cause == guard.CauseShare {
+			refused++
+		}
+	}
+	if refused > 0 {
+		t.Errorf("%d of %d teacher draws refused by the share; want none", refused, n)
+	}
+	if ss := c.ShareStats(); ss.Top+ss.Drawn+ss.Refused != n {
+		t.Errorf("share stats %+v: want the %d escalations only, not the teacher draws", ss, n)
+	}
+}

@@ -387,7 +387,7 @@ func (g *Guard) Teach(ctx context.Context, s *Sample, res *Result) error {
 	var out []Estimate
 	var failed *JudgeError
 	if len(ds) > 0 {
-		out, failed = g.ask(ctx, Escalation{Request: Request{Sample: s, Decisions: slices.Clone(ds)}, ContextIDs: ids}, "teacher")
+		out, failed = g.ask(ctx, Escalation{Request: Request{Sample: s, Decisions: slices.Clone(ds)}, ContextIDs: ids, Teacher: true}, "teacher")
 	}
 	t.LatencyMs = float64(g.now().Sub(t0)) / float64(time.Millisecond)
 	for i := range out {

@@ -54,6 +54,14 @@ type Escalation struct {
 	// PassRule is the guard's pass rule (Policy.PassRule): which of the
 	// decisions a PASS needs confidently healthy.
 	PassRule PassRule
+	// Teacher says the escalation is a teacher draw (Guard.Teach), not an
+	// uncertain answer: a uniform sample of its own, with its inclusion
+	// probability in Result.Draw, and without Primary estimates. An
+	// escalator that rations escalations by risk (package cascade's
+	// Limits.Share) must not rank or refuse it, or the draw would no longer
+	// be the sample it records; budgets, breakers and concurrency limits
+	// still apply.
+	Teacher bool
 }
 
 // Degrade is the rule applied when the fallback cannot settle an escalated

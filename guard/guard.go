@@ -170,6 +170,10 @@ func New(opts ...Option) (*Guard, error) {
 	}
 	if g.monitor != nil {
 		g.promise = newPromise(g.bindings, &g.policy)
+		// Register the promise with the monitor now, not at the first
+		// Evaluate: a PromiseMonitor's Sync and Reset then reach the
+		// fleet's state of it before the guard serves.
+		g.monitor.Broken(g.promise)
 	}
 	return g, nil
 }

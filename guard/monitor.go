@@ -22,7 +22,8 @@ import (
 type Monitor interface {
 	// Broken returns the sides of p whose promise is broken. Evaluate
 	// calls it once per sample, on the caller's path: it must return at
-	// once, without I/O.
+	// once, without I/O. New calls it once too, when it builds the guard,
+	// so that a monitor learns of the promise before the first Evaluate.
 	Broken(p *Promise) Sides
 	// Observe records the audit of one answer (an audit draw: see Draws
 	// and AuditOutcomes): for each verdict the guard's own judges gave on

@@ -308,3 +308,42 @@ func TestExploreDrawsDoNotFeedMonitor(t *testing.T) {
 		t.Errorf("trips %v, state %v; want the monitor untouched by explore draws", m.Trips(), m.State(p))
 	}
 }
+
+// TestFleetReplicaStartsTripped: a replica built after another tripped a
+// side learns of it from the store with Sync before its first Evaluate,
+// and a fresh replica's Reset reaches the store: New registers the
+// guard's promise with its monitor. (Before, a monitor knew a promise only
+// from its first Evaluate: Sync and Reset at start did nothing, and the
+// first answers were decided on the tripped side.)
+func TestFleetReplicaStartsTripped(t *testing.T) {
+	ctx := context.Background()
+	s := &flakyStore{}
+	opts := func(m *guard.PromiseMonitor) []guard.Option {
+		return []guard.Option{guard.WithJudge(healthyJudge()), guard.WithPolicy(testPolicy), guard.WithMonitor(m)}
+	}
+	ma := newMonitor(t, guard.PromiseConfig{Alpha: 0.1, Store: s})
+	ga := mustNew(t, opts(ma)...)
+	trip(t, ma, ga, groundedPass)
+
+	mb := newMonitor(t, guard.PromiseConfig{Alpha: 0.1, Store: s})
+	gb := mustNew(t, opts(mb)...)
+	if err := mb.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := gb.Evaluate(ctx, newSample(false, "c1"))
+	if len(res.Withheld) != 1 || res.Withheld[0].Verdict != guard.Pass || res.Route == guard.Auto {
+		t.Errorf("new replica after Sync: route %v withheld %+v; want the groundedness pass verdict withheld", res.Route, res.Withheld)
+	}
+
+	mc := newMonitor(t, guard.PromiseConfig{Alpha: 0.1, Store: s})
+	mustNew(t, opts(mc)...)
+	if err := mc.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ma.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, p := ga.Monitor(); ma.Broken(p) != 0 {
+		t.Errorf("after a fresh replica's Reset, the first replica still has %v broken", ma.Broken(p))
+	}
+}

@@ -258,7 +258,9 @@ func (m *PromiseMonitor) state(key string) *promiseState {
 
 // Broken implements Monitor: one map lookup and one atomic load. A promise
 // it has not seen yet is registered, so that Sync reads the fleet's state
-// of it.
+// of it and Reset clears it (guard.New registers its guard's promise: call
+// Sync once after New, before serving, so that a new replica starts with
+// the fleet's trips).
 func (m *PromiseMonitor) Broken(p *Promise) Sides {
 	if p == nil {
 		return 0

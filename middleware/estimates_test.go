@@ -83,3 +83,72 @@ func TestShadowExportsEstimates(t *testing.T) {
 		t.Errorf("fail variance = %v; want (1-0.25)/0.25² = 12", v)
 	}
 }
+
+// drawnEvaluator returns a result whose groundedness was escalated and
+// refused by the share (inclusion 0.1), drawn for the teacher (inclusion
+// 0.5); its Teach gives the teacher's fail verdict.
+type drawnEvaluator struct{}
+
+func (drawnEvaluator) Evaluate(context.Context, guard.Sample) (guard.Result, error) {
+	r := guard.Result{Diagnosis: guard.JudgeUncertain, Route: guard.Fallback, Action: guard.Review,
+		Fallback: &guard.FallbackInfo{Decisions: []guard.Decision{guard.Groundedness}, Inclusion: 0.1,
+			Causes: map[guard.Cause]int{guard.CauseShare: 1}},
+		Draw: &guard.Draw{Kind: guard.DrawExplore, Rate: 0.5, Drawn: true, Inclusion: 0.5}}
+	return r, nil
+}
+
+func (drawnEvaluator) Teach(_ context.Context, _ *guard.Sample, res *guard.Result) error {
+	res.Teacher = &guard.Teacher{Judge: "teacher"}
+	res.Teacher.Verdicts.Generation.Groundedness = guard.Fail
+	return nil
+}
+
+// The estimate counters count a drawn answer once it was taught, with the
+// teacher's verdict, in shadow mode and inline (where the teaching runs in
+// the background after the answer is returned). Counted before Teach, the
+// draw's fail was lost while its inclusion probability (1 − 0.9 × 0.5)
+// still shrank the weight of the rest.
+func TestEstimatesCountTheTeacher(t *testing.T) {
+	pi := 1 - 0.9*0.5
+	for _, mode := range []string{"shadow", "inline"} {
+		t.Run(mode, func(t *testing.T) {
+			k := newTelemetry(t)
+			var opts []Option
+			var sh *Shadow
+			if mode == "shadow" {
+				var err error
+				sh, err = NewShadow(drawnEvaluator{}, ShadowConfig{Workers: 1, QueueSize: 8}, WithMeterProvider(k.mp))
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts = append(k.opts(), WithShadow(sh))
+			} else {
+				opts = append(k.opts(), WithGuard(drawnEvaluator{}, Gate{}))
+			}
+			chain, err := New(chains.NewRetrievalQAFromLLM(&scriptedLLM{}, kbRetriever{}), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				chains.Run(context.Background(), chain, qFail) // inline: review is an error
+			}
+			if sh != nil {
+				if err := sh.Shutdown(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := chain.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if n := k.sum(t, otelkeys.MetricEstimateRows, map[string]string{otelkeys.EstimateDecision: "groundedness"}); n != 2 {
+				t.Errorf("rows = %d; want 2", n)
+			}
+			if n := k.sum(t, otelkeys.MetricEstimateUnusable, map[string]string{otelkeys.EstimateDecision: "groundedness"}); n != 0 {
+				t.Errorf("unusable = %d; want 0", n)
+			}
+			if w := k.fsum(t, otelkeys.MetricEstimateFailWeight, "groundedness"); math.Abs(w-2/pi) > 1e-9 {
+				t.Errorf("fail weight = %v; want 2/%v", w, pi)
+			}
+		})
+	}
+}

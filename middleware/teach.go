@@ -178,6 +178,7 @@ func (t *teaching) later(reqCtx context.Context, tc Teacher, ev *evaluation, v v
 		t.notTaught.Add(1)
 		v.res.Teacher = &guard.Teacher{Cause: cause, Reason: "middleware: inline teaching refused: " + string(cause)}
 		t.counter.Add(context.Background(), 1, metric.WithAttributes(attribute.String(otelkeys.TeacherOutcome, string(cause))))
+		t.cfg.inst.est.observe(reqCtx, &v.res)
 		t.record(ev, &v, kinds, start, sc)
 		return
 	}
@@ -193,6 +194,7 @@ func (t *teaching) later(reqCtx context.Context, tc Teacher, ev *evaluation, v v
 		ctx, cancel := context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 		t.teach(ctx, tc, ev, &v.res)
+		t.cfg.inst.est.observe(ctx, &v.res)
 		t.record(ev, &v, kinds, start, sc)
 	}()
 }

@@ -148,18 +148,19 @@ func (ev *evaluation) run(ctx context.Context) verdict {
 					attribute.String(otelkeys.PromiseSide, w.side.Verdict.String())))
 			}
 		}
-		if v.ok {
-			c.inst.est.observe(ctx, &v.res)
-		}
 	}
 	// A result drawn for the teacher is taught before its record is
-	// written: here in the shadow worker, inline in the background once
-	// the answer is returned (see Teacher).
+	// written and before the estimate counters count it (they read the
+	// teacher's verdict): here in the shadow worker, inline in the
+	// background once the answer is returned (see Teacher).
 	tc, later := drawn(ev, &v)
 	if later && ev.shadow != nil {
 		c.teach.drawn.Add(1)
 		c.teach.teach(ctx, tc, ev, &v.res)
 		later = false
+	}
+	if v.ok && !v.abandoned && !later {
+		c.inst.est.observe(ctx, &v.res)
 	}
 
 	// The record's copy of the result comes first: the span reuses its

@@ -73,6 +73,12 @@ func Observe(r *guard.Result, d guard.Decision) Observation {
 		o.Inclusion = 1 - (1-pi)*(1-drawPi)
 	}
 	admitted := f.Causes[guard.CauseShare] == 0
+	if r.Draw != nil && r.Draw.Drawn && r.Teacher == nil {
+		// Drawn, but not taught (yet): the draw's value is missing, so the
+		// row was in the sample. Counting it as unsampled would weigh the
+		// sample's other rows as if it could not have been drawn.
+		drawn = true
+	}
 	switch {
 	case admitted && v != guard.Uncertain:
 		o.Observed, o.Fail = true, v == guard.Fail

@@ -22,6 +22,10 @@ func TestObserve(t *testing.T) {
 	drawn.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 0.5, Drawn: true, Inclusion: 0.5}
 	drawn.Teacher = &guard.Teacher{Judge: "fb"}
 	drawn.Teacher.Verdicts.Generation.Groundedness = guard.Fail
+	untaught := res(guard.Uncertain, esc(0.1, refused))
+	untaught.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 0.5, Drawn: true, Inclusion: 0.5}
+	admittedUntaught := res(guard.Fail, esc(0.1, nil))
+	admittedUntaught.Draw = untaught.Draw
 	notDrawn := res(guard.Uncertain, esc(0.1, refused))
 	notDrawn.Draw = &guard.Draw{Kind: guard.DrawExplore, Rate: 0.5, Inclusion: 0.5}
 	for _, tc := range []struct {
@@ -36,6 +40,10 @@ func TestObserve(t *testing.T) {
 		{"admitted, left uncertain", res(guard.Uncertain, esc(0.05, nil)), record.Observation{Counted: true, Inclusion: 0.05, Unknown: record.UnknownUnsettled}},
 		{"no inclusion (older record)", res(guard.Fail, esc(0, nil)), record.Observation{Counted: true, Unknown: record.UnknownInclusion}},
 		{"refused, drawn for the teacher", drawn, record.Observation{Counted: true, Inclusion: 1 - 0.9*0.5, Observed: true, Fail: true}},
+		// Drawn, but the teacher's answer is not (yet) on the result: its
+		// value is missing, a non-response, not an unsampled row.
+		{"refused, drawn, not taught", untaught, record.Observation{Counted: true, Inclusion: 1 - 0.9*0.5, Unknown: record.UnknownUnsettled}},
+		{"admitted, drawn, not taught", admittedUntaught, record.Observation{Counted: true, Inclusion: 1 - 0.9*0.5, Observed: true, Fail: true}},
 		{"refused, eligible for a draw, not drawn", notDrawn, record.Observation{Counted: true, Inclusion: 1 - 0.9*0.5}},
 	} {
 		if got := record.Observe(&tc.r, g); got != tc.want {

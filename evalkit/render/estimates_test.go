@@ -37,3 +37,16 @@ func TestRenderEstimates(t *testing.T) {
 		t.Errorf("the plot should draw the two available estimates, not the unavailable one")
 	}
 }
+
+// The runtime table's refusal columns add up to the abstentions: the
+// estimates the share refused are said too (JSON runtime.refusedShare).
+func TestRenderRuntimeRefusedShare(t *testing.T) {
+	rep := &report.Report{Cascade: &report.Cascade{Runtime: &report.CascadeRuntime{Escalator: "cascade(x)", Escalations: 311, Requested: 1866,
+		Settled: 64, Abstained: 1802, RefusedShare: 1482, FallbackAbstained: 320, FallbackCalls: 64}}}
+	if md := Markdown(rep); !strings.Contains(md, "1482 estimates were refused by the fallback share") {
+		t.Errorf("Markdown does not say the share's refusals:\n%s", md)
+	}
+	if h := HTML(rep); !strings.Contains(h, "1482 estimates were refused by the fallback share") {
+		t.Errorf("HTML does not say the share's refusals")
+	}
+}

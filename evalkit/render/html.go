@@ -211,6 +211,9 @@ func cascadeHTML(b *strings.Builder, c *report.Cascade) {
 		p("<table><tr><th>refused: budget</th><th>breaker open</th><th>deadline</th><th>concurrency</th><th>closed / cancelled</th><th>fallback failed</th><th>fallback abstained</th></tr>\n")
 		p("<tr><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>\n</table>\n",
 			rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.RefusedClosed+rt.Cancelled, rt.Failed, rt.FallbackAbstained)
+		if n := rt.RefusedShare; n > 0 {
+			p("<p>%d estimates were refused by the fallback share (cause <code>share</code>: their escalations were not admitted).</p>\n", n)
+		}
 	}
 	if st := c.Settings; st != nil {
 		p("<p>Cascade settings: %s.</p>\n", esc(cascadeSettingsText(st)))

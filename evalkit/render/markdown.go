@@ -186,6 +186,9 @@ func (w *mdWriter) cascade(c *report.Cascade) {
 		p("| %d | %d | %d (%.1f%%) | %d | %d | %d | %d | %d | %d | %s | %d | %d | %d | %d | %d | %d |\n", rt.Escalations, rt.Requested, rt.CacheHits, 100*rt.CacheHitRate,
 			rt.Settled, rt.Abstained, rt.FallbackCalls, rt.FallbackCallErrors, rt.Collapsed, rt.BreakerTrips, rt.BreakerState,
 			rt.RefusedBudget, rt.RefusedBreaker, rt.RefusedDeadline, rt.RefusedConcurrency, rt.Failed, rt.FallbackAbstained)
+		if n := rt.RefusedShare; n > 0 {
+			p("\n%d estimates were refused by the fallback share (cause `share`: their escalations were not admitted).\n", n)
+		}
 		if n := rt.RefusedClosed + rt.Cancelled; n > 0 {
 			p("\n%d estimates abstained because the cascade was closed or the request ended first.\n", n)
 		}
