@@ -285,7 +285,7 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, 
 		out, failed = g.ask(ctx, Escalation{
 			Request:    Request{Sample: s, Decisions: slices.Clone(ds)},
 			ContextIDs: slices.Clone(ids),
-			Primary:    primaryOf(t, ds, ids),
+			Primary:    primaryOf(t, ds, ids, res.Withheld),
 			PassRule:   g.policy.PassRule,
 		}, "")
 	}
@@ -314,17 +314,34 @@ func (g *Guard) escalate(ctx context.Context, res *Result, s *Sample, t *table, 
 // primaryOf returns copies of the primary estimates in t of the escalated
 // decisions ds (chunks ids), without their evidence and citations (an
 // escalator ranks by the probabilities; the result keeps the originals).
-func primaryOf(t *table, ds []Decision, ids []string) []Estimate {
+func primaryOf(t *table, ds []Decision, ids []string, withheld []Withheld) []Estimate {
 	var out []Estimate
 	for i := range t.ests {
 		e := &t.ests[i]
 		if escalated(e, ds, ids) {
 			c := *e
 			c.Evidence, c.Citations = nil, nil
+			if isWithheld(withheld, c.Decision, c.ContextID) {
+				// The monitor found this side's P breaking its promise: it
+				// must not rank the escalation either (an escalator reading
+				// a confident P would take the answer for a safe one).
+				c.Abstained, c.Cause, c.Reason = true, CausePromiseBroken, "withheld: the promise monitor found this side broken"
+			}
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// isWithheld reports whether decision d (context id for chunk relevance)
+// is among the withheld verdicts.
+func isWithheld(withheld []Withheld, d Decision, id string) bool {
+	for _, w := range withheld {
+		if w.Decision == d && (d != ChunkRelevance || w.ContextID == id) {
+			return true
+		}
+	}
+	return false
 }
 
 // inclusionOf returns the inclusion probability an escalator put on its
