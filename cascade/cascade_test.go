@@ -315,7 +315,11 @@ func TestCallerCancellationNotCounted(t *testing.T) {
 	wantCause(t, mustEscalate(t, c, ctx, escalation(sample(7))), guard.ErrFallbackCancelled)
 	// Wait for the cancelled call to end (the flight is cancelled when its
 	// last waiter leaves).
-	waitFor(t, time.Second, func() bool { return cb.Counts().Requests == cb.Counts().TotalExclusions && cb.Counts().Requests == 4 })
+	// The cascade counts the exclusion just after the breaker does: wait
+	// for both.
+	waitFor(t, time.Second, func() bool {
+		return cb.Counts().Requests == cb.Counts().TotalExclusions && cb.Counts().Requests == 4 && c.Stats().CallsExcluded == 4
+	})
 	if cnt := cb.Counts(); cnt.TotalFailures != 0 || cb.State() != gobreaker.StateClosed {
 		t.Errorf("counts = %+v, state %v; want 4 exclusions, no failure, closed", cnt, cb.State())
 	}

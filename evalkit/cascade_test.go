@@ -192,8 +192,12 @@ func TestCascadeModeBreaker(t *testing.T) {
 	if rt.BreakerTrips != 1 || rt.BreakerState != "open" {
 		t.Errorf("breaker trips %d, state %s; want 1, open", rt.BreakerTrips, rt.BreakerState)
 	}
-	if int(calls.Load()) != rt.FallbackCalls || rt.FallbackCalls != 3 || rt.FallbackCallErrors != 3 {
-		t.Errorf("fallback called %d times, cascade counted %d calls and %d errors; want 3", calls.Load(), rt.FallbackCalls, rt.FallbackCallErrors)
+	// A row makes two calls at once (chunk relevance apart from the rest),
+	// and the breaker admits both while it is closed: the call that brings
+	// the third failure may have a sibling already under way, so the
+	// breaker opens after 3 or 4 calls, never more.
+	if n := rt.FallbackCalls; int(calls.Load()) != n || n < 3 || n > 4 || rt.FallbackCallErrors != n {
+		t.Errorf("fallback called %d times, cascade counted %d calls and %d errors; want 3 or 4, all errors", calls.Load(), rt.FallbackCalls, rt.FallbackCallErrors)
 	}
 	if rt.RefusedBreaker == 0 || rt.Settled != 0 || rt.Failed == 0 {
 		t.Errorf("refused by breaker %d, settled %d, failed %d", rt.RefusedBreaker, rt.Settled, rt.Failed)
