@@ -48,6 +48,10 @@ type recordsReport struct {
 	Inclusion    float64 `json:"inclusion,omitempty"`
 	// NotUniform says why drawn rows do not certify, when they do not.
 	NotUniform string `json:"notUniform,omitempty"`
+	// FitOnlyFiles names the input files whose draws are not a uniform
+	// sample (records that could not have been drawn): their rows fit the
+	// models but never certify.
+	FitOnlyFiles []string `json:"fitOnlyFiles,omitempty"`
 	// TeacherLabels counts the labels from drawn rows' teacher verdicts;
 	// FallbackLabels those from escalated rows' settled fallback verdicts
 	// (fitted, never certifying); HumanLabels those joined by ID from
@@ -119,66 +123,71 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 			fmt.Fprintf(stderr, "ragtriage calibrate: %s: labels not used: %s\n", p.Pos, p.Reason)
 		}
 	}
-	src := evalkit.NewRecordSource(labels, cf.records...)
-	defer src.Close()
 	rr := &recordsReport{Teachers: map[string]int{}}
 	set := &calibrationSet{ex: map[guard.Decision][]calExample{}, groups: newGroups(), recorded: rr}
 	var rows []recRow
 	other := map[string]int{}
 	var firstOther, firstBare string
 	seen := map[string]dataset.Position{}
-	for {
-		it, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if it.Err != nil {
-			rr.BadLines++
-			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
-			continue
-		}
-		if first, dup := seen[it.ID]; dup {
-			rr.BadLines++
-			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: id %q repeated (first at %s): a draw counts once\n", it.Pos, it.ID, first)
-			continue
-		}
-		seen[it.ID] = it.Pos
-		rr.Records++
-		res := &it.Record.Result
-		switch {
-		case res.Features == nil || len(res.Features.Vectors) == 0:
-			rr.NoFeatures++
-			if firstBare == "" {
-				firstBare = it.Pos.String()
+	for _, path := range cf.records {
+		// One source per file: a row's file decides whether its draws can
+		// certify (see certifying), and two files may share a base name.
+		src := evalkit.NewRecordSource(labels, path)
+		for {
+			it, err := src.Next()
+			if err == io.EOF {
+				break
 			}
-			continue
-		case res.Features.Version != base.FeaturesVersion:
-			if other[res.Features.Version] == 0 && firstOther == "" {
-				firstOther = it.Pos.String()
+			if err != nil {
+				src.Close()
+				return nil, err
 			}
-			other[res.Features.Version]++
-			continue
+			if it.Err != nil {
+				rr.BadLines++
+				fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %v\n", it.Pos, it.Err)
+				continue
+			}
+			if first, dup := seen[it.ID]; dup {
+				rr.BadLines++
+				fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: id %q repeated (first at %s): a draw counts once\n", it.Pos, it.ID, first)
+				continue
+			}
+			seen[it.ID] = it.Pos
+			rr.Records++
+			res := &it.Record.Result
+			switch {
+			case res.Features == nil || len(res.Features.Vectors) == 0:
+				rr.NoFeatures++
+				if firstBare == "" {
+					firstBare = it.Pos.String()
+				}
+				continue
+			case res.Features.Version != base.FeaturesVersion:
+				if other[res.Features.Version] == 0 && firstOther == "" {
+					firstOther = it.Pos.String()
+				}
+				other[res.Features.Version]++
+				continue
+			}
+			if msg := badVector(res.Features); msg != "" {
+				rr.BadLines++
+				rr.Records--
+				fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %s\n", it.Pos, msg)
+				continue
+			}
+			rows = append(rows, recRow{pos: it.Pos, id: it.ID, file: path, vecs: res.Features.Vectors, sample: it.Sample,
+				res: res, human: it.Expected})
 		}
-		if msg := badVector(res.Features); msg != "" {
-			rr.BadLines++
-			rr.Records--
-			fmt.Fprintf(stderr, "ragtriage calibrate: %s: skipped: %s\n", it.Pos, msg)
-			continue
+		for _, w := range src.Warnings() {
+			fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
 		}
-		rows = append(rows, recRow{pos: it.Pos, id: it.ID, file: it.Pos.File, vecs: res.Features.Vectors, sample: it.Sample,
-			res: res, human: it.Expected})
-	}
-	for _, w := range src.Warnings() {
-		fmt.Fprintf(stderr, "ragtriage calibrate: %s: %s\n", w.Pos, w.Message)
-	}
-	for _, in := range src.Inputs() {
-		set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
-		if in.Kind == "records" {
-			set.read += in.Lines
+		for _, in := range src.Inputs() {
+			set.data = append(set.data, lexical.DataFile{Path: in.Name, SHA256: in.SHA256, Rows: in.Lines - in.Bad})
+			if in.Kind == "records" {
+				set.read += in.Lines
+			}
 		}
+		src.Close()
 	}
 	set.bad = rr.BadLines
 	switch {
@@ -227,44 +236,65 @@ func readRecordSet(cf *calibrateFlags, base *lexical.Profile, stderr io.Writer) 
 	return set, nil
 }
 
-// certifying marks the rows that certify thresholds: explore draws, when
-// every record with a draw could have been drawn (inclusion > 0), thinned
-// to the smallest inclusion probability so that they are one uniform sample
-// of the traffic recorded with draws.
+// certifying marks the rows that certify thresholds: explore draws of the
+// input files in which every record with a draw could have been drawn
+// (inclusion > 0), thinned to the smallest inclusion probability so that
+// they are one uniform sample of those files' traffic. A file with records
+// that could not have been drawn (audit draws skip escalated answers) is
+// not a uniform sample: its rows fit the models only, and the report names
+// it (FitOnlyFiles). Recalibrating from a shadow (explore) file beside an
+// enforce (audit) file therefore certifies on the shadow file's draws.
 func (set *calibrationSet) certifying(rows []recRow, rr *recordsReport) {
-	pmin := math.Inf(1)
-	zero := 0
+	zeroIn := map[string]int{}
+	withIn := map[string]int{}
 	for i := range rows {
 		d := rows[i].res.Draw
 		if d == nil {
 			continue
 		}
 		rr.WithDraw++
+		withIn[rows[i].file]++
 		if d.Drawn {
 			rr.Drawn++
 		}
-		if d.Inclusion > 0 {
-			pmin = min(pmin, d.Inclusion)
-		} else {
-			zero++
+		if d.Inclusion <= 0 {
+			zeroIn[rows[i].file]++
+		}
+	}
+	zero := 0
+	for f, n := range zeroIn {
+		zero += n
+		rr.FitOnlyFiles = append(rr.FitOnlyFiles, fmt.Sprintf("%s (%d of its %d records with a draw could not have been drawn)", f, n, withIn[f]))
+	}
+	slices.Sort(rr.FitOnlyFiles)
+	pmin := math.Inf(1)
+	drawn := 0
+	for i := range rows {
+		d := rows[i].res.Draw
+		if d == nil || zeroIn[rows[i].file] > 0 {
+			continue
+		}
+		pmin = min(pmin, d.Inclusion)
+		if d.Drawn {
+			drawn++
 		}
 	}
 	switch {
 	case rr.WithDraw == 0:
 		rr.NotUniform = fmt.Sprintf("none of the %d records has a \"draw\" (no teacher draws were configured)", len(rows))
 		return
-	case zero > 0:
+	case len(zeroIn) == len(withIn):
 		rr.NotUniform = fmt.Sprintf("%d of the %d records with a draw could not have been drawn (inclusion 0: audit draws skip the answers the embedded judges escalated), so the drawn ones are not a uniform sample of the traffic; record with explore draws", zero, rr.WithDraw)
 		return
-	case rr.Drawn == 0:
-		rr.NotUniform = fmt.Sprintf("none of the %d records with a draw was drawn", rr.WithDraw)
+	case drawn == 0:
+		rr.NotUniform = fmt.Sprintf("none of the %d records with a draw in the files that can certify was drawn", rr.WithDraw-zero)
 		return
 	}
 	rr.Inclusion = pmin
 	for i := range rows {
 		r := &rows[i]
 		d := r.res.Draw
-		if d == nil || !d.Drawn {
+		if d == nil || !d.Drawn || zeroIn[r.file] > 0 {
 			continue
 		}
 		// Keep a row drawn with probability q with probability pmin/q
@@ -666,6 +696,9 @@ func printRecords(w io.Writer, rr *recordsReport) {
 	for _, a := range rr.TeacherAccuracy {
 		fmt.Fprintf(w, "teacher accuracy on human labels: %s %d/%d = %.1f%% (exact interval %.1f%%–%.1f%%)\n",
 			a.Decision, a.Agree, a.N, 100*a.Accuracy, 100*a.Lower, 100*a.Upper)
+	}
+	for _, f := range rr.FitOnlyFiles {
+		fmt.Fprintf(w, "note: %s: not a uniform sample of its traffic (audit draws skip escalated answers); its rows fit the models, never certify\n", f)
 	}
 	if rr.NotUniform != "" {
 		fmt.Fprintf(w, "note: %s\n", rr.NotUniform)

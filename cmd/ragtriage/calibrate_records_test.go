@@ -559,3 +559,27 @@ func TestRecordsSelectionSettings(t *testing.T) {
 		t.Errorf("-dataset settings %+v; want the fractional starts 0, 0.03, 0.1, 0.3 and nothing else", ds)
 	}
 }
+
+// A shadow (explore) file beside an enforce (audit-only) file: the audit
+// file's draws are not a uniform sample, so its rows fit the models only
+// and the explore file's draws certify (it used to refuse the whole run).
+func TestCalibrateRecordsAuditFileBesideExploreFile(t *testing.T) {
+	explore, _ := writeTeachRecords(t, beginDev, teachOpts{explore: 1, seed: 3})
+	audit, _ := writeTeachRecords(t, "../../data/dev/wice_groundedness.jsonl", teachOpts{explore: 0.5, audit: true, escalated: func(i int) bool { return i%3 == 0 }, seed: 4})
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	st, out, e := runCmd(t, "calibrate", "-records", explore+","+audit, "-alpha", "0.10", "-out", filepath.Join(dir, "p.json"), "-report", rep, "-allow-undecided")
+	if st != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", st, out, e)
+	}
+	rr := readCalReport(t, rep).Records
+	if rr.NotUniform != "" || len(rr.FitOnlyFiles) != 1 || !strings.Contains(rr.FitOnlyFiles[0], audit) {
+		t.Errorf("notUniform %q, fit-only files %q; want the audit file only", rr.NotUniform, rr.FitOnlyFiles)
+	}
+	if rr.UniformDraws != 311 || rr.Inclusion != 1 {
+		t.Errorf("%d uniform draws at inclusion %v; want the explore file's 311 at 1", rr.UniformDraws, rr.Inclusion)
+	}
+	if !strings.Contains(out, "never certify") {
+		t.Errorf("the summary does not name the fit-only file:\n%s", out)
+	}
+}
