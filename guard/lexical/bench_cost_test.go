@@ -42,8 +42,11 @@ func hotpotRow(tb testing.TB) guard.Sample { return hotpotRows(tb)[0] }
 
 // hotpotRows reads every row of the development HotpotQA data (50 rows of
 // ten paragraphs each).
-func hotpotRows(tb testing.TB) []guard.Sample {
-	f, err := os.Open("../../data/dev/hotpotqa.jsonl")
+func hotpotRows(tb testing.TB) []guard.Sample { return devRows(tb, "hotpotqa.jsonl") }
+
+// devRows reads the rows of a development data file (data/dev/name).
+func devRows(tb testing.TB, name string) []guard.Sample {
+	f, err := os.Open("../../data/dev/" + name)
 	if err != nil {
 		tb.Skip("no development data:", err)
 	}
@@ -75,7 +78,7 @@ func hotpotRows(tb testing.TB) []guard.Sample {
 		tb.Fatal(err)
 	}
 	if len(rows) == 0 {
-		tb.Fatal("empty hotpotqa.jsonl")
+		tb.Fatal("empty " + name)
 	}
 	return rows
 }
@@ -121,8 +124,28 @@ func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
 // rows (ten paragraphs each): ns/op is the mean cost of a row, each met
 // once per cycle as `ragtriage judge` meets them. The first row, alone in
 // BenchmarkEvaluateHotpotQA, is one of the cheapest.
-func BenchmarkEvaluateHotpotQARows(b *testing.B) {
-	rows := hotpotRows(b)
+func BenchmarkEvaluateHotpotQARows(b *testing.B) { benchRows(b, hotpotRows(b)) }
+
+// BenchmarkEvaluateMixedRows cycles through the development rows `ragtriage
+// judge` is timed on against the JS peer (HaluEval, SQuAD 2.0 and HotpotQA,
+// 1,756 rows, interleaved as in a shuffled mix): ns/op is the mean cost of
+// a row.
+func BenchmarkEvaluateMixedRows(b *testing.B) {
+	var rows []guard.Sample
+	for _, name := range []string{"halueval.jsonl", "squad_v2.jsonl", "hotpotqa.jsonl"} {
+		rows = append(rows, devRows(b, name)...)
+	}
+	// A fixed interleaving, so that consecutive rows come from different
+	// sources as in the shuffled mix.
+	mixed := make([]guard.Sample, len(rows))
+	for i, j := 0, 0; i < len(rows); i++ {
+		mixed[i] = rows[j]
+		j = (j + 997) % len(rows)
+	}
+	benchRows(b, mixed)
+}
+
+func benchRows(b *testing.B, rows []guard.Sample) {
 	g, err := lexical.NewGuard()
 	if err != nil {
 		b.Fatal(err)
@@ -157,4 +180,12 @@ func BenchmarkMaxSizeSample(b *testing.B) {
 		t := sb.String()
 		benchGuard(b, guard.Sample{Question: "Is the refund ok?", Answer: t, Contexts: []guard.Context{{ID: "c1", Text: t}}})
 	})
+}
+
+// BenchmarkEvaluateSourceRows cycles through the rows of each development
+// source of the mix apart.
+func BenchmarkEvaluateSourceRows(b *testing.B) {
+	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {
+		b.Run(name, func(b *testing.B) { benchRows(b, devRows(b, name+".jsonl")) })
+	}
 }

@@ -134,31 +134,28 @@ func hedgedClaim(rest []byte) bool {
 }
 
 // refusalCue is a cheap test that rules out most clauses before the
-// regular expression runs: every refusal holds one of these.
+// regular expressions run. Every alternative of refusalRE holds one of
+// refusalWords as a whole word of the folded clause: it starts the clause
+// or follows a space, and a space follows it.
 func refusalCue(b []byte) bool {
-	// Every pattern holds "no" (no, not, cannot, unknown …), "n't",
-	// "unable", "insufficient" or "comment".
-	for i := 0; i+1 < len(b); i++ {
-		switch b[i] {
-		case 'n':
-			if b[i+1] == 'o' || b[i+1] == '\'' {
-				return true
-			}
-		case 'u':
-			if bytes.HasPrefix(b[i:], []byte("unable")) {
-				return true
-			}
-		case 'i':
-			if bytes.HasPrefix(b[i:], []byte("insufficient")) {
-				return true
-			}
-		case 'c':
-			if bytes.HasPrefix(b[i:], []byte("comment")) {
-				return true
-			}
+	for len(b) > 0 {
+		i := indexByte(b, ' ')
+		if i < 0 {
+			return false // the last word: no space follows it
 		}
+		if w := b[:i]; len(w) >= 2 && len(w) <= 12 && refusalWords[string(w)] {
+			return true
+		}
+		b = b[i+1:]
 	}
 	return false
+}
+
+// refusalWords are the words one of which every refusal holds (see
+// refusalRE and refusalCue).
+var refusalWords = map[string]bool{
+	"no": true, "not": true, "cannot": true, "can't": true, "unable": true, "insufficient": true,
+	"dont": true, "don't": true, "doesn't": true, "didn't": true, "couldn't": true, "isn't": true, "wasn't": true,
 }
 
 // preambleEnd returns the byte offset in s (relative to s) where an
@@ -217,14 +214,24 @@ func preambleCue(b []byte) bool {
 		return true
 	}
 	head := b[:min(len(b), 48)]
-	for _, n := range [...]string{"context", "document", "doc", "passage", "text", "source", "information", "polic", "article",
-		"manual", "handbook", "excerpt", "snippet", "material", "page", "faq", "guide", "terms"} {
-		if strings.Contains(string(head), n) {
+	for _, n := range preambleNouns {
+		if bytes.Contains(head, n) {
 			return true
 		}
 	}
 	return false
 }
+
+// preambleNouns are the document words preambleCue looks for, as byte
+// slices so that the search allocates nothing.
+var preambleNouns = func() [][]byte {
+	var out [][]byte
+	for _, n := range [...]string{"context", "document", "doc", "passage", "text", "source", "information", "polic", "article",
+		"manual", "handbook", "excerpt", "snippet", "material", "page", "faq", "guide", "terms"} {
+		out = append(out, []byte(n))
+	}
+	return out
+}()
 
 func indexByte(b []byte, c byte) int {
 	for i, x := range b {

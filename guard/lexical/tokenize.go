@@ -31,6 +31,7 @@ const (
 	fSyn                        // the token took the identity of a synonym found in the contexts (see substituteSynonyms)
 	fSynSet                     // the word has WordNet synonyms (see synonymOf)
 	fPre                        // answer token of an attribution preamble ("According to the documents,"): not a claim
+	fLooked                     // during tokenize only: the token's flags are final, lookup skips it
 )
 
 func (t *token) content() bool { return t.flags&fStop == 0 }
@@ -213,6 +214,7 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 		tz.buf = make([]byte, 0, 2*len(text)+utf8.UTFMax)
 	}
 	room := tz.buf[:cap(tz.buf)]
+	first := len(dst)
 	i := 0
 	for i < len(text) {
 		c := text[i]
@@ -261,7 +263,59 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	if inSent > 0 {
 		sents = append(sents, span{sentStart, len(text)})
 	}
+	tz.lookup(dst[first:])
 	return dst, sents
+}
+
+// lookup gives each token the flags, the canonical hash and, when
+// tz.weights is set, the weight the vocabulary has for its stem. It runs
+// after the text is read, in a loop of its own: each lookup is a read from
+// a table mostly outside the processor's caches, and a short loop of
+// independent reads lets the processor wait for several at once, where
+// reads interleaved with the reading of the text wait one at a time.
+func (tz *tokenizer) lookup(toks []token) {
+	switch {
+	case tz.vocab == nil:
+		for i := range toks {
+			t := &toks[i]
+			if t.flags&fLooked != 0 {
+				continue
+			}
+			if c, ok := canonOf[t.hash]; ok {
+				t.hash = c
+			}
+			t.flags |= wordFlags(t.hash)
+		}
+	case tz.weights:
+		for i := range toks {
+			t := &toks[i]
+			if t.flags&fLooked != 0 {
+				continue
+			}
+			f, wt, c := tz.vocab.lookup(t.hash)
+			t.flags |= f | fWeighed
+			t.w = wt
+			if c != 0 {
+				t.hash = c
+			}
+		}
+	default:
+		tab := &tz.vocab.flags
+		for i := range toks {
+			t := &toks[i]
+			if t.flags&fLooked != 0 {
+				continue
+			}
+			f, _, _, c := tab.get(t.hash)
+			t.flags |= f
+			if c != 0 {
+				t.hash = c
+			}
+		}
+	}
+	for i := range toks {
+		toks[i].flags &^= fLooked
+	}
 }
 
 // foldWord writes the word of text that starts at byte i into room, folded
@@ -369,28 +423,8 @@ func (tz *tokenizer) appendWord(dst []token, buf []byte, class uint8, other bool
 	if atSentStart {
 		t.flags |= fInitial
 	}
-	// The vocabulary gives the flags, the canonical hash and, when
-	// tz.weights is set, the weight.
-	switch {
-	case tz.vocab == nil:
-		if c, ok := canonOf[t.hash]; ok {
-			t.hash = c
-		}
-		t.flags |= wordFlags(t.hash)
-	case tz.weights:
-		f, wt, c := tz.vocab.lookup(t.hash)
-		t.flags |= f | fWeighed
-		t.w = wt
-		if c != 0 {
-			t.hash = c
-		}
-	default:
-		f, _, _, c := tz.vocab.flags.get(t.hash)
-		t.flags |= f
-		if c != 0 {
-			t.hash = c
-		}
-	}
+	// The vocabulary's flags, canonical hash and weight come later, for
+	// all the text's words at once (see lookup).
 	return dst
 }
 
@@ -400,7 +434,8 @@ func (tz *tokenizer) appendNot(dst []token, start, end int, sent int32) []token 
 	if tz.keep {
 		tz.stems = append(tz.stems, "not")
 	}
-	nt := token{start: int32(start), end: int32(end), hash: hNot, sent: sent, flags: fStop | fNeg}
+	// Its flags are known: lookup leaves it as it is (fLooked).
+	nt := token{start: int32(start), end: int32(end), hash: hNot, sent: sent, flags: fStop | fNeg | fLooked}
 	if tz.weights {
 		nt.flags |= fWeighed // a function word: weight 0
 	}

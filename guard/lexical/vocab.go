@@ -170,7 +170,12 @@ func (v *vocabulary) weigh(t *token) float64 {
 type lexTable struct {
 	slots []lexSlot
 	idfs  []float64
-	shift uint
+	// canons holds the distinct bases' hashes a slot's canon indexes
+	// (canons[0] is 0: no base), so that a slot takes 16 bytes, four to a
+	// cache line: the table is read once per token, mostly from outside the
+	// processor's caches.
+	canons []uint64
+	shift  uint
 	// bloom has bit h>>46 set for every key h: a clear bit proves a word
 	// absent without touching the slots (most context words are absent
 	// from the flags-only table).
@@ -179,8 +184,8 @@ type lexTable struct {
 
 type lexSlot struct {
 	key   uint64
-	canon uint64 // the base's hash for an inflected or derived form (see canonOf), else 0
 	val   uint32 // 0: empty; else lexUsed | flags, lexKnown and the IDF index above bit 17
+	canon uint32 // index in canons of the base's hash for an inflected or derived form (see canonOf), else 0
 }
 
 const (
@@ -220,10 +225,18 @@ func newLexTable(lex []lexEntry, words []vocabWord, docs int, mask uint16) lexTa
 			vals = append(vals, t.value(e.canon))
 		}
 	}
+	t.canons = []uint64{0}
+	index := make(map[uint64]uint32, nCanon/2)
 	for _, e := range lex {
 		if e.canon != 0 {
+			k, ok := index[e.canon]
+			if !ok {
+				k = uint32(len(t.canons))
+				t.canons = append(t.canons, e.canon)
+				index[e.canon] = k
+			}
 			sl := &t.slots[t.set(e.h, 0)]
-			sl.val, sl.canon = vals[0]|lexUsed, e.canon
+			sl.val, sl.canon = vals[0]|lexUsed, k
 			vals = vals[1:]
 		}
 	}
@@ -297,9 +310,9 @@ func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon u
 		}
 		if s.key == h {
 			if s.val&lexKnown != 0 {
-				return uint16(s.val), t.idfs[s.val>>18], true, s.canon
+				return uint16(s.val), t.idfs[s.val>>18], true, t.canons[s.canon]
 			}
-			return uint16(s.val), 0, false, s.canon
+			return uint16(s.val), 0, false, t.canons[s.canon]
 		}
 	}
 }
