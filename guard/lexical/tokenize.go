@@ -165,29 +165,21 @@ type tokenizer struct {
 	weights bool
 }
 
-// asciiWord marks the ASCII bytes that are word characters.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-	}
-	return t
-}()
-
-// asciiFold maps an ASCII letter or digit to itself lower-cased, and every
-// other byte to 0; asciiClass tells lower-case letters, capitals and digits
-// (0 for any other byte).
-var asciiFold, asciiClass = func() (fold [256]byte, class [256]uint8) {
+// asciiTab maps an ASCII letter or digit to itself lower-cased in its low
+// byte and its class (clsLower, clsUpper or clsDigit) in its high byte, and
+// every other byte to 0: one load per byte of a word.
+var asciiTab = func() (t [256]uint16) {
 	for c := range 128 {
 		switch {
 		case 'a' <= c && c <= 'z':
-			fold[c], class[c] = byte(c), clsLower
+			t[c] = uint16(clsLower)<<8 | uint16(c)
 		case 'A' <= c && c <= 'Z':
-			fold[c], class[c] = byte(c)+'a'-'A', clsUpper
+			t[c] = uint16(clsUpper)<<8 | uint16(c+'a'-'A')
 		case '0' <= c && c <= '9':
-			fold[c], class[c] = byte(c), clsDigit
+			t[c] = uint16(clsDigit)<<8 | uint16(c)
 		}
 	}
-	return fold, class
+	return t
 }()
 
 const (
@@ -218,9 +210,16 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	i := 0
 	for i < len(text) {
 		c := text[i]
-		upper := false
+		start := i
+		var (
+			k     int
+			class uint8
+			other bool
+			upper bool
+		)
 		if c < utf8.RuneSelf {
-			if !asciiWord[c] {
+			e := asciiTab[c]
+			if e == 0 {
 				// Only a line feed, full stop, ! or ? can end a sentence.
 				if c == '\n' || c == '.' || c == '!' || c == '?' {
 					if end, ok := sentenceEnd(text, i, rune(c), 1, dst); ok {
@@ -236,7 +235,19 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 				i++
 				continue
 			}
-			upper = 'A' <= c && c <= 'Z'
+			upper = c-'A' < 26
+			if !tz.keep {
+				if h, j, class, ok := asciiWord(text, i, room); ok {
+					// The common case, read on a path of its own.
+					fl := wordFlags0(class, upper, atSentStart)
+					dst = append(dst, token{start: int32(i), end: int32(j), hash: h, sent: sent, flags: fl})
+					i = j
+					inSent++
+					atSentStart = false
+					continue
+				}
+			}
+			k, i, class, other = foldWord(text, i, room, 0, 0)
 		} else {
 			r, size := utf8.DecodeRuneInString(text[i:])
 			if !isWordRune(r) {
@@ -245,15 +256,35 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 				continue
 			}
 			upper = unicode.IsUpper(r)
+			k, i, class, other = foldWord(text, i, room, 0, 0)
 		}
-		start := i
-		k, next, class, other := foldWord(text, i, room)
-		buf, end, neg := room[:k], next, false
+		buf, end, next, neg := room[:k], i, i, false
 		if next < len(text) && (text[next] == '\'' || text[next] >= utf8.RuneSelf) {
 			buf, end, next, neg = apostrophe(text, buf, end, next)
 		}
 		i = next
-		dst = tz.appendWord(dst, buf, class, other, start, end, sent, upper, atSentStart)
+		// The word's stem and its hash. The vocabulary's flags, canonical
+		// hash and weight come later, for all the text's words at once
+		// (see lookup).
+		var n int
+		if class&clsDigit == 0 && !other {
+			n = stemLetters(buf) // letters only: stem needs no check
+		} else {
+			n = stem(buf)
+		}
+		h := hashBytes(buf[:n])
+		if tz.keep {
+			if b, ok := canonStem[h]; ok {
+				tz.stems = append(tz.stems, b)
+			} else {
+				tz.stems = append(tz.stems, string(buf[:n]))
+			}
+		}
+		fl := wordFlags0(class, upper, atSentStart)
+		if other {
+			fl &^= fNum
+		}
+		dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent, flags: fl})
 		inSent++
 		atSentStart = false
 		if neg {
@@ -265,6 +296,112 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	}
 	tz.lookup(dst[first:])
 	return dst, sents
+}
+
+// wordFlags0 returns the flags a word has before the vocabulary is read:
+// a number when its ASCII characters (class) are digits only, a capital
+// when it starts upper-case, an initial at a sentence's start.
+func wordFlags0(class uint8, upper, atSentStart bool) uint16 {
+	var fl uint16
+	if class == clsDigit {
+		fl |= fNum
+	}
+	if upper {
+		fl |= fCapAny
+		if !atSentStart {
+			fl |= fCap
+		}
+	}
+	if atSentStart {
+		fl |= fInitial
+	}
+	return fl
+}
+
+// asciiWord reads the word of ASCII letters and digits that starts at byte
+// i of text when nothing makes it a case apart: it returns the hash of its
+// stem, the index of the byte after it, its class bits (see asciiTab), and
+// ok. ok is false, and the word is left to tokenize's general path, when
+// the word goes on past its ASCII run (a letter outside ASCII, digits
+// joined by "," or "."), an apostrophe follows it ("n't", "'s"), or its
+// stem is no prefix of its letters (a plural in -ies). A word of lower-case
+// letters is stemmed and hashed where it stands, without a copy.
+func asciiWord(text string, i int, room []byte) (h uint64, j int, class uint8, ok bool) {
+	tab := &asciiTab
+	j = i
+	for j < len(text) {
+		e := tab[text[j]]
+		if e == 0 {
+			break
+		}
+		class |= uint8(e >> 8)
+		j++
+	}
+	if j < len(text) {
+		c := text[j]
+		if c >= utf8.RuneSelf || c == '\'' || class == clsDigit && (c == ',' || c == '.') {
+			return 0, 0, 0, false
+		}
+	}
+	w := text[i:j]
+	if class == clsLower {
+		n, ok := stemString(w)
+		if !ok {
+			return 0, 0, 0, false
+		}
+		return hashString(w[:n]), j, class, true
+	}
+	if len(w) > len(room) {
+		return 0, 0, 0, false
+	}
+	b := room[:len(w)]
+	for x := 0; x < len(w); x++ {
+		b[x] = byte(tab[w[x]])
+	}
+	var n int
+	if class&clsDigit == 0 {
+		n = stemLetters(b)
+	} else {
+		n = len(b) // stem leaves words with digits whole
+	}
+	return hashBytes(b[:n]), j, class, true
+}
+
+// stemString is stemLetters for a word of ASCII lower-case letters read in
+// place. ok is false for a plural in -ies, whose stem ends in a letter the
+// word does not have there ("ies" → "y"): stemLetters reads that one.
+func stemString(w string) (n int, ok bool) {
+	n = len(w)
+	if n <= 3 {
+		return n, true
+	}
+	switch {
+	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
+		return 0, false
+	case w[n-4] == 's' && w[n-3] == 's' && w[n-2] == 'e' && w[n-1] == 's':
+		n -= 2
+	case w[n-1] == 's' && (w[n-2] == 's' || w[n-2] == 'u' || w[n-2] == 'i'):
+	case w[n-1] == 's':
+		n--
+	}
+	switch {
+	case n >= 7 && w[n-3] == 'i' && w[n-2] == 'n' && w[n-1] == 'g':
+		n -= 3
+		if w[n-1] == w[n-2] && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
+			n--
+		}
+	case n >= 5 && w[n-2] == 'e' && w[n-1] == 'd' && w[n-3] != 'e':
+		n -= 2
+		if w[n-1] == w[n-2] && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
+			n--
+		}
+	case n >= 6 && w[n-2] == 'l' && w[n-1] == 'y':
+		n -= 2
+	}
+	if n > 3 && w[n-1] == 'e' {
+		n--
+	}
+	return n, true
 }
 
 // lookup gives each token the flags, the canonical hash and, when
@@ -306,6 +443,11 @@ func (tz *tokenizer) lookup(toks []token) {
 			if t.flags&fLooked != 0 {
 				continue
 			}
+			// Most words of a context are in no list: the filter
+			// tells, without a call.
+			if !tab.mayHave(t.hash) {
+				continue
+			}
 			f, _, _, c := tab.get(t.hash)
 			t.flags |= f
 			if c != 0 {
@@ -318,22 +460,23 @@ func (tz *tokenizer) lookup(toks []token) {
 	}
 }
 
-// foldWord writes the word of text that starts at byte i into room, folded
-// (see foldRune). It returns the folded length, the index of the byte after
-// the word, the asciiClass bits of its ASCII characters, and whether it
+// foldWord goes on writing the word of text that reaches byte i into room,
+// folded (see foldRune), k bytes of it written already with the class
+// bits class (see asciiTab). It returns the folded length, the index of the byte after
+// the word, the class bits of the word's ASCII characters, and whether it
 // read a character outside ASCII. Digits joined by "," or "." stay one
 // number: 1,234.5.
-func foldWord(text string, i int, room []byte) (k, next int, class uint8, other bool) {
+func foldWord(text string, i int, room []byte, k int, class uint8) (int, int, uint8, bool) {
+	other := false
 	for {
 		// A run of ASCII letters and digits.
 		for i < len(text) {
-			c := text[i]
-			f := asciiFold[c]
-			if f == 0 {
+			e := asciiTab[text[i]]
+			if e == 0 {
 				break
 			}
-			class |= asciiClass[c]
-			room[k] = f
+			class |= uint8(e >> 8)
+			room[k] = byte(e)
 			k++
 			i++
 		}
@@ -388,44 +531,6 @@ func apostrophe(text string, buf []byte, end, i int) ([]byte, int, int, bool) {
 		return buf[:len(buf)-1], end - 1, i + size + 1, true
 	}
 	return buf, end, i, false
-}
-
-// appendWord stems the folded word buf (its asciiClass bits class, other
-// when it holds a character outside ASCII), hashes the stem and appends its
-// token with the flags and weight the vocabulary gives it.
-func (tz *tokenizer) appendWord(dst []token, buf []byte, class uint8, other bool, start, end int, sent int32, upper, atSentStart bool) []token {
-	var n int
-	if class&clsDigit == 0 && !other {
-		n = stemLetters(buf) // letters only: stem needs no check
-	} else {
-		n = stem(buf)
-	}
-	w := buf[:n]
-	h := hashBytes(w)
-	if tz.keep {
-		if b, ok := canonStem[h]; ok {
-			tz.stems = append(tz.stems, b)
-		} else {
-			tz.stems = append(tz.stems, string(w))
-		}
-	}
-	dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent})
-	t := &dst[len(dst)-1]
-	if class == clsDigit && !other {
-		t.flags |= fNum
-	}
-	if upper {
-		t.flags |= fCapAny
-		if !atSentStart {
-			t.flags |= fCap
-		}
-	}
-	if atSentStart {
-		t.flags |= fInitial
-	}
-	// The vocabulary's flags, canonical hash and weight come later, for
-	// all the text's words at once (see lookup).
-	return dst
 }
 
 // appendNot appends the negation token "not" read from the "n't" at bytes

@@ -294,6 +294,11 @@ func (t *lexTable) value(h uint64) uint32 {
 
 func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
 
+// mayHave reports whether h may have a slot: false proves it has none.
+func (t *lexTable) mayHave(h uint64) bool {
+	return len(t.slots) == 0 || t.bloom[h>>52]&(1<<(h>>46&63)) != 0
+}
+
 func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon uint64) {
 	if len(t.slots) == 0 {
 		loadLexiconMaps()
