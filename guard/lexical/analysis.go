@@ -42,6 +42,7 @@ type analysis struct {
 
 	feat      featureSet
 	ctxTexts  []string
+	cache     *ctxCache // the judge's (see ctxCache); nil: none
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
@@ -169,7 +170,10 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	a.nsent = 0
 	ntok := 0
 	for i, c := range contexts {
-		a.analyze(&a.ctxs[i], c, i)
+		if h, ok := a.cache.load(&a.ctxs[i], c, i); !ok {
+			a.analyze(&a.ctxs[i], c, i)
+			a.cache.store(h, &a.ctxs[i])
+		}
 		a.sentBase = append(a.sentBase, int32(a.nsent))
 		a.nsent += len(a.ctxs[i].sents)
 		ntok += len(a.ctxs[i].toks)

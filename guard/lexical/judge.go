@@ -30,6 +30,9 @@ type Judge struct {
 	// noFeatures leaves the feature vectors off the estimates
 	// (WithoutFeatures).
 	noFeatures bool
+	// cache keeps the analyses of contexts read more than once
+	// (WithContextCache); nil: off.
+	cache *ctxCache
 }
 
 // gate holds a decision's SoftFloor and SoftCeiling.
@@ -48,7 +51,7 @@ func New(p *Profile, opts ...Option) (*Judge, error) {
 		return nil, err
 	}
 	loadLexicon()
-	j := &Judge{prof: p, vocab: defaultVocab, limits: DefaultLimits}
+	j := &Judge{prof: p, vocab: defaultVocab, limits: DefaultLimits, cache: newCtxCache(DefaultContextCache)}
 	for _, o := range opts {
 		o(j)
 	}
@@ -201,6 +204,7 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	}
 	a := analysisPool.Get().(*analysis)
 	defer putAnalysis(a)
+	a.cache = j.cache
 	a.m.start(ctx, j.limits.MaxWork)
 	loadSample(a, s, j.vocab)
 	f := &a.feat
@@ -324,6 +328,7 @@ func (j *Judge) JudgeClaims(ctx context.Context, s *guard.Sample, claims []strin
 	}
 	a := analysisPool.Get().(*analysis)
 	defer putAnalysis(a)
+	a.cache = j.cache
 	a.m.start(ctx, j.limits.MaxWork)
 	// Groundedness reads no reference: it is left out of the analysis.
 	loadTexts(a, s, j.vocab, "", nil)

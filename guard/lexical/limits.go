@@ -213,5 +213,6 @@ func abstained(d guard.Decision, id string, c guard.Cause, why string) guard.Est
 // putAnalysis returns a to the pool, forgetting the call's context.
 func putAnalysis(a *analysis) {
 	a.m = meter{}
+	a.cache = nil
 	analysisPool.Put(a)
 }

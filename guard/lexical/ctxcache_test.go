@@ -1,0 +1,192 @@
+package lexical
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
+
+// devSamples reads the development rows of the judge's speed check as
+// samples (HaluEval, SQuAD 2.0, HotpotQA): SQuAD's 706 questions share 83
+// paragraphs, HaluEval's pairs share theirs.
+func devSamples(tb testing.TB) []guard.Sample {
+	var rows []guard.Sample
+	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {
+		f, err := os.Open("../../data/dev/" + name + ".jsonl")
+		if err != nil {
+			tb.Skip("no development data:", err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<22)
+		for sc.Scan() {
+			var row struct {
+				ID       string `json:"id"`
+				Question string `json:"question"`
+				Answer   string `json:"answer"`
+				Contexts []struct {
+					ID   string `json:"id"`
+					Text string `json:"text"`
+				} `json:"contexts"`
+				Reference *string `json:"referenceAnswer"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+				tb.Fatal(err)
+			}
+			s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
+			for _, c := range row.Contexts {
+				s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
+			}
+			rows = append(rows, s)
+		}
+		f.Close()
+	}
+	return rows
+}
+
+// TestContextCacheGivesTheSameEstimates judges every development row of the
+// mix three times (a context's first read, its second read that stores it,
+// and reads from the cache) with the cache on, and once with it off: every
+// estimate, its evidence, citations and feature vector, is the same.
+func TestContextCacheGivesTheSameEstimates(t *testing.T) {
+	rows := devSamples(t)
+	off, err := New(nil, WithContextCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.cache != nil || on.cache == nil {
+		t.Fatalf("WithContextCache(0) left a cache (%v) or New made none (%v)", off.cache != nil, on.cache == nil)
+	}
+	ctx := context.Background()
+	want := make([][]guard.Estimate, len(rows))
+	for i := range rows {
+		want[i] = judgeAll(t, off, ctx, &rows[i])
+	}
+	for pass := 1; pass <= 3; pass++ {
+		for i := range rows {
+			got := judgeAll(t, on, ctx, &rows[i])
+			if !reflect.DeepEqual(got, want[i]) {
+				t.Fatalf("pass %d, row %s: the cache changed the estimates:\n got %+v\nwant %+v", pass, rows[i].ID, got, want[i])
+			}
+		}
+	}
+	if on.cache.bytes() == 0 {
+		t.Fatal("the cache kept nothing after three passes over rows that share contexts")
+	}
+}
+
+func judgeAll(t *testing.T, j *Judge, ctx context.Context, s *guard.Sample) []guard.Estimate {
+	t.Helper()
+	ests, err := j.Judge(ctx, guard.Request{Sample: s, Decisions: guard.Decisions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ests
+}
+
+// TestContextCacheConcurrent judges rows that share contexts from several
+// goroutines at once (run with -race): each gets the estimates of a judge
+// without a cache.
+func TestContextCacheConcurrent(t *testing.T) {
+	rows := devSamples(t)
+	if len(rows) > 400 {
+		rows = rows[:400]
+	}
+	off, _ := New(nil, WithContextCache(0))
+	on, _ := New(nil, WithContextCache(1<<20))
+	ctx := context.Background()
+	want := make([][]guard.Estimate, len(rows))
+	for i := range rows {
+		want[i] = judgeAll(t, off, ctx, &rows[i])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 2 * len(rows) {
+				i := (k*7 + w*31) % len(rows)
+				got, err := on.Judge(ctx, guard.Request{Sample: &rows[i], Decisions: guard.Decisions})
+				if err != nil || !reflect.DeepEqual(got, want[i]) {
+					select {
+					case errs <- fmt.Sprintf("worker %d, row %s: err %v, estimates differ: %v", w, rows[i].ID, err, !reflect.DeepEqual(got, want[i])):
+					default:
+					}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// TestContextCacheBounded reads many distinct contexts, each twice so that
+// each is stored, through a small cache: what it holds never passes its
+// budget, and recent contexts are still found.
+func TestContextCacheBounded(t *testing.T) {
+	const budget = 64 << 10
+	c := newCtxCache(budget)
+	var a analysis
+	a.tz.vocab = loadedVocab()
+	for i := range 2000 {
+		text := fmt.Sprintf("Context %d says the refund window is %d days. %s", i, i%90, strings.Repeat("More words here. ", i%7))
+		for range 2 {
+			d := &doc{}
+			if h, ok := c.load(d, text, 0); !ok {
+				a.analyze(d, text, 0)
+				c.store(h, d)
+			}
+		}
+		if n := c.bytes(); n > budget {
+			t.Fatalf("after %d contexts the cache holds %d bytes, over its budget of %d", i+1, n, budget)
+		}
+	}
+	text := fmt.Sprintf("Context %d says the refund window is %d days. %s", 1999, 1999%90, strings.Repeat("More words here. ", 1999%7))
+	var d doc
+	if _, ok := c.load(&d, text, 3); !ok {
+		t.Fatal("the last context stored is not found")
+	}
+	var fresh doc
+	a.analyze(&fresh, text, 3)
+	if d.s != fresh.s || d.ctx != 3 || !reflect.DeepEqual(d.toks, fresh.toks) || !reflect.DeepEqual(d.sents, fresh.sents) ||
+		!reflect.DeepEqual(d.sentAt, fresh.sentAt) || !reflect.DeepEqual(d.quants, fresh.quants) {
+		t.Fatal("a context loaded from the cache differs from a fresh read")
+	}
+}
+
+// TestContextCacheChecksTheText stores an entry under the hash of another
+// text, as a hash collision would: loading that other text misses.
+func TestContextCacheChecksTheText(t *testing.T) {
+	c := newCtxCache(1 << 20)
+	var a analysis
+	a.tz.vocab = loadedVocab()
+	var d doc
+	a.analyze(&d, "The fee is 5 dollars.", 0)
+	h, _ := c.load(&doc{}, "The fee is 9 dollars.", 0)
+	c.store(h, &d) // first sight: noted only
+	c.store(h, &d) // second: stored under the other text's hash
+	if _, ok := c.load(&doc{}, "The fee is 9 dollars.", 0); ok {
+		t.Fatal("a text was loaded from an entry of another text with its hash")
+	}
+}
+
+func loadedVocab() *vocabulary {
+	loadLexicon()
+	return defaultVocab
+}
