@@ -400,26 +400,32 @@ var suffixWords = map[string]sfxInfo{
 	"noon": {sNoon, 0, ""}, "midday": {sNoon, 0, ""}, "midnight": {sMidnight, 0, ""},
 }
 
-// generalShape has bit len(w) set in [first][last] for every key of
-// generalWords (first and last letters lower-cased); most words of running
-// text fail this test and skip the map lookup.
-var generalShape [26][26]uint16
+// generalShape has bit len(w) set in [first&31][last&31] for every key w
+// of generalWords; most words of running text fail this test and skip the
+// table lookup. An ASCII letter masked with 31 gives 1..26 in either case,
+// and the mask lets the compiler drop the bounds checks.
+var generalShape [32][32]uint16
 
 func init() {
 	for w := range generalWords {
-		generalShape[w[0]-'a'][w[len(w)-1]-'a'] |= 1 << len(w)
+		if len(w) > 15 {
+			panic("quant: generalWords key " + w + " is too long for generalShape")
+		}
+		generalShape[w[0]&31][w[len(w)-1]&31] |= 1 << len(w)
 	}
+}
+
+// maybeGeneral reports whether the word w of ASCII letters may be a key of
+// generalWords; when it reports false, lookupGeneral(w) is wordInfo{}.
+func maybeGeneral(w string) bool {
+	return len(w) > 0 && generalShape[w[0]&31][w[len(w)-1]&31]&(1<<len(w)) != 0
 }
 
 // lookupGeneral classifies a word of running text, case-insensitively.
 // w must consist of ASCII letters. It runs once for every word of every
 // text, so after the shape test it reads generalTable, not the map.
 func lookupGeneral(w string) wordInfo {
-	if len(w) == 0 || len(w) > 13 {
-		return wordInfo{}
-	}
-	f, l := lower(w[0])-'a', lower(w[len(w)-1])-'a'
-	if f >= 26 || l >= 26 || generalShape[f][l]&(1<<len(w)) == 0 {
+	if len(w) == 0 || len(w) > 13 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) || !maybeGeneral(w) {
 		return wordInfo{}
 	}
 	for j := foldHash(w) & generalMask; ; j = (j + 1) & generalMask {
@@ -570,6 +576,13 @@ func letterUnitOK(s string, b byte, we int, attached bool) bool {
 		k++
 	}
 	return k >= len(s) || !isUpper(s[k])
+}
+
+// maybeCode reports whether codeMoney may read the word w, of ASCII
+// letters, as a currency code: codePrefix knows only three capitals and
+// "Rs".
+func maybeCode(w string) bool {
+	return len(w) == 3 && isUpper(w[0]) && isUpper(w[1]) || w == "Rs"
 }
 
 // dollarPrefix maps the letters glued before '$' ("US$", "A$") to a currency.
