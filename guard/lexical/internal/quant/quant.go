@@ -370,9 +370,18 @@ func spaceWidth(s string, i int) int {
 	return 0
 }
 
+// opensSpace marks the bytes at which spaceWidth may find a space, so
+// that skipSpaces calls it only there.
+var opensSpace = func() (t [256]bool) {
+	for _, b := range []byte{' ', '\t', '\n', '\r', '\v', '\f', 0xC2, 0xE2, 0xE3} {
+		t[b] = true
+	}
+	return t
+}()
+
 func (sc *scanner) skipSpaces(i int) int {
 	s := sc.s
-	for i < len(s) {
+	for i < len(s) && opensSpace[s[i]] {
 		w := spaceWidth(s, i)
 		if w == 0 {
 			break
@@ -538,9 +547,20 @@ func (sc *scanner) letters(i int) int {
 		}
 		w := s[i:j]
 		if maybeGeneral(w) || maybeCode(w) {
-			return sc.word(i, j)
+			switch wi := lookupGeneral(w); wi.cls {
+			case wAnd, wHundred, wScale, wDozen, wPer:
+				// Nothing to do on their own: as a plain word.
+			case wYearPrep:
+				sc.prepEnd = sc.skipSpaces(j)
+			case wNone:
+				if maybeCode(w) {
+					return sc.classedWord(i, j, wi)
+				}
+			default:
+				return sc.classedWord(i, j, wi)
+			}
 		}
-		// What word does with a word it does not know.
+		// What classedWord does with a plain word.
 		sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
 		// run would step over a space, and the letter after it has a
 		// boundary before it.
@@ -689,7 +709,13 @@ func (sc *scanner) word(i, j int) int {
 			}
 		}
 	}
-	wi := lookupGeneral(w)
+	return sc.classedWord(i, j, lookupGeneral(w))
+}
+
+// classedWord acts on the word s[i:j] of class wi, which is not glued to
+// what follows and not before a '$', and returns where scanning resumes.
+func (sc *scanner) classedWord(i, j int, wi wordInfo) int {
+	w := sc.s[i:j]
 	switch wi.cls {
 	case wNone:
 		if len(w) >= 2 && len(w) <= 3 && isUpper(w[0]) {

@@ -428,18 +428,18 @@ func lookupGeneral(w string) wordInfo {
 	if len(w) == 0 || len(w) > 13 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) || !maybeGeneral(w) {
 		return wordInfo{}
 	}
-	for j := foldHash(w) & generalMask; ; j = (j + 1) & generalMask {
+	for j := shapeHash(w) & generalMask; ; j = (j + 1) & generalMask {
 		e := &generalTable[j]
 		if e.key == "" {
 			return wordInfo{}
 		}
-		if eqFold(w, e.key) {
+		if len(e.key) == len(w) && eqLetters(w, e.key) {
 			return e.info
 		}
 	}
 }
 
-// generalTable holds generalWords in open addressing on foldHash, with
+// generalTable holds generalWords in open addressing on shapeHash, with
 // enough room that probe runs stay short.
 var generalTable [1024]struct {
 	key  string
@@ -458,7 +458,7 @@ func init() {
 				panic("quant: generalWords key " + w + " is not lower-case ASCII letters")
 			}
 		}
-		j := foldHash(w) & generalMask
+		j := shapeHash(w) & generalMask
 		for generalTable[j].key != "" {
 			j = (j + 1) & generalMask
 		}
@@ -466,14 +466,27 @@ func init() {
 	}
 }
 
-// foldHash is the FNV-1a hash of w lower-cased.
-func foldHash(w string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(w); i++ {
-		h ^= uint32(lower(w[i]))
-		h *= 16777619
+// shapeHash hashes a non-empty word of ASCII letters, case-insensitively,
+// on its length and its first, second and last letters: cheaper than
+// hashing every byte, and enough to spread the keys of generalWords.
+func shapeHash(w string) uint32 {
+	h := uint32(len(w))
+	h = h*31 + uint32(w[0]|0x20)
+	h = h*31 + uint32(w[len(w)/2]|0x20)
+	h = h*31 + uint32(w[len(w)-1]|0x20)
+	return h * 0x9E3779B1 >> 16
+}
+
+// eqLetters reports whether the word w of ASCII letters equals the
+// lower-case word t of the same length, ignoring case. (For an ASCII letter
+// b, b|0x20 is its lower case; no other byte maps to a letter that way.)
+func eqLetters(w, t string) bool {
+	for i := 0; i < len(t) && i < len(w); i++ {
+		if w[i]|0x20 != t[i] {
+			return false
+		}
 	}
-	return h
+	return true
 }
 
 // lookupSuffix classifies a word that follows a number. Single letters and a
