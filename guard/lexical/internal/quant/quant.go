@@ -382,6 +382,10 @@ var opensSpace = func() (t [256]bool) {
 func (sc *scanner) skipSpaces(i int) int {
 	s := sc.s
 	for i < len(s) && opensSpace[s[i]] {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
 		w := spaceWidth(s, i)
 		if w == 0 {
 			break
@@ -547,18 +551,11 @@ func (sc *scanner) letters(i int) int {
 		}
 		w := s[i:j]
 		if maybeGeneral(w) || maybeCode(w) {
-			switch wi := lookupGeneral(w); wi.cls {
-			case wAnd, wHundred, wScale, wDozen, wPer:
-				// Nothing to do on their own: as a plain word.
-			case wYearPrep:
-				sc.prepEnd = sc.skipSpaces(j)
-			case wNone:
-				if maybeCode(w) {
-					return sc.classedWord(i, j, wi)
-				}
-			default:
-				return sc.classedWord(i, j, wi)
+			if r, done := sc.tableWord(i, j); done {
+				return r
 			}
+			// Only j is live across the call (s and sc were saved on
+			// entry), which keeps spills off the path of plain words.
 		}
 		// What classedWord does with a plain word.
 		sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
@@ -570,6 +567,26 @@ func (sc *scanner) letters(i int) int {
 		}
 		return j
 	}
+}
+
+// tableWord handles for letters the word s[i:j] that maybeGeneral or
+// maybeCode let through, and reports whether it is done with it: if not,
+// the word is to be taken as a plain word.
+func (sc *scanner) tableWord(i, j int) (int, bool) {
+	w := sc.s[i:j]
+	switch wi := lookupGeneral(w); wi.cls {
+	case wAnd, wHundred, wScale, wDozen, wPer:
+		// Nothing to do on their own: as a plain word.
+	case wYearPrep:
+		sc.prepEnd = sc.skipSpaces(j)
+	case wNone:
+		if maybeCode(w) {
+			return sc.classedWord(i, j, wi), true
+		}
+	default:
+		return sc.classedWord(i, j, wi), true
+	}
+	return 0, false
 }
 
 // wordNeedsLook marks the bytes after a word that letters leaves to word:
