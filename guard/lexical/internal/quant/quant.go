@@ -2,7 +2,9 @@ package quant
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -246,11 +248,42 @@ func eqFold(w, t string) bool {
 	return true
 }
 
+// letterEnd returns the end of the run of ASCII letters that starts at i.
+// It runs for every word of every text, so it tests eight bytes at a time.
 func letterEnd(s string, i int) int {
+	for i+8 <= len(s) {
+		if m := nonLetters(load64(s, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
 	for i < len(s) && isLetter(s[i]) {
 		i++
 	}
 	return i
+}
+
+// load64 reads the eight bytes at s[i:] as a little-endian word (the
+// compiler turns it into one load).
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// nonLetters returns x's bytes that are not ASCII letters as their high
+// bits (0x80 in each such byte), isLetter on eight bytes at once: a byte
+// folded to lower case and stripped of its high bit is a letter iff it is
+// at least 'a' (adding 0x1f carries into bit 7) and not above 'z' (adding
+// 0x05 does not); no sum carries out of its byte.
+func nonLetters(x uint64) uint64 {
+	const (
+		ones = 0x0101010101010101
+		high = 0x80 * ones
+	)
+	y := (x | 0x20*ones) &^ high
+	letters := (y + 0x1f*ones) &^ (y + 0x05*ones) &^ x & high
+	return letters ^ high
 }
 
 // isWordByte reports ASCII letters, digits and '_'.
@@ -266,6 +299,12 @@ func boundaryAfter(s string, e int) bool {
 	if b < utf8.RuneSelf {
 		return !isWordByte(b)
 	}
+	return runeBoundaryAfter(s, e)
+}
+
+// runeBoundaryAfter is boundaryAfter for a non-ASCII byte at e, kept apart
+// so that boundaryAfter inlines.
+func runeBoundaryAfter(s string, e int) bool {
 	r, _ := utf8.DecodeRuneInString(s[e:])
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
@@ -283,6 +322,12 @@ func boundaryBefore(s string, i int) bool {
 	if b < utf8.RuneSelf {
 		return !isWordByte(b)
 	}
+	return runeBoundaryBefore(s, i)
+}
+
+// runeBoundaryBefore is boundaryBefore for a non-ASCII byte at i-1, kept
+// apart so that boundaryBefore inlines.
+func runeBoundaryBefore(s string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
@@ -325,9 +370,22 @@ func spaceWidth(s string, i int) int {
 	return 0
 }
 
+// opensSpace marks the bytes at which spaceWidth may find a space, so
+// that skipSpaces calls it only there.
+var opensSpace = func() (t [256]bool) {
+	for _, b := range []byte{' ', '\t', '\n', '\r', '\v', '\f', 0xC2, 0xE2, 0xE3} {
+		t[b] = true
+	}
+	return t
+}()
+
 func (sc *scanner) skipSpaces(i int) int {
 	s := sc.s
-	for i < len(s) {
+	for i < len(s) && opensSpace[s[i]] {
+		if s[i] == ' ' {
+			i++
+			continue
+		}
 		w := spaceWidth(s, i)
 		if w == 0 {
 			break
@@ -412,6 +470,14 @@ func (sc *scanner) run() {
 	s := sc.s
 	for i := 0; i < len(s); {
 		b := s[i]
+		if isLetter(b) {
+			i = sc.letters(i)
+			continue
+		}
+		if inert[b] {
+			i++
+			continue
+		}
 		switch {
 		case isDigit(b):
 			if !sc.numberStartOK(i) {
@@ -419,13 +485,6 @@ func (sc *scanner) run() {
 				continue
 			}
 			i = sc.number(i, i, "", false)
-		case isLetter(b):
-			j := letterEnd(s, i)
-			if !boundaryBefore(s, i) {
-				i = j
-				continue
-			}
-			i = sc.word(i, j)
 		case b == '$':
 			i = sc.symbol(i, 1, uUSD)
 		case b == '-':
@@ -446,6 +505,98 @@ func (sc *scanner) run() {
 		}
 	}
 }
+
+// inert marks the ASCII bytes that run steps over without a look: all but
+// letters, digits and '$', '-', '.', '~'. (Bytes from 0x80 up open a
+// rune that nonASCII reads.)
+var inert = func() (t [256]bool) {
+	for b := range utf8.RuneSelf {
+		t[b] = !isLetter(byte(b)) && !isDigit(byte(b)) && !strings.ContainsRune("$-.~", rune(b))
+	}
+	return t
+}()
+
+// letters reads the word at i and returns where scanning resumes. Most
+// words of running text are no number word, currency code or marker: it
+// settles those here, and goes on to the next word after a single space,
+// without a trip through run; the other words go to word.
+func (sc *scanner) letters(i int) int {
+	s := sc.s
+	if i > 0 {
+		// boundaryBefore, with its ASCII case inline.
+		if b := s[i-1]; b < utf8.RuneSelf {
+			if isWordByte(b) {
+				return letterEnd(s, i)
+			}
+		} else if !runeBoundaryBefore(s, i) {
+			return letterEnd(s, i)
+		}
+	}
+	for {
+		// letterEnd, inline.
+		j := i + 1
+		for j+8 <= len(s) {
+			if m := nonLetters(load64(s, j)); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				goto end
+			}
+			j += 8
+		}
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+	end:
+		if j < len(s) && wordNeedsLook[s[j]] {
+			return sc.word(i, j)
+		}
+		w := s[i:j]
+		if maybeGeneral(w) || maybeCode(w) {
+			if r, done := sc.tableWord(i, j); done {
+				return r
+			}
+			// Only j is live across the call (s and sc were saved on
+			// entry), which keeps spills off the path of plain words.
+		}
+		// What classedWord does with a plain word.
+		sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
+		// run would step over a space, and the letter after it has a
+		// boundary before it.
+		if j+1 < len(s) && s[j] == ' ' && isLetter(s[j+1]) {
+			i = j + 1
+			continue
+		}
+		return j
+	}
+}
+
+// tableWord handles for letters the word s[i:j] that maybeGeneral or
+// maybeCode let through, and reports whether it is done with it: if not,
+// the word is to be taken as a plain word.
+func (sc *scanner) tableWord(i, j int) (int, bool) {
+	w := sc.s[i:j]
+	switch wi := lookupGeneral(w); wi.cls {
+	case wAnd, wHundred, wScale, wDozen, wPer:
+		// Nothing to do on their own: as a plain word.
+	case wYearPrep:
+		sc.prepEnd = sc.skipSpaces(j)
+	case wNone:
+		if maybeCode(w) {
+			return sc.classedWord(i, j, wi), true
+		}
+	default:
+		return sc.classedWord(i, j, wi), true
+	}
+	return 0, false
+}
+
+// wordNeedsLook marks the bytes after a word that letters leaves to word:
+// a letter or digit glued on (ASCII or not), and the '$' of "US$".
+var wordNeedsLook = func() (t [256]bool) {
+	for b := range t {
+		t[b] = b >= utf8.RuneSelf || isWordByte(byte(b)) || b == '$'
+	}
+	return t
+}()
 
 func (sc *scanner) nonASCII(i int) int {
 	s := sc.s
@@ -575,7 +726,13 @@ func (sc *scanner) word(i, j int) int {
 			}
 		}
 	}
-	wi := lookupGeneral(w)
+	return sc.classedWord(i, j, lookupGeneral(w))
+}
+
+// classedWord acts on the word s[i:j] of class wi, which is not glued to
+// what follows and not before a '$', and returns where scanning resumes.
+func (sc *scanner) classedWord(i, j int, wi wordInfo) int {
+	w := sc.s[i:j]
 	switch wi.cls {
 	case wNone:
 		if len(w) >= 2 && len(w) <= 3 && isUpper(w[0]) {

@@ -400,40 +400,46 @@ var suffixWords = map[string]sfxInfo{
 	"noon": {sNoon, 0, ""}, "midday": {sNoon, 0, ""}, "midnight": {sMidnight, 0, ""},
 }
 
-// generalShape has bit len(w) set in [first][last] for every key of
-// generalWords (first and last letters lower-cased); most words of running
-// text fail this test and skip the map lookup.
-var generalShape [26][26]uint16
+// generalShape has bit len(w) set in [first&31][last&31] for every key w
+// of generalWords; most words of running text fail this test and skip the
+// table lookup. An ASCII letter masked with 31 gives 1..26 in either case,
+// and the mask lets the compiler drop the bounds checks.
+var generalShape [32][32]uint16
 
 func init() {
 	for w := range generalWords {
-		generalShape[w[0]-'a'][w[len(w)-1]-'a'] |= 1 << len(w)
+		if len(w) > 15 {
+			panic("quant: generalWords key " + w + " is too long for generalShape")
+		}
+		generalShape[w[0]&31][w[len(w)-1]&31] |= 1 << len(w)
 	}
+}
+
+// maybeGeneral reports whether the word w of ASCII letters may be a key of
+// generalWords; when it reports false, lookupGeneral(w) is wordInfo{}.
+func maybeGeneral(w string) bool {
+	return len(w) > 0 && generalShape[w[0]&31][w[len(w)-1]&31]&(1<<len(w)) != 0
 }
 
 // lookupGeneral classifies a word of running text, case-insensitively.
 // w must consist of ASCII letters. It runs once for every word of every
 // text, so after the shape test it reads generalTable, not the map.
 func lookupGeneral(w string) wordInfo {
-	if len(w) == 0 || len(w) > 13 {
+	if len(w) == 0 || len(w) > 13 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) || !maybeGeneral(w) {
 		return wordInfo{}
 	}
-	f, l := lower(w[0])-'a', lower(w[len(w)-1])-'a'
-	if f >= 26 || l >= 26 || generalShape[f][l]&(1<<len(w)) == 0 {
-		return wordInfo{}
-	}
-	for j := foldHash(w) & generalMask; ; j = (j + 1) & generalMask {
+	for j := shapeHash(w) & generalMask; ; j = (j + 1) & generalMask {
 		e := &generalTable[j]
 		if e.key == "" {
 			return wordInfo{}
 		}
-		if eqFold(w, e.key) {
+		if len(e.key) == len(w) && eqLetters(w, e.key) {
 			return e.info
 		}
 	}
 }
 
-// generalTable holds generalWords in open addressing on foldHash, with
+// generalTable holds generalWords in open addressing on shapeHash, with
 // enough room that probe runs stay short.
 var generalTable [1024]struct {
 	key  string
@@ -452,7 +458,7 @@ func init() {
 				panic("quant: generalWords key " + w + " is not lower-case ASCII letters")
 			}
 		}
-		j := foldHash(w) & generalMask
+		j := shapeHash(w) & generalMask
 		for generalTable[j].key != "" {
 			j = (j + 1) & generalMask
 		}
@@ -460,14 +466,27 @@ func init() {
 	}
 }
 
-// foldHash is the FNV-1a hash of w lower-cased.
-func foldHash(w string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(w); i++ {
-		h ^= uint32(lower(w[i]))
-		h *= 16777619
+// shapeHash hashes a non-empty word of ASCII letters, case-insensitively,
+// on its length and its first, second and last letters: cheaper than
+// hashing every byte, and enough to spread the keys of generalWords.
+func shapeHash(w string) uint32 {
+	h := uint32(len(w))
+	h = h*31 + uint32(w[0]|0x20)
+	h = h*31 + uint32(w[len(w)/2]|0x20)
+	h = h*31 + uint32(w[len(w)-1]|0x20)
+	return h * 0x9E3779B1 >> 16
+}
+
+// eqLetters reports whether the word w of ASCII letters equals the
+// lower-case word t of the same length, ignoring case. (For an ASCII letter
+// b, b|0x20 is its lower case; no other byte maps to a letter that way.)
+func eqLetters(w, t string) bool {
+	for i := 0; i < len(t) && i < len(w); i++ {
+		if w[i]|0x20 != t[i] {
+			return false
+		}
 	}
-	return h
+	return true
 }
 
 // lookupSuffix classifies a word that follows a number. Single letters and a
@@ -570,6 +589,13 @@ func letterUnitOK(s string, b byte, we int, attached bool) bool {
 		k++
 	}
 	return k >= len(s) || !isUpper(s[k])
+}
+
+// maybeCode reports whether codeMoney may read the word w, of ASCII
+// letters, as a currency code: codePrefix knows only three capitals and
+// "Rs".
+func maybeCode(w string) bool {
+	return len(w) == 3 && isUpper(w[0]) && isUpper(w[1]) || w == "Rs"
 }
 
 // dollarPrefix maps the letters glued before '$' ("US$", "A$") to a currency.
