@@ -289,7 +289,7 @@ func (c *conflictScan) antonymConflicts() float64 {
 			if !a.sentRel[g1] {
 				continue
 			}
-			for _, ant := range antonymOf[t.hash] {
+			for _, ant := range antonymOf.of(t.hash) {
 				if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
 					best = math.Max(best, sim)
 				}

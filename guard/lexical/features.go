@@ -389,7 +389,7 @@ func questionInWindow(a *analysis, qWin window) (wAnt, wEnt float64) {
 			}
 		}
 		if !in && t.flags&fAnt != 0 {
-			for _, ant := range antonymOf[t.hash] {
+			for _, ant := range antonymOf.of(t.hash) {
 				if a.windowHas(qWin, ant) {
 					wAnt = 1
 				}
@@ -454,7 +454,7 @@ func (a *analysis) substituteSynonyms(d *doc) {
 		if t.flags&fSynSet == 0 || !t.content() || a.inContexts(t.hash) {
 			continue
 		}
-		for _, s := range synonymOf[t.hash] {
+		for _, s := range synonymOf.of(t.hash) {
 			if a.inContexts(s) {
 				t.hash = s
 				t.flags |= fSyn

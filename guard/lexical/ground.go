@@ -329,7 +329,7 @@ func antonymFlips(a *analysis, f *featureSet, k int, win window) {
 		if t.flags&fAnt == 0 || a.windowHas(win, t.hash) || t.flags&fInQ != 0 {
 			continue // no antonym, or the word itself is there
 		}
-		for _, ant := range antonymOf[t.hash] {
+		for _, ant := range antonymOf.of(t.hash) {
 			if !inRun(run, ant) && a.alignedIn(win, run, i, ant) { // "from higher to lower" names both
 				f.flips = append(f.flips, flip{sent: k, tok: int(a.a.sentAt[k]) + i, win: win, anti: ant})
 				break
@@ -373,7 +373,7 @@ func answerSupport(a *analysis, v *vocabulary, f *featureSet, t *groundTally) {
 		}
 		t.maxUnsup = math.Max(t.maxUnsup, wt)
 		if tk.flags&fAnt != 0 {
-			for _, ant := range antonymOf[tk.hash] {
+			for _, ant := range antonymOf.of(tk.hash) {
 				if a.inContexts(ant) {
 					t.antElsewhere++
 					break

@@ -121,9 +121,78 @@ var auxStarts = map[string]bool{
 // that importing the package costs nothing.
 var (
 	lexOnce   sync.Once
-	synonymOf map[uint64][]uint64
-	antonymOf map[uint64][]uint64
+	synonymOf relTable
+	antonymOf relTable
 )
+
+// relTable maps a stem hash to a list of stem hashes (a word's synonyms or
+// antonyms). It holds no pointers but its three slices, so the garbage
+// collector never walks it, and it is built in a few passes over arrays
+// where a map of slices took a third of the lexicon's start-up: open
+// addressing on the keys, each slot the span of its list in edges.
+type relTable struct {
+	keys  []uint64
+	spans []relSpan
+	edges []uint64
+	shift uint
+	n     int
+}
+
+// relSpan is where a key's list lies in relTable.edges.
+type relSpan struct{ off, n uint32 }
+
+// newRelTable returns a table sized for n keys whose lists lie in edges.
+func newRelTable(n int, edges []uint64) relTable {
+	bits := uint(4)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	return relTable{keys: make([]uint64, 1<<bits), spans: make([]relSpan, 1<<bits), edges: edges, shift: 64 - bits}
+}
+
+func (t *relTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
+
+// add sets h's list to edges[off:off+n]. Key 0 is never a stem's hash
+// (see hashString): 0 marks an empty slot.
+func (t *relTable) add(h uint64, off, n int) {
+	mask := len(t.keys) - 1
+	j := t.slot(h)
+	for t.keys[j] != 0 && t.keys[j] != h {
+		j = (j + 1) & mask
+	}
+	if t.keys[j] == 0 {
+		t.n++
+	}
+	t.keys[j], t.spans[j] = h, relSpan{uint32(off), uint32(n)}
+}
+
+// of returns h's list, nil when it has none. The list is shared: callers
+// only read it.
+func (t *relTable) of(h uint64) []uint64 {
+	if len(t.keys) == 0 || h == 0 {
+		return nil
+	}
+	mask := len(t.keys) - 1
+	for j := t.slot(h); t.keys[j] != 0; j = (j + 1) & mask {
+		if t.keys[j] == h {
+			sp := t.spans[j]
+			return t.edges[sp.off : sp.off+sp.n : sp.off+sp.n]
+		}
+	}
+	return nil
+}
+
+// asMap returns the table as a map (for tests).
+func (t *relTable) asMap() map[uint64][]uint64 {
+	m := make(map[uint64][]uint64, t.n)
+	for j, h := range t.keys {
+		if h != 0 {
+			sp := t.spans[j]
+			m[h] = t.edges[sp.off : sp.off+sp.n]
+		}
+	}
+	return m
+}
 
 // The same knowledge as maps, for the tokenizer without a vocabulary (Stems)
 // and for tests. canonOf maps the stem hash of an inflected or derived form
@@ -225,10 +294,9 @@ type lexCounts struct{ flags, canon, syn, ant, edges int }
 func readLexicon(text string) ([]lexEntry, error) {
 	var n lexCounts
 	readLexHeader(text, &n)
-	synonymOf = make(map[uint64][]uint64, n.syn)
-	antonymOf = make(map[uint64][]uint64, n.ant)
 	entries := make([]lexEntry, 0, n.flags+n.canon)
 	edges := make([]uint64, 0, n.edges) // the shared backing of the lists
+	syn, ant := newRelTable(n.syn, nil), newRelTable(n.ant, nil)
 	err := scanLexicon(text, func(stem string, flags uint16, base, syns, ants string) {
 		h := hashString(stem)
 		e := lexEntry{h: h, flags: flags}
@@ -239,14 +307,18 @@ func readLexicon(text string) ([]lexEntry, error) {
 		if syns != "" {
 			a := len(edges)
 			edges = appendStemHashes(edges, syns)
-			synonymOf[h] = edges[a:len(edges):len(edges)]
+			syn.add(h, a, len(edges)-a)
 		}
 		if ants != "" {
 			a := len(edges)
 			edges = appendStemHashes(edges, ants)
-			antonymOf[h] = edges[a:len(edges):len(edges)]
+			ant.add(h, a, len(edges)-a)
 		}
 	})
+	// The header sizes edges; a table without one grew it, so the lists
+	// are set on the final backing array.
+	syn.edges, ant.edges = edges, edges
+	synonymOf, antonymOf = syn, ant
 	return entries, err
 }
 

@@ -312,10 +312,10 @@ func TestLexiconLoaded(t *testing.T) {
 		t.Errorf("canonStem: %d entries loaded, %d derived, or values differ", len(canonStem), len(d.canonStem))
 	}
 	eq := func(a, b []uint64) bool { return slices.Equal(a, b) }
-	if !maps.EqualFunc(synonymOf, d.synonymOf, eq) {
-		t.Errorf("synonymOf: %d entries loaded, %d derived, or lists differ", len(synonymOf), len(d.synonymOf))
+	if !maps.EqualFunc(synonymOf.asMap(), d.synonymOf, eq) {
+		t.Errorf("synonymOf: %d entries loaded, %d derived, or lists differ", synonymOf.n, len(d.synonymOf))
 	}
-	if !maps.EqualFunc(antonymOf, d.antonymOf, eq) {
-		t.Errorf("antonymOf: %d entries loaded, %d derived, or lists differ", len(antonymOf), len(d.antonymOf))
+	if !maps.EqualFunc(antonymOf.asMap(), d.antonymOf, eq) {
+		t.Errorf("antonymOf: %d entries loaded, %d derived, or lists differ", antonymOf.n, len(d.antonymOf))
 	}
 }

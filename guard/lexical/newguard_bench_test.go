@@ -9,7 +9,7 @@ import (
 // builds them again, as the first call in a process does.
 func resetLexicon() {
 	lexOnce, mapsOnce = sync.Once{}, sync.Once{}
-	wordFlagMap, canonOf, canonStem, synonymOf, antonymOf, defaultVocab = nil, nil, nil, nil, nil, nil
+	wordFlagMap, canonOf, canonStem, synonymOf, antonymOf, defaultVocab = nil, nil, nil, relTable{}, relTable{}, nil
 }
 
 // BenchmarkNewGuard measures a fresh build of the default guard: the
