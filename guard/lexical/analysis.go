@@ -27,6 +27,9 @@ func (d *doc) sentToks(k int) []token { return d.toks[d.sentAt[k]:d.sentAt[k+1]]
 // analysis holds every analyzed text of one sample and a term index over the
 // contexts. It is pooled: one analysis serves one evaluation at a time.
 type analysis struct {
+	// cache is the judge's context cache (see ctxCache); nil: none.
+	cache *ctxCache
+
 	tz       tokenizer
 	q, a, rf doc
 	hasRef   bool
@@ -42,7 +45,6 @@ type analysis struct {
 
 	feat      featureSet
 	ctxTexts  []string
-	cache     *ctxCache // the judge's (see ctxCache); nil: none
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
