@@ -107,28 +107,75 @@ type conflictScan struct {
 	f     *featureSet
 	pairs int
 	qrel  float64
-	runs  []int32 // see quantRuns
 }
 
-// quantRuns returns, for each quantity k of each context ci, at
-// a.quantBase[ci]+k, the index within the context just past the run of
-// quantities equal to it but for where they stand.
-func (a *analysis) quantRuns() []int32 {
-	runs, base := a.qruns[:0], a.quantBase[:0]
+// quantRun is a run of quantities of one context that are equal but for
+// where they stand: any quantity meets all of a run's members alike, so
+// numberConflicts compares it with the run once.
+type quantRun struct {
+	first, end int32      // the run's quantities, by index within the context
+	fam        quant.Kind // their slot family
+	next       int32      // index in qruns of the context's next run of the same family, -1 for none
+}
+
+// famRuns are the runs of one slot family in one context: the first and
+// the last, linked through quantRun.next.
+type famRuns struct {
+	fam         quant.Kind
+	first, last int32 // indices in qruns
+}
+
+// quantRuns splits each context's quantities into runs (a.qruns, the runs
+// of context ci from a.runAt[ci]), links the runs of each slot family
+// (a.famRuns, context ci's families from a.famAt[ci]), and records the
+// sentence of quantity k of context ci at a.qsent[a.quantBase[ci]+k].
+func (a *analysis) quantRuns() {
+	runs, runAt := a.qruns[:0], a.runAt[:0]
+	fams, famAt := a.famRuns[:0], a.famAt[:0]
+	qsent, base := a.qsent[:0], a.quantBase[:0]
 	for ci := range a.ctxs {
-		qs := a.ctxs[ci].quants
-		base = append(base, int32(len(runs)))
-		runs = slices.Grow(runs, len(qs))[:len(runs)+len(qs)]
-		r := runs[len(runs)-len(qs):]
-		for k := len(qs) - 1; k >= 0; k-- {
-			r[k] = int32(k + 1)
-			if k+1 < len(qs) && sameQuantity(qs[k], qs[k+1]) {
-				r[k] = r[k+1]
+		d := &a.ctxs[ci]
+		qs := d.quants
+		runAt = append(runAt, int32(len(runs)))
+		famAt = append(famAt, int32(len(fams)))
+		base = append(base, int32(len(qsent)))
+		k0 := 0
+		for k := range qs {
+			qsent = append(qsent, int32(sentOfFrom(d, qs[k].Start, &k0)))
+			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
+				runs[len(runs)-1].end++
+				continue
 			}
+			r := int32(len(runs))
+			f := qs[k].Kind.Family()
+			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), fam: f, next: -1})
+			ctxFams := fams[famAt[ci]:]
+			i := 0
+			for i < len(ctxFams) && ctxFams[i].fam != f {
+				i++
+			}
+			if i == len(ctxFams) {
+				fams = append(fams, famRuns{fam: f, first: r, last: r})
+				continue
+			}
+			runs[ctxFams[i].last].next = r
+			ctxFams[i].last = r
 		}
 	}
-	a.qruns, a.quantBase = runs, base
-	return runs
+	runAt = append(runAt, int32(len(runs)))
+	famAt = append(famAt, int32(len(fams)))
+	a.qruns, a.runAt, a.famRuns, a.famAt, a.qsent, a.quantBase = runs, runAt, fams, famAt, qsent, base
+}
+
+// firstRun returns the index in a.qruns of the first run of slot family f in
+// context ci, -1 for none.
+func (a *analysis) firstRun(ci int, f quant.Kind) int32 {
+	for _, fr := range a.famRuns[a.famAt[ci]:a.famAt[ci+1]] {
+		if fr.fam == f {
+			return fr.first
+		}
+	}
+	return -1
 }
 
 // sameQuantity reports whether two quantities are equal but for their spans.
@@ -186,42 +233,48 @@ func (a *analysis) resetSimCache() {
 
 // numberConflicts finds quantities of two contexts in the same slot with
 // different values, stated in similar sentences, and returns the highest
-// similarity found.
+// similarity found. A quantity is compared with the runs of its slot family
+// only; the work meter is charged as if it stepped through every run of the
+// other context, and through each member of a run it conflicts with, as the
+// plain scan does.
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
-	c.runs = a.quantRuns()
+	a.quantRuns()
 	a.resetSimCache()
 	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
 		di := &a.ctxs[ci]
-		for qi, q := range di.quants {
-			si := sentOf(di, q.Start)
+		qsent := a.qsent[a.quantBase[ci]:]
+		for qi := range di.quants {
+			q := &di.quants[qi]
+			si := int(qsent[qi])
 			qf := q.Kind.Family() // 0 for kind 0: no slot
 			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
-				dj := &a.ctxs[cj]
-				runEnd := c.runs[a.quantBase[cj]:]
-				looked := 0
-				for qj := 0; qj < len(dj.quants); qj++ {
-					r := &dj.quants[qj]
-					looked++
-					if qf == 0 || r.Kind.Family() != qf || !q.SameSlot(*r) || q.Compatible(*r) {
-						// The quantities equal to r up to where they
-						// stand give the same answer: skip them.
-						qj = int(runEnd[qj]) - 1
-						continue
-					}
-					c.pairs++
-					sj := sentOf(dj, r.Start)
-					if si < 0 || sj < 0 {
-						continue
-					}
-					g1, g2 := a.global(ci, si), a.global(cj, sj)
-					if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
-						continue
-					}
-					sim := c.simOf(ci, si, cj, sj, g1, g2)
-					if sim >= 0.3 {
-						best = math.Max(best, sim)
-						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+				looked := int(a.runAt[cj+1] - a.runAt[cj])
+				if qf != 0 {
+					dj := &a.ctxs[cj]
+					sents := a.qsent[a.quantBase[cj]:]
+					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
+						run := a.qruns[ri]
+						if r := &dj.quants[run.first]; !q.SameSlot(*r) || q.Compatible(*r) {
+							continue
+						}
+						looked += int(run.end-run.first) - 1
+						for qj := int(run.first); qj < int(run.end); qj++ {
+							c.pairs++
+							sj := int(sents[qj])
+							if si < 0 || sj < 0 {
+								continue
+							}
+							g1, g2 := a.global(ci, si), a.global(cj, sj)
+							if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+								continue
+							}
+							sim := c.simOf(ci, si, cj, sj, g1, g2)
+							if sim >= 0.3 {
+								best = math.Max(best, sim)
+								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+							}
+						}
 					}
 				}
 				if !a.m.spend(looked) {
@@ -415,6 +468,22 @@ func sentOf(d *doc, off int) int {
 	k := sort.Search(len(d.sents), func(k int) bool { return d.sents[k].end > off })
 	if k < len(d.sents) && off >= d.sents[k].start {
 		return k
+	}
+	return -1
+}
+
+// sentOfFrom is sentOf for offsets asked in ascending order: *k, 0 at
+// first, is where the search for the next one starts. An offset below the
+// last one asked starts over.
+func sentOfFrom(d *doc, off int, k *int) int {
+	if *k > 0 && (*k > len(d.sents) || d.sents[*k-1].end > off) {
+		*k = 0
+	}
+	for *k < len(d.sents) && d.sents[*k].end <= off {
+		*k++
+	}
+	if *k < len(d.sents) && off >= d.sents[*k].start {
+		return *k
 	}
 	return -1
 }
