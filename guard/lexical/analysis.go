@@ -58,13 +58,13 @@ type analysis struct {
 	setHashes []uint64
 	setAt     []int32
 	setSig    [][4]uint64
+	setSorted []bool // the sentence's hashes are sorted and distinct (see buildSentSets)
 	sentNeg   []bool
 	sentW     []float64 // weighted size of each context sentence, as similarity counts it
 	sentRel   []bool    // the sentence shares a content word with the question or the answer
 	relSet    map[uint64]struct{}
 	simToks   []simTok   // see simRun
 	simAt     [][2]int32 // by global sentence: its run in simToks, {-1, -1} until simRun builds it
-	inA, inB  []bool     // scratch of similarity
 	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed
 
 	// scratch

@@ -393,15 +393,19 @@ func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, 
 // global returns the global index of sentence k of context ci.
 func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 
-// buildSentSets records, for every context sentence, the sorted distinct
-// hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
-// hash function: most lookups of absent words stop there), and whether it
-// holds a negation.
+// buildSentSets records, for every context sentence, the hashes of its
+// tokens, a 256-bit signature of them (a Bloom filter with one hash
+// function: most lookups of absent words stop there), and whether it holds
+// a negation. The hashes of a sentence of more than setSortMin tokens are
+// sorted and made distinct, so that sentHas is a binary search; a shorter
+// sentence's stay in token order, to be scanned: sorting every short
+// sentence cost more than the scans it would spare.
 func (a *analysis) buildSentSets() {
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
 	a.setSig = a.setSig[:0]
 	a.sentNeg = a.sentNeg[:0]
+	a.setSorted = a.setSorted[:0]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
@@ -415,9 +419,13 @@ func (a *analysis) buildSentSets() {
 				sig[h>>62] |= 1 << (h >> 56 & 63)
 			}
 			a.setSig = append(a.setSig, sig)
-			set := a.setHashes[start:]
-			slices.Sort(set)
-			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+			sorted := len(run) > setSortMin
+			if sorted {
+				set := a.setHashes[start:]
+				slices.Sort(set)
+				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+			}
+			a.setSorted = append(a.setSorted, sorted)
 			a.sentNeg = append(a.sentNeg, hasNeg(run))
 		}
 	}
@@ -428,6 +436,10 @@ func (a *analysis) buildSentSets() {
 		a.qcov[i] = -1 // not computed (see questionCoverage)
 	}
 }
+
+// setSortMin is the number of tokens above which a sentence's set is sorted
+// (see buildSentSets).
+const setSortMin = 32
 
 // weighRelevantSentences records the weighted size of every relevant
 // context sentence (sentW), as similarity counts it, and 0 for the others:
@@ -453,13 +465,22 @@ func (a *analysis) weighRelevantSentences(v *vocabulary) {
 }
 
 // sentHas reports whether a token of context sentence g (a global index)
-// has hash h.
+// had hash h when the sets were built.
 func (a *analysis) sentHas(g int, h uint64) bool {
 	if a.setSig[g][h>>62]&(1<<(h>>56&63)) == 0 {
 		return false
 	}
-	_, ok := slices.BinarySearch(a.setHashes[a.setAt[g]:a.setAt[g+1]], h)
-	return ok
+	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
+	if a.setSorted[g] {
+		_, ok := slices.BinarySearch(set, h)
+		return ok
+	}
+	for _, x := range set {
+		if x == h {
+			return true
+		}
+	}
+	return false
 }
 
 // sentOf returns the sentence of d holding byte offset off, -1 for none.
@@ -492,9 +513,9 @@ func sentOfFrom(d *doc, off int, k *int) int {
 // excluded) of sentence k1 of context c1 and sentence k2 of context c2: the
 // weights of the first's words, the shared ones in the intersection, over
 // those of the first's words and the second's words the first lacks, every
-// occurrence counted, summed in token order. Which words the two share is
-// read by merging their sorted sets (buildSentSets) once, not by looking each
-// word up in the other's set.
+// occurrence counted, summed in token order. Each word is looked up in the
+// other sentence's set (buildSentSets); similarityAbove spares most pairs
+// even that.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	return a.similarityAbove(c1, k1, c2, k2, v, 0)
 }
@@ -531,34 +552,15 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 			}
 		}
 	}
-	set1 := a.setHashes[a.setAt[g1]:a.setAt[g1+1]]
-	set2 := a.setHashes[a.setAt[g2]:a.setAt[g2+1]]
-	in1 := slices.Grow(a.inA[:0], len(set1))[:len(set1)] // in1[i]: set1[i] is in set2
-	in2 := slices.Grow(a.inB[:0], len(set2))[:len(set2)]
-	a.inA, a.inB = in1, in2
-	clear(in1)
-	clear(in2)
-	for i, j := 0, 0; i < len(set1) && j < len(set2); {
-		switch x, y := set1[i], set2[j]; {
-		case x == y:
-			in1[i], in2[j] = true, true
-			i++
-			j++
-		case x < y:
-			i++
-		default:
-			j++
-		}
-	}
 	inter, union := 0.0, 0.0
 	for _, t := range r1 {
 		union += t.w
-		if t.rank >= 0 && in1[t.rank] || t.rank < 0 && a.sentHas(g2, t.hash) {
+		if a.sentHas(g2, t.hash) {
 			inter += t.w
 		}
 	}
 	for _, t := range r2 {
-		if !(t.rank >= 0 && in2[t.rank] || t.rank < 0 && a.sentHas(g1, t.hash)) {
+		if !a.sentHas(g1, t.hash) {
 			union += t.w
 		}
 	}
@@ -569,13 +571,10 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 }
 
 // simTok is a content word (not a number) of a context sentence, as
-// similarity reads it: its weight, its hash, and the index of the hash in
-// the sentence's sorted set (-1 if the set lacks it: a hash changed since
-// the sets were built, looked up the slow way).
+// similarity reads it: its weight and its hash.
 type simTok struct {
 	w    float64
 	hash uint64
-	rank int32
 }
 
 // resetSimRuns forgets the runs simRun built from the previous sentence
@@ -595,7 +594,6 @@ func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 	if at := a.simAt[g]; at[0] >= 0 {
 		return a.simToks[at[0]:at[1]]
 	}
-	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
 	start := len(a.simToks)
 	run := a.ctxs[ci].sentToks(k)
 	for i := range run {
@@ -603,11 +601,7 @@ func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 		if !t.content() || t.flags&fNum != 0 {
 			continue
 		}
-		r, ok := slices.BinarySearch(set, t.hash)
-		if !ok {
-			r = -1
-		}
-		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash, rank: int32(r)})
+		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash})
 	}
 	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
 	return a.simToks[start:]
