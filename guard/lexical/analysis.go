@@ -51,8 +51,9 @@ type analysis struct {
 	famAt     []int32    // see quantRuns
 	qsent     []int32    // see quantRuns
 	quantBase []int32    // see quantRuns
-	simFor    []int32    // see conflictScan.simOf
-	simVal    []float64  // see conflictScan.simOf
+	maybe     []pairMaybe
+	simFor    []int32   // see conflictScan.simOf
+	simVal    []float64 // see conflictScan.simOf
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64

@@ -109,13 +109,44 @@ type conflictScan struct {
 	qrel  float64
 }
 
+// pairMaybe is a pair of quantities (quantity qi of context ci, run ri of
+// a.qruns) that counts as a pair looked at if the two are in the same slot
+// with different values, and matters for nothing else: numberConflicts
+// leaves the test to under, which makes it only when the count nears
+// maxConflictPairs.
+type pairMaybe struct{ ci, qi, ri int32 }
+
+// under reports whether fewer than maxConflictPairs sentence pairs were
+// looked at, settling the pairs that might count (see pairMaybe) only when
+// they could reach the limit.
+func (c *conflictScan) under() bool {
+	a := c.a
+	if c.pairs+len(a.maybe) < maxConflictPairs {
+		return true
+	}
+	for _, p := range a.maybe {
+		q, r := &a.ctxs[p.ci].quants[p.qi], &a.qruns[p.ri]
+		if conflicting(q, &a.ctxs[r.ctx].quants[r.first]) {
+			c.pairs++
+		}
+	}
+	a.maybe = a.maybe[:0]
+	return c.pairs < maxConflictPairs
+}
+
+// conflicting reports whether q and r are in the same slot with values
+// that differ.
+func conflicting(q, r *quant.Quantity) bool { return q.SameSlot(*r) && !q.Compatible(*r) }
+
 // quantRun is a run of quantities of one context that are equal but for
 // where they stand: any quantity meets all of a run's members alike, so
 // numberConflicts compares it with the run once.
 type quantRun struct {
 	first, end int32      // the run's quantities, by index within the context
+	ctx        int32      // the context
 	fam        quant.Kind // their slot family
 	next       int32      // index in qruns of the context's next run of the same family, -1 for none
+	rel        bool       // the sentence of a quantity of the run is relevant (sentRel)
 }
 
 // famRuns are the runs of one slot family in one context: the first and
@@ -128,7 +159,8 @@ type famRuns struct {
 // quantRuns splits each context's quantities into runs (a.qruns, the runs
 // of context ci from a.runAt[ci]), links the runs of each slot family
 // (a.famRuns, context ci's families from a.famAt[ci]), and records the
-// sentence of quantity k of context ci at a.qsent[a.quantBase[ci]+k].
+// sentence of quantity k of context ci at a.qsent[a.quantBase[ci]+k]. Run
+// it after markRelevantSentences.
 func (a *analysis) quantRuns() {
 	runs, runAt := a.qruns[:0], a.runAt[:0]
 	fams, famAt := a.famRuns[:0], a.famAt[:0]
@@ -141,14 +173,17 @@ func (a *analysis) quantRuns() {
 		base = append(base, int32(len(qsent)))
 		k0 := 0
 		for k := range qs {
-			qsent = append(qsent, int32(sentOfFrom(d, qs[k].Start, &k0)))
+			sk := sentOfFrom(d, qs[k].Start, &k0)
+			qsent = append(qsent, int32(sk))
+			rel := sk >= 0 && a.sentRel[a.global(ci, sk)]
 			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
 				runs[len(runs)-1].end++
+				runs[len(runs)-1].rel = runs[len(runs)-1].rel || rel
 				continue
 			}
 			r := int32(len(runs))
 			f := qs[k].Kind.Family()
-			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), fam: f, next: -1})
+			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), fam: f, next: -1, rel: rel})
 			ctxFams := fams[famAt[ci]:]
 			i := 0
 			for i < len(ctxFams) && ctxFams[i].fam != f {
@@ -236,26 +271,35 @@ func (a *analysis) resetSimCache() {
 // similarity found. A quantity is compared with the runs of its slot family
 // only; the work meter is charged as if it stepped through every run of the
 // other context, and through each member of a run it conflicts with, as the
-// plain scan does.
+// plain scan does. A pair of quantities whose sentences cannot both be
+// relevant, where the other is alone in its run, only counts as a pair
+// looked at if it conflicts: it is tested only when the count matters (see
+// pairMaybe).
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
 	a.quantRuns()
+	a.maybe = a.maybe[:0]
 	a.resetSimCache()
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
 		qsent := a.qsent[a.quantBase[ci]:]
 		for qi := range di.quants {
 			q := &di.quants[qi]
 			si := int(qsent[qi])
 			qf := q.Kind.Family() // 0 for kind 0: no slot
-			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
+			qrel := si >= 0 && a.sentRel[a.global(ci, si)]
+			for cj := ci + 1; cj < n && c.under(); cj++ {
 				looked := int(a.runAt[cj+1] - a.runAt[cj])
 				if qf != 0 {
 					dj := &a.ctxs[cj]
 					sents := a.qsent[a.quantBase[cj]:]
 					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
-						run := a.qruns[ri]
-						if r := &dj.quants[run.first]; !q.SameSlot(*r) || q.Compatible(*r) {
+						run := &a.qruns[ri]
+						if run.end-run.first == 1 && !(qrel && run.rel) {
+							a.maybe = append(a.maybe, pairMaybe{int32(ci), int32(qi), ri})
+							continue
+						}
+						if !conflicting(q, &dj.quants[run.first]) {
 							continue
 						}
 						looked += int(run.end-run.first) - 1
@@ -292,13 +336,13 @@ func (c *conflictScan) numberConflicts() float64 {
 // small.
 func (c *conflictScan) negationConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
 			if g := a.global(ci, si); !a.sentNeg[g] || !a.sentRel[g] {
 				continue
 			}
-			for cj := 0; cj < n && c.pairs < maxConflictPairs; cj++ {
+			for cj := 0; cj < n && c.under(); cj++ {
 				if cj == ci {
 					continue
 				}
@@ -330,7 +374,7 @@ func (c *conflictScan) antonymConflicts() float64 {
 	for i := range a.winSeen {
 		a.winSeen[i] = -1 // winSeen[g2] = g1: the pair was looked at
 	}
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
 		for ti := range di.toks {
 			t := &di.toks[ti]
@@ -361,7 +405,7 @@ func (c *conflictScan) antonymConflicts() float64 {
 // similarity found and whether it found one.
 func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, bool) {
 	a, best, found := c.a, 0.0, false
-	for o := a.head(ant); o != 0 && c.pairs < maxConflictPairs; o = a.occ[o-1].next {
+	for o := a.head(ant); o != 0 && c.under(); o = a.occ[o-1].next {
 		if !a.m.spend(1) {
 			break
 		}
