@@ -69,13 +69,14 @@ type analysis struct {
 	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed
 
 	// scratch
-	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)
-	pairsBuilt bool     // pairs holds the contexts' pairs
-	manyAns    bool     // several answers are judged against these contexts (JudgeClaims)
-	ansPairs   []uint64 // the answer's pairs, when it is judged alone (see buildAnswerPairs)
-	ansFound   []bool   // ansFound[j]: some context holds pair ansPairs[j]
-	ansBuilt   bool     // ansPairs answers hasPair for the current answer
-	refusal0   bool     // the answer's first sentence declines to answer (set by markPreambles)
+	pairs      []uint64  // adjacent word pairs of the contexts (see buildPairs)
+	pairsBuilt bool      // pairs holds the contexts' pairs
+	manyAns    bool      // several answers are judged against these contexts (JudgeClaims)
+	ansPairs   []uint64  // the answer's pairs, when it is judged alone (see buildAnswerPairs)
+	ansFound   []bool    // ansFound[j]: some context holds pair ansPairs[j]
+	ansSig     [4]uint64 // a 256-bit signature of ansPairs (see markAnswerPair)
+	ansBuilt   bool      // ansPairs answers hasPair for the current answer
+	refusal0   bool      // the answer's first sentence declines to answer (set by markPreambles)
 	fold       []byte
 	win        scores  // window scores of the last scoreWindows (or score) of a run
 	qWinScore  scores  // window scores of the question (answerWindow)

@@ -120,10 +120,16 @@ type pairMaybe struct{ ci, qi, ri int32 }
 // looked at, settling the pairs that might count (see pairMaybe) only when
 // they could reach the limit.
 func (c *conflictScan) under() bool {
-	a := c.a
-	if c.pairs+len(a.maybe) < maxConflictPairs {
+	if c.pairs+len(c.a.maybe) < maxConflictPairs {
 		return true
 	}
+	return c.settle()
+}
+
+// settle tests the pairs that might count and reports whether fewer than
+// maxConflictPairs pairs were looked at.
+func (c *conflictScan) settle() bool {
+	a := c.a
 	for _, p := range a.maybe {
 		q, r := &a.ctxs[p.ci].quants[p.qi], &a.qruns[p.ri]
 		if conflicting(q, &a.ctxs[r.ctx].quants[r.first]) {
@@ -387,6 +393,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 				continue
 			}
 			for _, ant := range antonymOf[t.hash] {
+				if a.head(ant) == 0 {
+					continue // no context holds the antonym
+				}
 				if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
 					best = math.Max(best, sim)
 				}
