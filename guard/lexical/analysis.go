@@ -64,6 +64,7 @@ type analysis struct {
 	sentW     []float64 // weighted size of each context sentence, as similarity counts it
 	sentRel   []bool    // the sentence shares a content word with the question or the answer
 	relSet    map[uint64]struct{}
+	relHashes []uint64   // scratch of markRelevantByScan
 	simToks   []simTok   // see simRun
 	simAt     [][2]int32 // by global sentence: its run in simToks, {-1, -1} until simRun builds it
 	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed

@@ -74,19 +74,25 @@ func (a *analysis) markRelevantSentences() {
 var relScanMax = 1 << 16
 
 // markRelevantByScan is markRelevantSentences by looking every content word
-// of the question and the answer up in every sentence's set.
+// of the question and the answer up in every sentence's set. The words are
+// listed once, and a sentence's signature is read in place: most lookups
+// stop there.
 func (a *analysis) markRelevantByScan() {
-	a.sentRel = a.sentRel[:0]
-	for g := 0; g < len(a.setSig); g++ {
-		rel := false
-		for _, d := range [2]*doc{&a.q, &a.a} {
-			for i := range d.toks {
-				if t := &d.toks[i]; t.content() && a.sentHas(g, t.hash) {
-					rel = true
-					break
-				}
+	hs := a.relHashes[:0]
+	for _, d := range [2]*doc{&a.q, &a.a} {
+		for i := range d.toks {
+			if t := &d.toks[i]; t.content() {
+				hs = append(hs, t.hash)
 			}
-			if rel {
+		}
+	}
+	a.relHashes = hs
+	a.sentRel = a.sentRel[:0]
+	for g := range a.setSig {
+		sig, rel := &a.setSig[g], false
+		for _, h := range hs {
+			if sig[h>>62]&(1<<(h>>56&63)) != 0 && a.sentHas(g, h) {
+				rel = true
 				break
 			}
 		}
@@ -497,19 +503,18 @@ const setSortMin = 32
 // weighRelevantSentences records the weighted size of every relevant
 // context sentence (sentW), as similarity counts it, and 0 for the others:
 // canReach reads it only for pairs of relevant sentences, so the weights of
-// the others are never looked up.
+// the others are never looked up. It builds the relevant sentences' runs
+// (simRun) on the way, which similarity reads next.
 func (a *analysis) weighRelevantSentences(v *vocabulary) {
 	a.sentW = a.sentW[:0]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
+			g := a.global(ci, k)
 			w := 0.0
-			if a.sentRel[a.global(ci, k)] {
-				run := d.sentToks(k)
-				for i := range run {
-					if t := &run[i]; t.content() && t.flags&fNum == 0 {
-						w += v.weight(t)
-					}
+			if a.sentRel[g] {
+				for _, t := range a.simRun(ci, k, g, v) {
+					w += t.w
 				}
 			}
 			a.sentW = append(a.sentW, w)
