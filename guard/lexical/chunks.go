@@ -498,7 +498,7 @@ func (a *analysis) buildSentSets() {
 
 // setSortMin is the number of tokens above which a sentence's set is sorted
 // (see buildSentSets).
-const setSortMin = 32
+const setSortMin = 64
 
 // weighRelevantSentences records the weighted size of every relevant
 // context sentence (sentW), as similarity counts it, and 0 for the others:
