@@ -380,7 +380,8 @@ func (c *conflictScan) negationConflicts() float64 {
 // antonymConflicts finds, for each context word with antonyms, the similar
 // sentences of other contexts that hold one of its antonyms (read from the
 // term index) and not the word itself, and returns the highest similarity
-// found.
+// found. Only relevant sentences are looked at, so the words of the others
+// are skipped whole.
 func (c *conflictScan) antonymConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
 	for i := range a.winSeen {
@@ -388,22 +389,23 @@ func (c *conflictScan) antonymConflicts() float64 {
 	}
 	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
-		for ti := range di.toks {
-			t := &di.toks[ti]
-			if t.flags&fAnt == 0 || !t.content() {
-				continue
-			}
-			si := int(t.sent)
+		for si := range di.sents {
 			g1 := int32(a.global(ci, si))
 			if !a.sentRel[g1] {
 				continue
 			}
-			for _, ant := range antonymOf[t.hash] {
-				if a.head(ant) == 0 {
-					continue // no context holds the antonym
+			for ti := di.sentAt[si]; ti < di.sentAt[si+1]; ti++ {
+				t := &di.toks[ti]
+				if t.flags&fAnt == 0 || !t.content() {
+					continue
 				}
-				if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
-					best = math.Max(best, sim)
+				for _, ant := range antonymOf[t.hash] {
+					if a.head(ant) == 0 {
+						continue // no context holds the antonym
+					}
+					if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
+						best = math.Max(best, sim)
+					}
 				}
 			}
 		}
