@@ -45,15 +45,15 @@ type analysis struct {
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
-	qruns     []quantRun // see quantRuns
-	runAt     []int32    // see quantRuns
-	famRuns   []famRuns  // see quantRuns
-	famAt     []int32    // see quantRuns
-	qsent     []int32    // see quantRuns
-	quantBase []int32    // see quantRuns
-	maybe     []pairMaybe
-	simFor    []int32   // see conflictScan.simOf
-	simVal    []float64 // see conflictScan.simOf
+	qruns     []quantRun  // see quantRuns
+	runAt     []int32     // see quantRuns
+	famRuns   []famRuns   // see quantRuns
+	famAt     []int32     // see quantRuns
+	qsent     []int32     // see quantRuns
+	quantBase []int32     // see quantRuns
+	maybe     []pairMaybe // see conflictScan.under
+	simFor    []int32     // see conflictScan.simOf
+	simVal    []float64   // see conflictScan.simOf
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64

@@ -3,7 +3,6 @@ package lexical
 import (
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
@@ -543,19 +542,10 @@ func (a *analysis) sentHas(g int, h uint64) bool {
 	return false
 }
 
-// sentOf returns the sentence of d holding byte offset off, -1 for none.
-// Sentences are in text order and do not overlap.
-func sentOf(d *doc, off int) int {
-	k := sort.Search(len(d.sents), func(k int) bool { return d.sents[k].end > off })
-	if k < len(d.sents) && off >= d.sents[k].start {
-		return k
-	}
-	return -1
-}
-
-// sentOfFrom is sentOf for offsets asked in ascending order: *k, 0 at
-// first, is where the search for the next one starts. An offset below the
-// last one asked starts over.
+// sentOfFrom returns the sentence of d holding byte offset off, -1 for
+// none, for offsets asked in ascending order: *k, 0 at first, is where the
+// search for the next one starts (an offset below the last one asked starts
+// over). Sentences are in text order and do not overlap.
 func sentOfFrom(d *doc, off int, k *int) int {
 	if *k > 0 && (*k > len(d.sents) || d.sents[*k-1].end > off) {
 		*k = 0
