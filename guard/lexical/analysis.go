@@ -48,43 +48,52 @@ type analysis struct {
 	m         meter // the work of the current call (see Limits)
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
-	qruns     []int32   // see quantRuns
-	simFor    []int32   // see conflictScan.simOf
-	simVal    []float64 // see conflictScan.simOf
-	quantBase []int32
+	qruns     []quantRun  // see quantRuns
+	runAt     []int32     // see quantRuns
+	famRuns   []famRuns   // see quantRuns
+	famAt     []int32     // see quantRuns
+	qsent     []int32     // see quantRuns
+	quantBase []int32     // see quantRuns
+	maybe     []pairMaybe // see conflictScan.under
+	simFor    []int32     // see conflictScan.simOf
+	simVal    []float64   // see conflictScan.simOf
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64
 	setAt     []int32
 	setSig    [][4]uint64
+	setSorted []bool // the sentence's hashes are sorted and distinct (see buildSentSets)
 	sentNeg   []bool
 	sentW     []float64 // weighted size of each context sentence, as similarity counts it
 	sentRel   []bool    // the sentence shares a content word with the question or the answer
 	relSet    map[uint64]struct{}
+	relHashes []uint64   // scratch of markRelevantByScan
 	simToks   []simTok   // see simRun
 	simAt     [][2]int32 // by global sentence: its run in simToks, {-1, -1} until simRun builds it
-	inA, inB  []bool     // scratch of similarity
 	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed
 
 	// scratch
-	pairs      []uint64 // adjacent word pairs of the contexts (see buildPairs)
-	pairsBuilt bool     // pairs holds the contexts' pairs
-	manyAns    bool     // several answers are judged against these contexts (JudgeClaims)
-	ansPairs   []uint64 // the answer's pairs, when it is judged alone (see buildAnswerPairs)
-	ansFound   []bool   // ansFound[j]: some context holds pair ansPairs[j]
-	ansBuilt   bool     // ansPairs answers hasPair for the current answer
-	refusal0   bool     // the answer's first sentence declines to answer (set by markPreambles)
-	fold       []byte
-	win        scores  // window scores of the last scoreWindows (or score) of a run
-	qWinScore  scores  // window scores of the question (answerWindow)
-	winSeen    []int32 // -1 between calls of score
-	post       []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
-	postAt     []int32 // slot → start of its term's run in post; len(slots)+1 entries
-	postBuilt  bool
-	sentMemo   map[uint64]int32 // see memoSupport
-	grp        groupScratch
-	mark       []int32
-	markGen    int32
+	pairs       []uint64  // adjacent word pairs of the contexts (see buildPairs)
+	pairsBuilt  bool      // pairs holds the contexts' pairs
+	manyAns     bool      // several answers are judged against these contexts (JudgeClaims)
+	ansPairs    []uint64  // the answer's pairs, when it is judged alone (see buildAnswerPairs)
+	ansFound    []bool    // ansFound[j]: some context holds pair ansPairs[j]
+	ansSig      [4]uint64 // a 256-bit signature of ansPairs (see markAnswerPair)
+	ansBuilt    bool      // ansPairs answers hasPair for the current answer
+	refusal0    bool      // the answer's first sentence declines to answer (set by markPreambles)
+	fold        []byte
+	win         scores  // window scores of the last scoreWindows (or score) of a run
+	qWinScore   scores  // window scores of the question (answerWindow)
+	winSeen     []int32 // -1 between calls of score
+	post        []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
+	postAt      []int32 // slot → start of its term's run in post; len(slots)+1 entries
+	postBuilt   bool
+	postCharged bool             // the work meter was charged for building the postings (see windowHasContent)
+	postWalked  int              // occurrences windowHasContent walked since load instead of building the postings
+	sentMemo    map[uint64]int32 // see memoSupport
+	grp         groupScratch
+	mark        []int32
+	markGen     int32
 }
 
 // occurrence is one content token of a context in the term index. The
@@ -115,6 +124,8 @@ func (a *analysis) reset() {
 	a.ansBuilt = false
 	a.qidx.built = false
 	a.nquant = 0
+	a.postCharged = false
+	a.postWalked = 0
 }
 
 func (d *doc) reset() {
@@ -496,8 +507,11 @@ func (a *analysis) windowSpan(w window) span {
 
 // windowHasContent reports whether the content word h occurs in window w. It
 // reads the term index, which holds content words only: for any other word
-// use windowHas. A term with many occurrences is looked up by binary search
-// in its sentences (see buildPostings).
+// use windowHas. On large contexts a term with many occurrences is looked up
+// by binary search in its sentences (see buildPostings); the postings are
+// built only once walking the terms' occurrences has cost as much as
+// building them would, since most samples ask a few words only. The work
+// meter is charged as if they were built at the first lookup.
 func (a *analysis) windowHasContent(w window, h uint64) bool {
 	if w.ctx < 0 {
 		return false
@@ -505,22 +519,49 @@ func (a *analysis) windowHasContent(w window, h uint64) bool {
 	lo := a.sentBase[w.ctx] + int32(w.sent)
 	hi := lo + int32(w.nsent)
 	if len(a.occ) > postingsMin {
+		if !a.postBuilt {
+			a.chargePostings()
+			if a.postWalked < len(a.occ) {
+				found, steps := a.walkWindow(w, h, lo, hi)
+				a.postWalked += steps
+				a.m.spend(1)
+				return found
+			}
+		}
 		a.buildPostings()
 		ss := a.postings(h)
 		k, _ := slices.BinarySearch(ss, lo)
 		a.m.spend(1)
 		return k < len(ss) && ss[k] < hi
 	}
+	found, _ := a.walkWindow(w, h, lo, hi)
+	return found
+}
+
+// walkWindow is windowHasContent by walking h's occurrences; lo and hi are
+// the window's first and last+1 global sentences. It also returns the
+// number of occurrences it visited.
+func (a *analysis) walkWindow(w window, h uint64, lo, hi int32) (found bool, steps int) {
 	for o := a.head(h); o != 0; o = a.occ[o-1].next {
 		oc := &a.occ[o-1]
+		steps++
 		if int(oc.ctx) < w.ctx {
-			return false // occurrences come in decreasing context order
+			return false, steps // occurrences come in decreasing context order
 		}
 		if int(oc.ctx) == w.ctx && oc.sent >= lo && oc.sent < hi {
-			return true
+			return true, steps
 		}
 	}
-	return false
+	return false, steps
+}
+
+// chargePostings charges the work meter for building the postings, once
+// per load, whether or not they are built.
+func (a *analysis) chargePostings() {
+	if !a.postCharged {
+		a.postCharged = true
+		a.m.spend(len(a.occ))
+	}
 }
 
 // postingsMin is the number of context content words from which
@@ -560,7 +601,7 @@ func (a *analysis) buildPostings() {
 			a.post[k] = a.occ[o-1].sent
 		}
 	}
-	a.m.spend(len(a.occ))
+	a.chargePostings()
 }
 
 // postings returns the sentences of h's occurrences, ascending (see

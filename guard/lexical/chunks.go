@@ -3,7 +3,6 @@ package lexical
 import (
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
@@ -74,19 +73,25 @@ func (a *analysis) markRelevantSentences() {
 var relScanMax = 1 << 16
 
 // markRelevantByScan is markRelevantSentences by looking every content word
-// of the question and the answer up in every sentence's set.
+// of the question and the answer up in every sentence's set. The words are
+// listed once, and a sentence's signature is read in place: most lookups
+// stop there.
 func (a *analysis) markRelevantByScan() {
-	a.sentRel = a.sentRel[:0]
-	for g := 0; g < len(a.setSig); g++ {
-		rel := false
-		for _, d := range [2]*doc{&a.q, &a.a} {
-			for i := range d.toks {
-				if t := &d.toks[i]; t.content() && a.sentHas(g, t.hash) {
-					rel = true
-					break
-				}
+	hs := a.relHashes[:0]
+	for _, d := range [2]*doc{&a.q, &a.a} {
+		for i := range d.toks {
+			if t := &d.toks[i]; t.content() {
+				hs = append(hs, t.hash)
 			}
-			if rel {
+		}
+	}
+	a.relHashes = hs
+	a.sentRel = a.sentRel[:0]
+	for g := range a.setSig {
+		sig, rel := &a.setSig[g], false
+		for _, h := range hs {
+			if sig[h>>62]&(1<<(h>>56&63)) != 0 && a.sentHas(g, h) {
+				rel = true
 				break
 			}
 		}
@@ -107,28 +112,116 @@ type conflictScan struct {
 	f     *featureSet
 	pairs int
 	qrel  float64
-	runs  []int32 // see quantRuns
 }
 
-// quantRuns returns, for each quantity k of each context ci, at
-// a.quantBase[ci]+k, the index within the context just past the run of
-// quantities equal to it but for where they stand.
-func (a *analysis) quantRuns() []int32 {
-	runs, base := a.qruns[:0], a.quantBase[:0]
-	for ci := range a.ctxs {
-		qs := a.ctxs[ci].quants
-		base = append(base, int32(len(runs)))
-		runs = slices.Grow(runs, len(qs))[:len(runs)+len(qs)]
-		r := runs[len(runs)-len(qs):]
-		for k := len(qs) - 1; k >= 0; k-- {
-			r[k] = int32(k + 1)
-			if k+1 < len(qs) && sameQuantity(qs[k], qs[k+1]) {
-				r[k] = r[k+1]
-			}
+// pairMaybe is a pair of quantities (quantity qi of context ci, run ri of
+// a.qruns) that counts as a pair looked at if the two are in the same slot
+// with different values, and matters for nothing else: numberConflicts
+// leaves the test to under, which makes it only when the count nears
+// maxConflictPairs.
+type pairMaybe struct{ ci, qi, ri int32 }
+
+// under reports whether fewer than maxConflictPairs sentence pairs were
+// looked at, settling the pairs that might count (see pairMaybe) only when
+// they could reach the limit.
+func (c *conflictScan) under() bool {
+	if c.pairs+len(c.a.maybe) < maxConflictPairs {
+		return true
+	}
+	return c.settle()
+}
+
+// settle tests the pairs that might count and reports whether fewer than
+// maxConflictPairs pairs were looked at.
+func (c *conflictScan) settle() bool {
+	a := c.a
+	for _, p := range a.maybe {
+		q, r := &a.ctxs[p.ci].quants[p.qi], &a.qruns[p.ri]
+		if conflicting(q, &a.ctxs[r.ctx].quants[r.first]) {
+			c.pairs++
 		}
 	}
-	a.qruns, a.quantBase = runs, base
-	return runs
+	a.maybe = a.maybe[:0]
+	return c.pairs < maxConflictPairs
+}
+
+// conflicting reports whether q and r are in the same slot with values
+// that differ.
+func conflicting(q, r *quant.Quantity) bool { return q.SameSlot(*r) && !q.Compatible(*r) }
+
+// quantRun is a run of quantities of one context that are equal but for
+// where they stand: any quantity meets all of a run's members alike, so
+// numberConflicts compares it with the run once.
+type quantRun struct {
+	first, end int32      // the run's quantities, by index within the context
+	ctx        int32      // the context
+	fam        quant.Kind // their slot family
+	next       int32      // index in qruns of the context's next run of the same family, -1 for none
+	rel        bool       // the sentence of a quantity of the run is relevant (sentRel)
+}
+
+// famRuns are the runs of one slot family in one context: the first and
+// the last, linked through quantRun.next.
+type famRuns struct {
+	fam         quant.Kind
+	first, last int32 // indices in qruns
+}
+
+// quantRuns splits each context's quantities into runs (a.qruns, the runs
+// of context ci from a.runAt[ci]), links the runs of each slot family
+// (a.famRuns, context ci's families from a.famAt[ci]), and records the
+// sentence of quantity k of context ci at a.qsent[a.quantBase[ci]+k]. Run
+// it after markRelevantSentences.
+func (a *analysis) quantRuns() {
+	runs, runAt := a.qruns[:0], a.runAt[:0]
+	fams, famAt := a.famRuns[:0], a.famAt[:0]
+	qsent, base := a.qsent[:0], a.quantBase[:0]
+	for ci := range a.ctxs {
+		d := &a.ctxs[ci]
+		qs := d.quants
+		runAt = append(runAt, int32(len(runs)))
+		famAt = append(famAt, int32(len(fams)))
+		base = append(base, int32(len(qsent)))
+		k0 := 0
+		for k := range qs {
+			sk := sentOfFrom(d, qs[k].Start, &k0)
+			qsent = append(qsent, int32(sk))
+			rel := sk >= 0 && a.sentRel[a.global(ci, sk)]
+			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
+				runs[len(runs)-1].end++
+				runs[len(runs)-1].rel = runs[len(runs)-1].rel || rel
+				continue
+			}
+			r := int32(len(runs))
+			f := qs[k].Kind.Family()
+			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), fam: f, next: -1, rel: rel})
+			ctxFams := fams[famAt[ci]:]
+			i := 0
+			for i < len(ctxFams) && ctxFams[i].fam != f {
+				i++
+			}
+			if i == len(ctxFams) {
+				fams = append(fams, famRuns{fam: f, first: r, last: r})
+				continue
+			}
+			runs[ctxFams[i].last].next = r
+			ctxFams[i].last = r
+		}
+	}
+	runAt = append(runAt, int32(len(runs)))
+	famAt = append(famAt, int32(len(fams)))
+	a.qruns, a.runAt, a.famRuns, a.famAt, a.qsent, a.quantBase = runs, runAt, fams, famAt, qsent, base
+}
+
+// firstRun returns the index in a.qruns of the first run of slot family f in
+// context ci, -1 for none.
+func (a *analysis) firstRun(ci int, f quant.Kind) int32 {
+	for _, fr := range a.famRuns[a.famAt[ci]:a.famAt[ci+1]] {
+		if fr.fam == f {
+			return fr.first
+		}
+	}
+	return -1
 }
 
 // sameQuantity reports whether two quantities are equal but for their spans.
@@ -186,42 +279,57 @@ func (a *analysis) resetSimCache() {
 
 // numberConflicts finds quantities of two contexts in the same slot with
 // different values, stated in similar sentences, and returns the highest
-// similarity found.
+// similarity found. A quantity is compared with the runs of its slot family
+// only; the work meter is charged as if it stepped through every run of the
+// other context, and through each member of a run it conflicts with, as the
+// plain scan does. A pair of quantities whose sentences cannot both be
+// relevant, where the other is alone in its run, only counts as a pair
+// looked at if it conflicts: it is tested only when the count matters (see
+// pairMaybe).
 func (c *conflictScan) numberConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
-	c.runs = a.quantRuns()
+	a.quantRuns()
+	a.maybe = a.maybe[:0]
 	a.resetSimCache()
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
-		for qi, q := range di.quants {
-			si := sentOf(di, q.Start)
+		qsent := a.qsent[a.quantBase[ci]:]
+		for qi := range di.quants {
+			q := &di.quants[qi]
+			si := int(qsent[qi])
 			qf := q.Kind.Family() // 0 for kind 0: no slot
-			for cj := ci + 1; cj < n && c.pairs < maxConflictPairs; cj++ {
-				dj := &a.ctxs[cj]
-				runEnd := c.runs[a.quantBase[cj]:]
-				looked := 0
-				for qj := 0; qj < len(dj.quants); qj++ {
-					r := &dj.quants[qj]
-					looked++
-					if qf == 0 || r.Kind.Family() != qf || !q.SameSlot(*r) || q.Compatible(*r) {
-						// The quantities equal to r up to where they
-						// stand give the same answer: skip them.
-						qj = int(runEnd[qj]) - 1
-						continue
-					}
-					c.pairs++
-					sj := sentOf(dj, r.Start)
-					if si < 0 || sj < 0 {
-						continue
-					}
-					g1, g2 := a.global(ci, si), a.global(cj, sj)
-					if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
-						continue
-					}
-					sim := c.simOf(ci, si, cj, sj, g1, g2)
-					if sim >= 0.3 {
-						best = math.Max(best, sim)
-						c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+			qrel := si >= 0 && a.sentRel[a.global(ci, si)]
+			for cj := ci + 1; cj < n && c.under(); cj++ {
+				looked := int(a.runAt[cj+1] - a.runAt[cj])
+				if qf != 0 {
+					dj := &a.ctxs[cj]
+					sents := a.qsent[a.quantBase[cj]:]
+					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
+						run := &a.qruns[ri]
+						if run.end-run.first == 1 && !(qrel && run.rel) {
+							a.maybe = append(a.maybe, pairMaybe{int32(ci), int32(qi), ri})
+							continue
+						}
+						if !conflicting(q, &dj.quants[run.first]) {
+							continue
+						}
+						looked += int(run.end-run.first) - 1
+						for qj := int(run.first); qj < int(run.end); qj++ {
+							c.pairs++
+							sj := int(sents[qj])
+							if si < 0 || sj < 0 {
+								continue
+							}
+							g1, g2 := a.global(ci, si), a.global(cj, sj)
+							if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+								continue
+							}
+							sim := c.simOf(ci, si, cj, sj, g1, g2)
+							if sim >= 0.3 {
+								best = math.Max(best, sim)
+								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
+							}
+						}
 					}
 				}
 				if !a.m.spend(looked) {
@@ -239,13 +347,13 @@ func (c *conflictScan) numberConflicts() float64 {
 // small.
 func (c *conflictScan) negationConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
 		for si := range di.sents {
 			if g := a.global(ci, si); !a.sentNeg[g] || !a.sentRel[g] {
 				continue
 			}
-			for cj := 0; cj < n && c.pairs < maxConflictPairs; cj++ {
+			for cj := 0; cj < n && c.under(); cj++ {
 				if cj == ci {
 					continue
 				}
@@ -271,27 +379,32 @@ func (c *conflictScan) negationConflicts() float64 {
 // antonymConflicts finds, for each context word with antonyms, the similar
 // sentences of other contexts that hold one of its antonyms (read from the
 // term index) and not the word itself, and returns the highest similarity
-// found.
+// found. Only relevant sentences are looked at, so the words of the others
+// are skipped whole.
 func (c *conflictScan) antonymConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
 	for i := range a.winSeen {
 		a.winSeen[i] = -1 // winSeen[g2] = g1: the pair was looked at
 	}
-	for ci := 0; ci < n && c.pairs < maxConflictPairs; ci++ {
+	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
-		for ti := range di.toks {
-			t := &di.toks[ti]
-			if t.flags&fAnt == 0 || !t.content() {
-				continue
-			}
-			si := int(t.sent)
+		for si := range di.sents {
 			g1 := int32(a.global(ci, si))
 			if !a.sentRel[g1] {
 				continue
 			}
-			for _, ant := range antonymOf.of(t.hash) {
-				if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
-					best = math.Max(best, sim)
+			for ti := di.sentAt[si]; ti < di.sentAt[si+1]; ti++ {
+				t := &di.toks[ti]
+				if t.flags&fAnt == 0 || !t.content() {
+					continue
+				}
+				for _, ant := range antonymOf.of(t.hash) {
+					if a.head(ant) == 0 {
+						continue // no context holds the antonym
+					}
+					if sim, ok := c.antonymIn(ci, si, g1, t.hash, ant); ok {
+						best = math.Max(best, sim)
+					}
 				}
 			}
 		}
@@ -308,7 +421,7 @@ func (c *conflictScan) antonymConflicts() float64 {
 // similarity found and whether it found one.
 func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, bool) {
 	a, best, found := c.a, 0.0, false
-	for o := a.head(ant); o != 0 && c.pairs < maxConflictPairs; o = a.occ[o-1].next {
+	for o := a.head(ant); o != 0 && c.under(); o = a.occ[o-1].next {
 		if !a.m.spend(1) {
 			break
 		}
@@ -340,15 +453,19 @@ func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, 
 // global returns the global index of sentence k of context ci.
 func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 
-// buildSentSets records, for every context sentence, the sorted distinct
-// hashes of its tokens, a 256-bit signature of them (a Bloom filter with one
-// hash function: most lookups of absent words stop there), and whether it
-// holds a negation.
+// buildSentSets records, for every context sentence, the hashes of its
+// tokens, a 256-bit signature of them (a Bloom filter with one hash
+// function: most lookups of absent words stop there), and whether it holds
+// a negation. The hashes of a sentence of more than setSortMin tokens are
+// sorted and made distinct, so that sentHas is a binary search; a shorter
+// sentence's stay in token order, to be scanned: sorting every short
+// sentence cost more than the scans it would spare.
 func (a *analysis) buildSentSets() {
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
 	a.setSig = a.setSig[:0]
 	a.sentNeg = a.sentNeg[:0]
+	a.setSorted = a.setSorted[:0]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
@@ -362,9 +479,13 @@ func (a *analysis) buildSentSets() {
 				sig[h>>62] |= 1 << (h >> 56 & 63)
 			}
 			a.setSig = append(a.setSig, sig)
-			set := a.setHashes[start:]
-			slices.Sort(set)
-			a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+			sorted := len(run) > setSortMin
+			if sorted {
+				set := a.setHashes[start:]
+				slices.Sort(set)
+				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+			}
+			a.setSorted = append(a.setSorted, sorted)
 			a.sentNeg = append(a.sentNeg, hasNeg(run))
 		}
 	}
@@ -376,22 +497,25 @@ func (a *analysis) buildSentSets() {
 	}
 }
 
+// setSortMin is the number of tokens above which a sentence's set is sorted
+// (see buildSentSets).
+const setSortMin = 64
+
 // weighRelevantSentences records the weighted size of every relevant
 // context sentence (sentW), as similarity counts it, and 0 for the others:
 // canReach reads it only for pairs of relevant sentences, so the weights of
-// the others are never looked up.
+// the others are never looked up. It builds the relevant sentences' runs
+// (simRun) on the way, which similarity reads next.
 func (a *analysis) weighRelevantSentences(v *vocabulary) {
 	a.sentW = a.sentW[:0]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
+			g := a.global(ci, k)
 			w := 0.0
-			if a.sentRel[a.global(ci, k)] {
-				run := d.sentToks(k)
-				for i := range run {
-					if t := &run[i]; t.content() && t.flags&fNum == 0 {
-						w += v.weight(t)
-					}
+			if a.sentRel[g] {
+				for _, t := range a.simRun(ci, k, g, v) {
+					w += t.w
 				}
 			}
 			a.sentW = append(a.sentW, w)
@@ -400,21 +524,37 @@ func (a *analysis) weighRelevantSentences(v *vocabulary) {
 }
 
 // sentHas reports whether a token of context sentence g (a global index)
-// has hash h.
+// had hash h when the sets were built.
 func (a *analysis) sentHas(g int, h uint64) bool {
 	if a.setSig[g][h>>62]&(1<<(h>>56&63)) == 0 {
 		return false
 	}
-	_, ok := slices.BinarySearch(a.setHashes[a.setAt[g]:a.setAt[g+1]], h)
-	return ok
+	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
+	if a.setSorted[g] {
+		_, ok := slices.BinarySearch(set, h)
+		return ok
+	}
+	for _, x := range set {
+		if x == h {
+			return true
+		}
+	}
+	return false
 }
 
-// sentOf returns the sentence of d holding byte offset off, -1 for none.
-// Sentences are in text order and do not overlap.
-func sentOf(d *doc, off int) int {
-	k := sort.Search(len(d.sents), func(k int) bool { return d.sents[k].end > off })
-	if k < len(d.sents) && off >= d.sents[k].start {
-		return k
+// sentOfFrom returns the sentence of d holding byte offset off, -1 for
+// none, for offsets asked in ascending order: *k, 0 at first, is where the
+// search for the next one starts (an offset below the last one asked starts
+// over). Sentences are in text order and do not overlap.
+func sentOfFrom(d *doc, off int, k *int) int {
+	if *k > 0 && (*k > len(d.sents) || d.sents[*k-1].end > off) {
+		*k = 0
+	}
+	for *k < len(d.sents) && d.sents[*k].end <= off {
+		*k++
+	}
+	if *k < len(d.sents) && off >= d.sents[*k].start {
+		return *k
 	}
 	return -1
 }
@@ -423,9 +563,9 @@ func sentOf(d *doc, off int) int {
 // excluded) of sentence k1 of context c1 and sentence k2 of context c2: the
 // weights of the first's words, the shared ones in the intersection, over
 // those of the first's words and the second's words the first lacks, every
-// occurrence counted, summed in token order. Which words the two share is
-// read by merging their sorted sets (buildSentSets) once, not by looking each
-// word up in the other's set.
+// occurrence counted, summed in token order. Each word is looked up in the
+// other sentence's set (buildSentSets); similarityAbove spares most pairs
+// even that.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	return a.similarityAbove(c1, k1, c2, k2, v, 0)
 }
@@ -462,34 +602,15 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 			}
 		}
 	}
-	set1 := a.setHashes[a.setAt[g1]:a.setAt[g1+1]]
-	set2 := a.setHashes[a.setAt[g2]:a.setAt[g2+1]]
-	in1 := slices.Grow(a.inA[:0], len(set1))[:len(set1)] // in1[i]: set1[i] is in set2
-	in2 := slices.Grow(a.inB[:0], len(set2))[:len(set2)]
-	a.inA, a.inB = in1, in2
-	clear(in1)
-	clear(in2)
-	for i, j := 0, 0; i < len(set1) && j < len(set2); {
-		switch x, y := set1[i], set2[j]; {
-		case x == y:
-			in1[i], in2[j] = true, true
-			i++
-			j++
-		case x < y:
-			i++
-		default:
-			j++
-		}
-	}
 	inter, union := 0.0, 0.0
 	for _, t := range r1 {
 		union += t.w
-		if t.rank >= 0 && in1[t.rank] || t.rank < 0 && a.sentHas(g2, t.hash) {
+		if a.sentHas(g2, t.hash) {
 			inter += t.w
 		}
 	}
 	for _, t := range r2 {
-		if !(t.rank >= 0 && in2[t.rank] || t.rank < 0 && a.sentHas(g1, t.hash)) {
+		if !a.sentHas(g1, t.hash) {
 			union += t.w
 		}
 	}
@@ -500,13 +621,10 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 }
 
 // simTok is a content word (not a number) of a context sentence, as
-// similarity reads it: its weight, its hash, and the index of the hash in
-// the sentence's sorted set (-1 if the set lacks it: a hash changed since
-// the sets were built, looked up the slow way).
+// similarity reads it: its weight and its hash.
 type simTok struct {
 	w    float64
 	hash uint64
-	rank int32
 }
 
 // resetSimRuns forgets the runs simRun built from the previous sentence
@@ -526,7 +644,6 @@ func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 	if at := a.simAt[g]; at[0] >= 0 {
 		return a.simToks[at[0]:at[1]]
 	}
-	set := a.setHashes[a.setAt[g]:a.setAt[g+1]]
 	start := len(a.simToks)
 	run := a.ctxs[ci].sentToks(k)
 	for i := range run {
@@ -534,11 +651,7 @@ func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 		if !t.content() || t.flags&fNum != 0 {
 			continue
 		}
-		r, ok := slices.BinarySearch(set, t.hash)
-		if !ok {
-			r = -1
-		}
-		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash, rank: int32(r)})
+		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash})
 	}
 	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
 	return a.simToks[start:]

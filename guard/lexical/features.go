@@ -823,6 +823,7 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 	a.ansFound = slices.Grow(a.ansFound[:0], size)[:size]
 	clear(a.ansPairs)
 	clear(a.ansFound)
+	a.ansSig = [4]uint64{}
 	for i := range d.toks {
 		if i > 0 && d.toks[i].sent == d.toks[i-1].sent {
 			a.addAnswerPair(pairHash(d.toks[i-1].hash, d.toks[i].hash) | 1)
@@ -843,6 +844,7 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 
 // addAnswerPair puts pair hash h (never 0) in the answer's set.
 func (a *analysis) addAnswerPair(h uint64) {
+	a.ansSig[h>>62] |= 1 << (h >> 56 & 63)
 	mask := uint64(len(a.ansPairs) - 1)
 	j := h & mask
 	for a.ansPairs[j] != 0 && a.ansPairs[j] != h {
@@ -851,8 +853,14 @@ func (a *analysis) addAnswerPair(h uint64) {
 	a.ansPairs[j] = h
 }
 
-// markAnswerPair marks pair hash h as held by a context, if the answer has it.
+// markAnswerPair marks pair hash h as held by a context, if the answer has
+// it. The set's signature (a Bloom filter on the hash's top bits, which the
+// table's slots do not read) turns most of the contexts' pairs away before
+// they walk a run of occupied slots.
 func (a *analysis) markAnswerPair(h uint64) {
+	if a.ansSig[h>>62]&(1<<(h>>56&63)) == 0 {
+		return
+	}
 	mask := uint64(len(a.ansPairs) - 1)
 	for j := h & mask; a.ansPairs[j] != 0; j = (j + 1) & mask {
 		if a.ansPairs[j] == h {
