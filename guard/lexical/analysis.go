@@ -185,7 +185,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	for i, c := range contexts {
 		if h, ok := a.cache.load(&a.ctxs[i], c, i); !ok {
 			a.analyze(&a.ctxs[i], c, i)
-			a.cache.store(h, &a.ctxs[i])
+			a.cache.store(h, &a.ctxs[i], a.tz.vocab)
 		}
 		a.sentBase = append(a.sentBase, int32(a.nsent))
 		a.nsent += len(a.ctxs[i].sents)

@@ -289,6 +289,16 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 // names, and may share no word with the question. Each distinct name's
 // occurrences are read once.
 func (a *analysis) namedByQuestionChunk(f *featureSet, v *vocabulary) {
+	// Only a chunk the question names (cLeadInQ 1) can vouch for another's
+	// names: without one, or with a single chunk (which cannot vouch for
+	// itself), no chunk qualifies, and the names need not be read.
+	lead := false
+	for _, c := range f.chunks {
+		lead = lead || c[cLeadInQ] == 1
+	}
+	if !lead || len(f.chunks) < 2 {
+		return
+	}
 	s := &f.chunkTmp
 	s.set = s.set[:0]
 	for ci := range a.ctxs {

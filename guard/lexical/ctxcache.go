@@ -118,8 +118,11 @@ func (c *ctxCache) load(d *doc, text string, ctx int) (uint64, bool) {
 }
 
 // store keeps a copy of d, just read from its text, under hash h, if d's
-// text was read before (see ctxCache) and fits the budget.
-func (c *ctxCache) store(h uint64, d *doc) {
+// text was read before (see ctxCache) and fits the budget. The copy's
+// tokens carry their weights from v (which a sample otherwise looks up as
+// it needs them, see vocabulary.weight): a kept context is read by many
+// samples, and each would look them up again.
+func (c *ctxCache) store(h uint64, d *doc, v *vocabulary) {
 	if c == nil {
 		return
 	}
@@ -147,6 +150,11 @@ func (c *ctxCache) store(h uint64, d *doc) {
 		sentAt: append([]int32(nil), d.sentAt...),
 		quants: append([]quant.Quantity(nil), d.quants...),
 		size:   size,
+	}
+	if v != nil {
+		for i := range e.toks {
+			v.weight(&e.toks[i])
+		}
 	}
 	sh.mu.Lock()
 	delete(sh.seen, h)

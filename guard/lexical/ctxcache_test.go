@@ -150,7 +150,7 @@ func TestContextCacheBounded(t *testing.T) {
 			d := &doc{}
 			if h, ok := c.load(d, text, 0); !ok {
 				a.analyze(d, text, 0)
-				c.store(h, d)
+				c.store(h, d, nil)
 			}
 		}
 		if n := c.bytes(); n > budget {
@@ -179,8 +179,8 @@ func TestContextCacheChecksTheText(t *testing.T) {
 	var d doc
 	a.analyze(&d, "The fee is 5 dollars.", 0)
 	h, _ := c.load(&doc{}, "The fee is 9 dollars.", 0)
-	c.store(h, &d) // first sight: noted only
-	c.store(h, &d) // second: stored under the other text's hash
+	c.store(h, &d, nil) // first sight: noted only
+	c.store(h, &d, nil) // second: stored under the other text's hash
 	if _, ok := c.load(&doc{}, "The fee is 9 dollars.", 0); ok {
 		t.Fatal("a text was loaded from an entry of another text with its hash")
 	}
