@@ -194,11 +194,6 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !*features {
 		lexOpts = append(lexOpts, lexical.WithoutFeatures())
 	}
-	g, err := newGuard(*profile, lexOpts...)
-	if err != nil {
-		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
-		return 1
-	}
 	if os.Getenv("GOGC") == "" {
 		// Judging allocates a few kilobytes per line and keeps almost none
 		// of it: a higher collection target (a heap of a few tens of
@@ -211,6 +206,14 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(base))
 		judgeMem = &memLimit{base: base, limit: base}
 		defer func() { judgeMem = nil }()
+	}
+	// The guard is built after the collector's settings: its tables are
+	// most of the heap, and at the default target their allocation alone
+	// runs two collections.
+	g, err := newGuard(*profile, lexOpts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "ragtriage judge: %v\n", err)
+		return 1
 	}
 	in, name := stdin, "" // name "" is standard input
 	if len(files) == 1 && files[0] != "-" {
