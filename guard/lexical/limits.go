@@ -105,7 +105,7 @@ const checkEvery = 1 << 13
 type meter struct {
 	work, limit int64 // limit ≤ 0: none
 	next        int64 // work count of the next look at the context
-	ctxErr      func() error
+	ctx         context.Context
 	deadline    time.Time // zero: none
 	stop        guard.Cause
 	stage       string       // what was being computed when the meter stopped
@@ -119,7 +119,7 @@ var testCheckHook func(*meter)
 func (m *meter) start(ctx context.Context, limit int64) {
 	*m = meter{limit: max(limit, 0), next: checkEvery, onCheck: testCheckHook, stage: "reading the sample"}
 	if ctx != nil {
-		m.ctxErr = ctx.Err
+		m.ctx = ctx // the context itself: a method value (ctx.Err) would be allocated
 		m.deadline, _ = ctx.Deadline()
 	}
 	if m.limit > 0 && m.limit < m.next {
@@ -160,9 +160,9 @@ func (m *meter) check() {
 	switch {
 	case m.limit > 0 && m.work > m.limit:
 		m.stop = guard.CauseInputTooLarge
-	case m.ctxErr != nil && m.ctxErr() != nil:
+	case m.ctx != nil && m.ctx.Err() != nil:
 		m.stop = guard.CauseCancelled
-		if errors.Is(m.ctxErr(), context.DeadlineExceeded) {
+		if errors.Is(m.ctx.Err(), context.DeadlineExceeded) {
 			m.stop = guard.CauseDeadline
 		}
 	case !m.deadline.IsZero() && !time.Now().Before(m.deadline):
