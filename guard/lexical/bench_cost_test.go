@@ -193,9 +193,11 @@ func BenchmarkMaxSizeSample(b *testing.B) {
 }
 
 // BenchmarkEvaluateSourceRows cycles through the rows of each development
-// source of the mix apart, without the context cache.
+// source of the mix apart, without the context cache and with it (from the
+// third cycle on, every context is found in it).
 func BenchmarkEvaluateSourceRows(b *testing.B) {
 	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {
 		b.Run(name, func(b *testing.B) { benchRows(b, devRows(b, name+".jsonl"), noCache) })
+		b.Run(name+"/cache=on", func(b *testing.B) { benchRows(b, devRows(b, name+".jsonl")) })
 	}
 }
