@@ -12,7 +12,7 @@ const (
 // table is the guard's working state for one evaluation: the estimates it
 // kept and, beside them, which policy reads each one. Routing lives here, not
 // on the exported Estimate. The Result's per-decision fields are filled from
-// it through the decision-indexed fields table (result.go).
+// it through Result.slots (result.go).
 type table struct {
 	ests []Estimate
 	// via[i] reads ests[i]; nil when every estimate is read with the guard's
@@ -79,7 +79,7 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 }
 
 // decide fills the per-decision part of r from t — probabilities, verdicts
-// and abstentions, through the fields table — and diagnoses it. It runs
+// and abstentions, through Result.slots — and diagnoses it. It runs
 // once, and again after an escalation merged its estimates into t.
 func (g *Guard) decide(r *Result, s *Sample, t *table) {
 	ests := t.ests
@@ -148,10 +148,13 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 
 	r.PassRule = g.policy.PassRule
 	var o Outcome
-	if g.esc == nil && g.diagnoser == DefaultDiagnoser {
+	switch {
+	case g.diagnoser != DefaultDiagnoser:
+		o = g.diagnoser.Diagnose(escaped(r))
+	case g.esc == nil:
 		o = diagnose(r, true) // routed to review, in one allocation
-	} else {
-		o = g.diagnoser.Diagnose(r)
+	default:
+		o = diagnose(r, false) // DefaultDiagnoser.Diagnose, without the interface call
 	}
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
 	t.decided = true
@@ -159,6 +162,16 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 		r.Withheld = t.withheld
 		r.Reason += withheldReason(t.withheld)
 	}
+}
+
+// escaped returns a copy of r on the heap, for a Diagnoser of the caller's:
+// r handed to an interface method would escape, and Evaluate's Result would
+// be allocated on every call, also with the built-in diagnosis. The copy
+// holds what r holds (a Diagnoser must not modify the result).
+func escaped(r *Result) *Result {
+	c := new(Result)
+	*c = *r
+	return c
 }
 
 // finish fills the parts of r that gather every kept estimate: the
