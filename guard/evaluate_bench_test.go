@@ -19,9 +19,11 @@ func (j *rowJudge) Judge(_ context.Context, req guard.Request) ([]guard.Estimate
 	return append([]guard.Estimate(nil), j.tmpl...), nil
 }
 
-func (j *rowJudge) Inline() bool              { return true }
-func (j *rowJudge) FeaturesVersion() string   { return "bench-features/1" }
-func (j *rowJudge) Describe() guard.JudgeInfo { return guard.JudgeInfo{Name: "bench/row", Version: "1.0.0"} }
+func (j *rowJudge) Inline() bool            { return true }
+func (j *rowJudge) FeaturesVersion() string { return "bench-features/1" }
+func (j *rowJudge) Describe() guard.JudgeInfo {
+	return guard.JudgeInfo{Name: "bench/row", Version: "1.0.0"}
+}
 
 func newRowJudge() *rowJudge {
 	ans := guard.Quote{Source: guard.SourceAnswer, Start: 0, End: 20, Text: "Five business days."}
