@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -27,6 +28,11 @@ type Guard struct {
 	promise   *Promise     // what monitor watches for this guard; nil without one
 	draws     *Draws       // teacher draws (WithDraws); nil: none
 	teach     teachStats   // what Teach did (draw.go)
+	// judges holds Result.Judges as primary fills it, for a sample without
+	// a reference ([0]) and with one ([1]): which judges are asked depends
+	// on nothing else. Each result gets a clone, which copies the map's
+	// one group instead of hashing every name again.
+	judges [2]map[string]string
 }
 
 type binding struct {
@@ -163,6 +169,18 @@ func New(opts ...Option) (*Guard, error) {
 		}
 	}
 	g.bindings = kept
+	for ref := range g.judges {
+		for i := range kept {
+			b := &kept[i]
+			if ref == 0 && len(b.noRef) == 0 {
+				continue
+			}
+			if g.judges[ref] == nil {
+				g.judges[ref] = make(map[string]string, len(kept)+1)
+			}
+			g.judges[ref][b.info.Name] = b.info.Version
+		}
+	}
 	if !g.policySet {
 		if err := g.derivePolicy(); err != nil {
 			return nil, err
@@ -270,6 +288,12 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 	if g.slow > 1 && g.parallel > 1 {
 		slow, wait = g.startSlow(ctx, s)
 	}
+	// Every judge asked is named, whether it answers or fails.
+	if s.Reference == nil {
+		res.Judges = maps.Clone(g.judges[0])
+	} else {
+		res.Judges = maps.Clone(g.judges[1])
+	}
 	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
@@ -280,10 +304,6 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 		if len(ds) == 0 {
 			continue
 		}
-		if res.Judges == nil {
-			res.Judges = make(map[string]string, len(g.bindings)+1)
-		}
-		res.Judges[b.info.Name] = b.info.Version
 		var out []Estimate
 		var err error
 		if slow != nil && !b.inline {
