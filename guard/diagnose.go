@@ -287,13 +287,12 @@ var answerChecks = [...]struct {
 func (dg *diagnosis) answer() (Outcome, bool) {
 	r := dg.r
 	for i, c := range answerChecks {
-		p := r.Prob(c.dec)
-		verdict, ok := r.Verdict(c.dec)
-		if !ok {
-			if !p.Asked {
-				continue // correctness without a reference
-			}
-			verdict = Uncertain
+		pp, vp, _ := r.slots(c.dec, false)
+		p, verdict := *pp, Uncertain
+		if vp != nil {
+			verdict = *vp
+		} else if !p.Asked {
+			continue // correctness without a reference
 		}
 		// The confidence is P(the answer's side of the proposition): P for
 		// a healthy proposition, 1-P for an adverse one (contradiction).
@@ -375,8 +374,8 @@ func leastCertain(r *Result) float64 {
 		c = min(c, x)
 	}
 	for _, d := range Decisions[1:] {
-		if v, ok := r.Verdict(d); ok {
-			consider(r.Prob(d), v)
+		if p, v, _ := r.slots(d, false); v != nil {
+			consider(*p, *v)
 		}
 	}
 	// Chunk relevance counts as uncertain only when no chunk passed.

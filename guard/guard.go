@@ -33,6 +33,12 @@ type Guard struct {
 	// on nothing else. Each result gets a clone, which copies the map's
 	// one group instead of hashing every name again.
 	judges [2]map[string]string
+	// thresholds and live hold g.policy by decision, read for every
+	// estimate: live[d] says that thresholds[d] can give a verdict (it is
+	// set, valid and not undecided on both sides); a decision not live is
+	// always uncertain, as Thresholds.Verdict says.
+	thresholds [numDecisions + 1]Thresholds
+	live       [numDecisions + 1]bool
 }
 
 type binding struct {
@@ -185,6 +191,10 @@ func New(opts ...Option) (*Guard, error) {
 		if err := g.derivePolicy(); err != nil {
 			return nil, err
 		}
+	}
+	for _, d := range Decisions {
+		t := g.policy.For(d)
+		g.thresholds[d], g.live[d] = t, !t.IsZero() && t.valid() && !t.IsUndecided()
 	}
 	if g.monitor != nil {
 		g.promise = newPromise(g.bindings, &g.policy)

@@ -68,7 +68,7 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 	case readFixed:
 		return t.fixed
 	}
-	v := g.policy.Verdict(e.Decision, e.P)
+	v := g.policyVerdict(e.Decision, e.P)
 	if t.broken != 0 && t.broken.Has(e.Decision, v) {
 		if !t.decided {
 			t.withhold(e.Decision, e.ContextID, v)
@@ -76,6 +76,15 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 		return Uncertain
 	}
 	return v
+}
+
+// policyVerdict is g.policy.Verdict(d, p), read from the thresholds New
+// prepared.
+func (g *Guard) policyVerdict(d Decision, p float64) Verdict {
+	if int(d) >= len(g.live) || !g.live[d] {
+		return Uncertain
+	}
+	return d.AnswerVerdict(g.thresholds[d].Verdict(p))
 }
 
 // decide fills the per-decision part of r from t — probabilities, verdicts
@@ -140,7 +149,8 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 		default:
 			p, v = KnownProb(ests[i].P), g.verdict(t, i)
 		}
-		r.Set(d, p, v)
+		pp, vp, _ := r.slots(d, true) // Set, for a decision that has its fields
+		*pp, *vp = p, v
 	}
 	if len(r.Abstentions) == 0 {
 		r.Abstentions = nil
