@@ -194,15 +194,21 @@ func (g *Guard) finish(r *Result, t *table) {
 	for i := range ests {
 		n += len(ests[i].Evidence)
 	}
-	r.Evidence = make([]Evidence, 0, n)
+	r.Evidence = make([]Evidence, n) // never nil, also when empty
+	n = 0
 	var u Usage
 	for i := range ests {
 		e := &ests[i]
-		r.Evidence = append(r.Evidence, e.Evidence...)
+		if len(e.Evidence) > 0 {
+			n += copy(r.Evidence[n:], e.Evidence)
+		}
 		if len(e.Citations) > 0 && r.Citations == nil {
 			r.Citations = e.Citations
 		}
-		u = u.Add(e.Usage)
+		// Local judges spend nothing: adding a zero usage changes no sum.
+		if e.Usage != (Usage{}) && !t.spentSet {
+			u = u.Add(e.Usage)
+		}
 	}
 	if t.spentSet {
 		u = t.spent
