@@ -87,6 +87,12 @@ func (g *Guard) policyVerdict(d Decision, p float64) Verdict {
 	return d.AnswerVerdict(g.thresholds[d].Verdict(p))
 }
 
+// oneChunk holds the chunk relevance of a sample with one context.
+type oneChunk struct {
+	p [1]Entry[Prob]
+	v [1]Entry[Verdict]
+}
+
 // decide fills the per-decision part of r from t — probabilities, verdicts
 // and abstentions, through Result.slots — and diagnoses it. It runs
 // once, and again after an escalation merged its estimates into t.
@@ -103,8 +109,15 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 	// Chunk relevance, in context order.
 	if n := len(s.Contexts); n > 0 {
 		if len(r.Retrieval.ChunkRelevance) != n {
-			r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
-			r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
+			if n == 1 {
+				// The usual sample has one context: both slices in one
+				// allocation.
+				c := new(oneChunk)
+				r.Retrieval.ChunkRelevance, r.Verdicts.Retrieval.ChunkRelevance = c.p[:], c.v[:]
+			} else {
+				r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
+				r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
+			}
 		}
 		cursor := 0
 		for i := range s.Contexts {
