@@ -237,7 +237,8 @@ func (g *Guard) HasEscalator() bool { return g.esc != nil }
 // degrade rule covers an unavailable fallback only. When a primary judge
 // failed, ctx was done before the escalation, or ctx was cancelled while the
 // escalator was asked, FailOpen gives Review, never Allow.
-func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
+func (g *Guard) Evaluate(ctx context.Context, s Sample) (res Result, _ error) {
+	// res is named so that it is filled in place, not copied out at the end.
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
 		return Result{}, err
@@ -246,10 +247,8 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	if s.Reference != nil {
 		defs = &withRef
 	}
-	res := Result{
-		DecisionID: defs.ID, DecisionVersion: defs.Version, DecisionVariant: defs.Variant,
-		DiagnosisVersion: g.diagnoser.Version(),
-	}
+	res.DecisionID, res.DecisionVersion, res.DecisionVariant = defs.ID, defs.Version, defs.Variant
+	res.DiagnosisVersion = g.diagnoser.Version()
 	t := table{ests: g.primary(ctx, &s, &res)}
 	if g.monitor != nil {
 		t.broken = g.monitor.Broken(g.promise)
