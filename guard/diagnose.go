@@ -127,6 +127,7 @@ func Diagnose(r *Result) Outcome { return diagnose(r, false) }
 // allocation), as a guard without an escalator reports it.
 func diagnose(r *Result, noFallback bool) Outcome {
 	dg := diagnosis{r: r, minConf: 1, noFallback: noFallback}
+	r.fields(&dg.f)
 	if o, ok := dg.conflict(); ok {
 		return o
 	}
@@ -143,6 +144,7 @@ func diagnose(r *Result, noFallback bool) Outcome {
 // in precedence order, and the least confidence among those that passed.
 type diagnosis struct {
 	r       *Result
+	f       decisionFields // r's, read once
 	pending [numDecisions]Decision // the first n are uncertain
 	n       int
 	set     uint8 // the same decisions, bit d-1 for decision d
@@ -285,12 +287,12 @@ var answerChecks = [...]struct {
 // table. Correctness is skipped without a reference (Verdict reports it
 // absent).
 func (dg *diagnosis) answer() (Outcome, bool) {
-	r := dg.r
-	for i, c := range answerChecks {
-		pp, vp, _ := r.slots(c.dec, false)
-		p, verdict := *pp, Uncertain
-		if vp != nil {
-			verdict = *vp
+	for i := range answerChecks {
+		c := &answerChecks[i]
+		f := &dg.f[c.dec]
+		p, verdict := f.p, Uncertain
+		if f.has {
+			verdict = f.v
 		} else if !p.Asked {
 			continue // correctness without a reference
 		}
@@ -322,10 +324,10 @@ func (dg *diagnosis) conclude() Outcome {
 	for _, d := range dg.uncertain() {
 		if !r.PassRule.Waives(d) {
 			if dg.noFallback {
-				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: RouteReview,
+				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r, &dg.f), Route: RouteReview,
 					Reason: dg.cachedReason(reasonReview, "", "uncertain: ", reasonNoFallback)}
 			}
-			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
+			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r, &dg.f), Route: Fallback,
 				Reason: dg.cachedReason(reasonFallback, "", "uncertain: ", "")}
 		}
 	}
@@ -360,8 +362,8 @@ func names(prefix string, ds []Decision, suffix string) string {
 }
 
 // leastCertain is the smallest max(P, 1-P) over the uncertain decisions of r
-// (0 for an unknown probability).
-func leastCertain(r *Result) float64 {
+// (0 for an unknown probability); f holds r's fields.
+func leastCertain(r *Result, f *decisionFields) float64 {
 	c := 1.0
 	consider := func(p Prob, v Verdict) {
 		if v != Uncertain || !p.Asked {
@@ -373,9 +375,9 @@ func leastCertain(r *Result) float64 {
 		}
 		c = min(c, x)
 	}
-	for _, d := range Decisions[1:] {
-		if p, v, _ := r.slots(d, false); v != nil {
-			consider(*p, *v)
+	for d := ContextSufficiency; d <= Correctness; d++ {
+		if f[d].has {
+			consider(f[d].p, f[d].v)
 		}
 	}
 	// Chunk relevance counts as uncertain only when no chunk passed.

@@ -56,3 +56,26 @@ func TestCachedReason(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestDecisionFields: Result.fields reads what Result.slots locates, with
+// and without a correctness verdict.
+func TestDecisionFields(t *testing.T) {
+	for _, withRef := range []bool{false, true} {
+		var r Result
+		for i, d := range Decisions[1:] {
+			if d == Correctness && !withRef {
+				r.Generation.Correctness = Prob{Value: 0.5} // asked false, no verdict
+				continue
+			}
+			r.Set(d, KnownProb(float64(i+1)/10), Verdict(i%3))
+		}
+		var f decisionFields
+		r.fields(&f)
+		for _, d := range Decisions[1:] {
+			p, v, _ := r.slots(d, false)
+			if f[d].p != *p || f[d].has != (v != nil) || v != nil && f[d].v != *v {
+				t.Errorf("reference %v, %v: fields %+v; slots %+v, %v", withRef, d, f[d], *p, v)
+			}
+		}
+	}
+}

@@ -305,6 +305,35 @@ func (r *Result) slots(d Decision, alloc bool) (p *Prob, v *Verdict, ok bool) {
 	return nil, nil, false
 }
 
+// decisionFields are the probability and verdict of every decision but
+// ChunkRelevance, by decision: what Result.slots locates, read at once.
+// has is false where the result has no verdict (Correctness without a
+// reference).
+type decisionFields [numDecisions + 1]struct {
+	p   Prob
+	v   Verdict
+	has bool
+}
+
+// fields reads every decision's fields into f, as slots locates them
+// (TestDecisionFields checks that they agree): the diagnosis reads each
+// decision twice, and one read of them all is cheaper than a slots call
+// per decision and read.
+func (r *Result) fields(f *decisionFields) {
+	f[ContextSufficiency].p, f[ContextSufficiency].v = r.Retrieval.ContextSufficiency, r.Verdicts.Retrieval.ContextSufficiency
+	f[ContextConflict].p, f[ContextConflict].v = r.Retrieval.ContextConflict, r.Verdicts.Retrieval.ContextConflict
+	f[AnswerRelevance].p, f[AnswerRelevance].v = r.Generation.AnswerRelevance, r.Verdicts.Generation.AnswerRelevance
+	f[Groundedness].p, f[Groundedness].v = r.Generation.Groundedness, r.Verdicts.Generation.Groundedness
+	f[Contradiction].p, f[Contradiction].v = r.Generation.Contradiction, r.Verdicts.Generation.Contradiction
+	f[Correctness].p = r.Generation.Correctness
+	for d := ContextSufficiency; d < Correctness; d++ {
+		f[d].has = true
+	}
+	if v := r.Verdicts.Generation.Correctness; v != nil {
+		f[Correctness].v, f[Correctness].has = *v, true
+	}
+}
+
 // Prob returns the probability of a decision other than ChunkRelevance (the
 // zero, absent Prob for ChunkRelevance, whose probabilities are keyed by
 // context in Retrieval.ChunkRelevance).
