@@ -144,7 +144,7 @@ func diagnose(r *Result, noFallback bool) Outcome {
 // in precedence order, and the least confidence among those that passed.
 type diagnosis struct {
 	r       *Result
-	f       decisionFields // r's, read once
+	f       decisionFields         // r's, read once
 	pending [numDecisions]Decision // the first n are uncertain
 	n       int
 	set     uint8 // the same decisions, bit d-1 for decision d
