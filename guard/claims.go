@@ -177,7 +177,7 @@ func (g *Guard) judged(r *claimRun, b *binding, e Estimate, err error) {
 	}
 	r.e, r.v = e, Uncertain
 	if !e.Abstained {
-		r.v = g.policy.Verdict(Groundedness, e.P)
+		r.v = g.policyVerdict(Groundedness, e.P)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 )
 
 // Diagnosis names why an answer failed, or that it passed.
@@ -126,6 +127,7 @@ func Diagnose(r *Result) Outcome { return diagnose(r, false) }
 // allocation), as a guard without an escalator reports it.
 func diagnose(r *Result, noFallback bool) Outcome {
 	dg := diagnosis{r: r, minConf: 1, noFallback: noFallback}
+	r.fields(&dg.f)
 	if o, ok := dg.conflict(); ok {
 		return o
 	}
@@ -142,23 +144,82 @@ func diagnose(r *Result, noFallback bool) Outcome {
 // in precedence order, and the least confidence among those that passed.
 type diagnosis struct {
 	r       *Result
+	f       decisionFields         // r's, read once
 	pending [numDecisions]Decision // the first n are uncertain
 	n       int
+	set     uint8 // the same decisions, bit d-1 for decision d
 	minConf float64
 	// noFallback routes JUDGE_UNCERTAIN to review (see diagnose).
 	noFallback bool
 }
 
-func (dg *diagnosis) unsure(d Decision) { dg.pending[dg.n] = d; dg.n++ }
+func (dg *diagnosis) unsure(d Decision) {
+	dg.pending[dg.n] = d
+	dg.n++
+	dg.set |= 1 << (d - 1)
+}
 
 func (dg *diagnosis) uncertain() []Decision { return dg.pending[:dg.n] }
 
 func (dg *diagnosis) take(c float64) { dg.minConf = min(dg.minConf, c) }
 
-// found is a confident finding; the reason names what is also uncertain.
-func (dg *diagnosis) found(d Diagnosis, conf float64, why string) (Outcome, bool) {
+// The reasons that name uncertain decisions repeat from one result to the
+// next, so they are built once and kept, by kind and by the set of
+// uncertain decisions: the decisions are always named in precedence order,
+// so the set and the kind determine the text. The kinds are a confident
+// finding (one per text of findings) with decisions also uncertain, and
+// the three conclusions: JUDGE_UNCERTAIN routed to review or to the
+// fallback, and a PASS that waived decisions (one per pass rule).
+const (
+	reasonFound    = 0
+	reasonReview   = reasonFound + len(findings)
+	reasonFallback = reasonReview + 1
+	reasonWaived   = reasonFallback + 1
+	numReasonKinds = reasonWaived + len(passRuleNames)
+)
+
+var reasons [numReasonKinds][1 << numDecisions]atomic.Pointer[string]
+
+// cachedReason returns the reason of the given kind for the decisions
+// uncertain so far, building it with names(lead+prefix, ..., suffix) the
+// first time (lead and prefix are joined only then). Building it twice (two
+// goroutines at once) is harmless: both build the same text.
+func (dg *diagnosis) cachedReason(kind int, lead, prefix, suffix string) string {
+	slot := &reasons[kind][dg.set]
+	if s := slot.Load(); s != nil {
+		return *s
+	}
+	s := names(lead+prefix, dg.uncertain(), suffix)
+	slot.Store(&s)
+	return s
+}
+
+// The texts of the confident findings, indexed by finding; found takes the
+// index, which is also its reason's kind.
+const (
+	findConflict = iota
+	findNothingRetrieved
+	findNoneRelevant
+	findAnswer // the first of answerChecks
+)
+
+var findings = [...]string{
+	findConflict:         "the contexts disagree on a fact the answer depends on",
+	findNothingRetrieved: "nothing was retrieved",
+	findNoneRelevant:     "no retrieved context is relevant to the question",
+	findAnswer + 0:       "the contexts do not hold enough to answer the question",
+	findAnswer + 1:       "the answer does not address the question",
+	findAnswer + 2:       "the answer makes claims the contexts do not support",
+	findAnswer + 3:       "the answer contradicts the contexts",
+	findAnswer + 4:       "the answer disagrees with the reference answer",
+}
+
+// found is confident finding k (an index of findings); the reason names
+// what is also uncertain.
+func (dg *diagnosis) found(d Diagnosis, conf float64, k int) (Outcome, bool) {
+	why := findings[k]
 	if dg.n > 0 {
-		why = names(why+" (also uncertain: ", dg.uncertain(), ")")
+		why = dg.cachedReason(reasonFound+k, why, " (also uncertain: ", ")")
 	}
 	return Outcome{Diagnosis: d, Confidence: conf, Route: Auto, Reason: why}, true
 }
@@ -168,7 +229,7 @@ func (dg *diagnosis) conflict() (Outcome, bool) {
 	r := dg.r
 	switch r.Verdicts.Retrieval.ContextConflict {
 	case Fail:
-		return dg.found(ConflictingEvidence, r.Retrieval.ContextConflict.Value, "the contexts disagree on a fact the answer depends on")
+		return dg.found(ConflictingEvidence, r.Retrieval.ContextConflict.Value, findConflict)
 	case Pass:
 		dg.take(1 - r.Retrieval.ContextConflict.Value)
 	default:
@@ -182,7 +243,7 @@ func (dg *diagnosis) chunks() (Outcome, bool) {
 	r := dg.r
 	chunks := r.Retrieval.ChunkRelevance
 	if len(chunks) == 0 {
-		return dg.found(RetrievalMiss, 1, "nothing was retrieved")
+		return dg.found(RetrievalMiss, 1, findNothingRetrieved)
 	}
 	allFail, best := true, -1.0
 	missConf := 1.0
@@ -199,7 +260,7 @@ func (dg *diagnosis) chunks() (Outcome, bool) {
 	}
 	switch {
 	case allFail:
-		return dg.found(RetrievalMiss, missConf, "no retrieved context is relevant to the question")
+		return dg.found(RetrievalMiss, missConf, findNoneRelevant)
 	case best >= 0:
 		dg.take(best)
 	default:
@@ -209,32 +270,31 @@ func (dg *diagnosis) chunks() (Outcome, bool) {
 }
 
 // answerChecks are the per-answer decisions, in precedence order, with the
-// diagnosis a confident failure gives.
+// diagnosis a confident failure gives. The text of check i is finding
+// findAnswer+i.
 var answerChecks = [...]struct {
 	dec Decision
 	d   Diagnosis
-	why string
 }{
-	{ContextSufficiency, RetrievalInsufficient, "the contexts do not hold enough to answer the question"},
-	{AnswerRelevance, AnswerIrrelevant, "the answer does not address the question"},
-	{Groundedness, GeneratorUngrounded, "the answer makes claims the contexts do not support"},
-	{Contradiction, GeneratorUngrounded, "the answer contradicts the contexts"},
-	{Correctness, AnswerIncorrect, "the answer disagrees with the reference answer"},
+	{ContextSufficiency, RetrievalInsufficient},
+	{AnswerRelevance, AnswerIrrelevant},
+	{Groundedness, GeneratorUngrounded},
+	{Contradiction, GeneratorUngrounded},
+	{Correctness, AnswerIncorrect},
 }
 
 // answer reads the per-answer decisions through the Result's decision
 // table. Correctness is skipped without a reference (Verdict reports it
 // absent).
 func (dg *diagnosis) answer() (Outcome, bool) {
-	r := dg.r
-	for _, c := range answerChecks {
-		p := r.Prob(c.dec)
-		verdict, ok := r.Verdict(c.dec)
-		if !ok {
-			if !p.Asked {
-				continue // correctness without a reference
-			}
-			verdict = Uncertain
+	for i := range answerChecks {
+		c := &answerChecks[i]
+		f := &dg.f[c.dec]
+		p, verdict := f.p, Uncertain
+		if f.has {
+			verdict = f.v
+		} else if !p.Asked {
+			continue // correctness without a reference
 		}
 		// The confidence is P(the answer's side of the proposition): P for
 		// a healthy proposition, 1-P for an adverse one (contradiction).
@@ -244,7 +304,7 @@ func (dg *diagnosis) answer() (Outcome, bool) {
 		}
 		switch verdict {
 		case Fail:
-			return dg.found(c.d, 1-healthy, c.why)
+			return dg.found(c.d, 1-healthy, findAnswer+i)
 		case Pass:
 			dg.take(healthy)
 		default:
@@ -264,15 +324,21 @@ func (dg *diagnosis) conclude() Outcome {
 	for _, d := range dg.uncertain() {
 		if !r.PassRule.Waives(d) {
 			if dg.noFallback {
-				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: RouteReview,
-					Reason: names("uncertain: ", dg.uncertain(), reasonNoFallback)}
+				return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r, &dg.f), Route: RouteReview,
+					Reason: dg.cachedReason(reasonReview, "", "uncertain: ", reasonNoFallback)}
 			}
-			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r), Route: Fallback,
-				Reason: names("uncertain: ", dg.uncertain(), "")}
+			return Outcome{Diagnosis: JudgeUncertain, Confidence: leastCertain(r, &dg.f), Route: Fallback,
+				Reason: dg.cachedReason(reasonFallback, "", "uncertain: ", "")}
 		}
 	}
-	return Outcome{Diagnosis: PassDiagnosis, Confidence: dg.minConf, Route: Auto,
-		Reason: names("every decision the pass rule "+r.PassRule.String()+" requires passed (uncertain, waived: ", dg.uncertain(), ")")}
+	const lead, waived = "every decision the pass rule ", " requires passed (uncertain, waived: "
+	var why string
+	if int(r.PassRule) < len(passRuleNames) {
+		why = dg.cachedReason(reasonWaived+int(r.PassRule), lead+passRuleNames[r.PassRule], waived, ")")
+	} else {
+		why = names(lead+r.PassRule.String()+waived, dg.uncertain(), ")") // a rule of no name: not kept
+	}
+	return Outcome{Diagnosis: PassDiagnosis, Confidence: dg.minConf, Route: Auto, Reason: why}
 }
 
 // names returns prefix, the decisions' names joined with commas, and
@@ -296,8 +362,8 @@ func names(prefix string, ds []Decision, suffix string) string {
 }
 
 // leastCertain is the smallest max(P, 1-P) over the uncertain decisions of r
-// (0 for an unknown probability).
-func leastCertain(r *Result) float64 {
+// (0 for an unknown probability); f holds r's fields.
+func leastCertain(r *Result, f *decisionFields) float64 {
 	c := 1.0
 	consider := func(p Prob, v Verdict) {
 		if v != Uncertain || !p.Asked {
@@ -309,9 +375,9 @@ func leastCertain(r *Result) float64 {
 		}
 		c = min(c, x)
 	}
-	for _, d := range Decisions[1:] {
-		if v, ok := r.Verdict(d); ok {
-			consider(r.Prob(d), v)
+	for d := ContextSufficiency; d <= Correctness; d++ {
+		if f[d].has {
+			consider(f[d].p, f[d].v)
 		}
 	}
 	// Chunk relevance counts as uncertain only when no chunk passed.

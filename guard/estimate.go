@@ -118,8 +118,10 @@ func (e *Estimate) Err() error {
 // check reports why e is not a usable estimate, or "". A negative usage
 // count makes even an abstention unusable: it would buy budget back.
 func (e *Estimate) check() string {
-	if why := e.Usage.negative(); why != "" {
-		return why
+	if e.Usage != (Usage{}) {
+		if why := e.Usage.negative(); why != "" {
+			return why
+		}
 	}
 	if e.Abstained {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -27,6 +28,17 @@ type Guard struct {
 	promise   *Promise     // what monitor watches for this guard; nil without one
 	draws     *Draws       // teacher draws (WithDraws); nil: none
 	teach     teachStats   // what Teach did (draw.go)
+	// judges holds Result.Judges as primary fills it, for a sample without
+	// a reference ([0]) and with one ([1]): which judges are asked depends
+	// on nothing else. Each result gets a clone, which copies the map's
+	// one group instead of hashing every name again.
+	judges [2]map[string]string
+	// thresholds and live hold g.policy by decision, read for every
+	// estimate: live[d] says that thresholds[d] can give a verdict (it is
+	// set, valid and not undecided on both sides); a decision not live is
+	// always uncertain, as Thresholds.Verdict says.
+	thresholds [numDecisions + 1]Thresholds
+	live       [numDecisions + 1]bool
 }
 
 type binding struct {
@@ -163,10 +175,26 @@ func New(opts ...Option) (*Guard, error) {
 		}
 	}
 	g.bindings = kept
+	for ref := range g.judges {
+		for i := range kept {
+			b := &kept[i]
+			if ref == 0 && len(b.noRef) == 0 {
+				continue
+			}
+			if g.judges[ref] == nil {
+				g.judges[ref] = make(map[string]string, len(kept)+1)
+			}
+			g.judges[ref][b.info.Name] = b.info.Version
+		}
+	}
 	if !g.policySet {
 		if err := g.derivePolicy(); err != nil {
 			return nil, err
 		}
+	}
+	for _, d := range Decisions {
+		t := g.policy.For(d)
+		g.thresholds[d], g.live[d] = t, !t.IsZero() && t.valid() && !t.IsUndecided()
 	}
 	if g.monitor != nil {
 		g.promise = newPromise(g.bindings, &g.policy)
@@ -209,7 +237,8 @@ func (g *Guard) HasEscalator() bool { return g.esc != nil }
 // degrade rule covers an unavailable fallback only. When a primary judge
 // failed, ctx was done before the escalation, or ctx was cancelled while the
 // escalator was asked, FailOpen gives Review, never Allow.
-func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
+func (g *Guard) Evaluate(ctx context.Context, s Sample) (res Result, _ error) {
+	// res is named so that it is filled in place, not copied out at the end.
 	start := g.now()
 	if err := s.Validate(g.limits); err != nil {
 		return Result{}, err
@@ -218,10 +247,8 @@ func (g *Guard) Evaluate(ctx context.Context, s Sample) (Result, error) {
 	if s.Reference != nil {
 		defs = &withRef
 	}
-	res := Result{
-		DecisionID: defs.ID, DecisionVersion: defs.Version, DecisionVariant: defs.Variant,
-		DiagnosisVersion: g.diagnoser.Version(),
-	}
+	res.DecisionID, res.DecisionVersion, res.DecisionVariant = defs.ID, defs.Version, defs.Variant
+	res.DiagnosisVersion = g.diagnoser.Version()
 	t := table{ests: g.primary(ctx, &s, &res)}
 	if g.monitor != nil {
 		t.broken = g.monitor.Broken(g.promise)
@@ -270,6 +297,12 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 	if g.slow > 1 && g.parallel > 1 {
 		slow, wait = g.startSlow(ctx, s)
 	}
+	// Every judge asked is named, whether it answers or fails.
+	if s.Reference == nil {
+		res.Judges = maps.Clone(g.judges[0])
+	} else {
+		res.Judges = maps.Clone(g.judges[1])
+	}
 	var ests []Estimate
 	for i := range g.bindings {
 		b := &g.bindings[i]
@@ -280,10 +313,6 @@ func (g *Guard) primary(ctx context.Context, s *Sample, res *Result) []Estimate 
 		if len(ds) == 0 {
 			continue
 		}
-		if res.Judges == nil {
-			res.Judges = make(map[string]string, len(g.bindings)+1)
-		}
-		res.Judges[b.info.Name] = b.info.Version
 		var out []Estimate
 		var err error
 		if slow != nil && !b.inline {

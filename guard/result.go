@@ -277,64 +277,69 @@ func (r *Result) Err() error {
 	return errors.Join(errs...)
 }
 
-// field locates one decision's probability and verdict in a Result. The
-// fields table below is the one place that maps a decision to its Result
-// fields: the guard fills a result through it, and Prob, Verdict and Set
-// read and write through it.
-type field struct {
-	prob func(*Result) *Prob
-	// verdict returns the verdict's location; for Correctness it is nil
-	// when the result has none, unless alloc is set.
-	verdict func(r *Result, alloc bool) *Verdict
-}
-
-var fields = [numDecisions + 1]field{
-	ContextSufficiency: {
-		func(r *Result) *Prob { return &r.Retrieval.ContextSufficiency },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.ContextSufficiency },
-	},
-	ContextConflict: {
-		func(r *Result) *Prob { return &r.Retrieval.ContextConflict },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Retrieval.ContextConflict },
-	},
-	AnswerRelevance: {
-		func(r *Result) *Prob { return &r.Generation.AnswerRelevance },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.AnswerRelevance },
-	},
-	Groundedness: {
-		func(r *Result) *Prob { return &r.Generation.Groundedness },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Groundedness },
-	},
-	Contradiction: {
-		func(r *Result) *Prob { return &r.Generation.Contradiction },
-		func(r *Result, _ bool) *Verdict { return &r.Verdicts.Generation.Contradiction },
-	},
-	Correctness: {
-		func(r *Result) *Prob { return &r.Generation.Correctness },
-		func(r *Result, alloc bool) *Verdict {
-			if r.Verdicts.Generation.Correctness == nil && alloc {
-				r.Verdicts.Generation.Correctness = new(Verdict)
-			}
-			return r.Verdicts.Generation.Correctness
-		},
-	},
-}
-
-// fieldOf returns the field of d, or nil for ChunkRelevance (keyed by
-// context) and an invalid decision.
-func fieldOf(d Decision) *field {
-	if int(d) >= len(fields) || fields[d].prob == nil {
-		return nil
+// slots locates one decision's probability and verdict in a Result: it is
+// the one place that maps a decision to its Result fields. The guard fills
+// a result through it, and Prob, Verdict and Set read and write through it.
+// ok is false for ChunkRelevance (keyed by context) and an invalid
+// decision. For Correctness the verdict is nil when the result has none,
+// unless alloc is set. It is a switch rather than a table of functions so
+// that r does not escape: Evaluate keeps its Result on the stack.
+func (r *Result) slots(d Decision, alloc bool) (p *Prob, v *Verdict, ok bool) {
+	switch d {
+	case ContextSufficiency:
+		return &r.Retrieval.ContextSufficiency, &r.Verdicts.Retrieval.ContextSufficiency, true
+	case ContextConflict:
+		return &r.Retrieval.ContextConflict, &r.Verdicts.Retrieval.ContextConflict, true
+	case AnswerRelevance:
+		return &r.Generation.AnswerRelevance, &r.Verdicts.Generation.AnswerRelevance, true
+	case Groundedness:
+		return &r.Generation.Groundedness, &r.Verdicts.Generation.Groundedness, true
+	case Contradiction:
+		return &r.Generation.Contradiction, &r.Verdicts.Generation.Contradiction, true
+	case Correctness:
+		if r.Verdicts.Generation.Correctness == nil && alloc {
+			r.Verdicts.Generation.Correctness = new(Verdict)
+		}
+		return &r.Generation.Correctness, r.Verdicts.Generation.Correctness, true
 	}
-	return &fields[d]
+	return nil, nil, false
+}
+
+// decisionFields are the probability and verdict of every decision but
+// ChunkRelevance, by decision: what Result.slots locates, read at once.
+// has is false where the result has no verdict (Correctness without a
+// reference).
+type decisionFields [numDecisions + 1]struct {
+	p   Prob
+	v   Verdict
+	has bool
+}
+
+// fields reads every decision's fields into f, as slots locates them
+// (TestDecisionFields checks that they agree): the diagnosis reads each
+// decision twice, and one read of them all is cheaper than a slots call
+// per decision and read.
+func (r *Result) fields(f *decisionFields) {
+	f[ContextSufficiency].p, f[ContextSufficiency].v = r.Retrieval.ContextSufficiency, r.Verdicts.Retrieval.ContextSufficiency
+	f[ContextConflict].p, f[ContextConflict].v = r.Retrieval.ContextConflict, r.Verdicts.Retrieval.ContextConflict
+	f[AnswerRelevance].p, f[AnswerRelevance].v = r.Generation.AnswerRelevance, r.Verdicts.Generation.AnswerRelevance
+	f[Groundedness].p, f[Groundedness].v = r.Generation.Groundedness, r.Verdicts.Generation.Groundedness
+	f[Contradiction].p, f[Contradiction].v = r.Generation.Contradiction, r.Verdicts.Generation.Contradiction
+	f[Correctness].p = r.Generation.Correctness
+	for d := ContextSufficiency; d < Correctness; d++ {
+		f[d].has = true
+	}
+	if v := r.Verdicts.Generation.Correctness; v != nil {
+		f[Correctness].v, f[Correctness].has = *v, true
+	}
 }
 
 // Prob returns the probability of a decision other than ChunkRelevance (the
 // zero, absent Prob for ChunkRelevance, whose probabilities are keyed by
 // context in Retrieval.ChunkRelevance).
 func (r *Result) Prob(d Decision) Prob {
-	if f := fieldOf(d); f != nil {
-		return *f.prob(r)
+	if p, _, ok := r.slots(d, false); ok {
+		return *p
 	}
 	return Prob{}
 }
@@ -343,10 +348,8 @@ func (r *Result) Prob(d Decision) Prob {
 // false when the decision is not part of the result (Correctness without a
 // reference, ChunkRelevance, an invalid decision).
 func (r *Result) Verdict(d Decision) (Verdict, bool) {
-	if f := fieldOf(d); f != nil {
-		if v := f.verdict(r, false); v != nil {
-			return *v, true
-		}
+	if _, v, ok := r.slots(d, false); ok && v != nil {
+		return *v, true
 	}
 	return Uncertain, false
 }
@@ -413,10 +416,9 @@ func (v *GenerationVerdicts) UnmarshalJSON(b []byte) error {
 // for ChunkRelevance and an invalid decision, whose values have no single
 // field.
 func (r *Result) Set(d Decision, p Prob, v Verdict) {
-	f := fieldOf(d)
-	if f == nil {
+	pp, vp, ok := r.slots(d, true)
+	if !ok {
 		panic(fmt.Sprintf("guard: Result.Set: %v has no single field", d))
 	}
-	*f.prob(r) = p
-	*f.verdict(r, true) = v
+	*pp, *vp = p, v
 }

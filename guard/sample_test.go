@@ -2,8 +2,10 @@ package guard_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragtriage/ragtriage/guard"
 )
@@ -89,6 +91,32 @@ func TestSampleVariant(t *testing.T) {
 		s := guard.Sample{Reference: tt.ref}
 		if got := s.Variant(); got != tt.want || s.HasReference() != (tt.ref != nil) {
 			t.Errorf("Sample{Reference: %v}.Variant() = %v, HasReference() = %v; want %v, %v", tt.ref, got, s.HasReference(), tt.want, tt.ref != nil)
+		}
+	}
+}
+
+// TestValidateText: a text is refused for the reason utf8.ValidString and
+// the NUL check give, whatever its length and wherever its odd byte
+// (checkText reads plain ASCII texts on a path of its own).
+func TestValidateText(t *testing.T) {
+	odd := []string{"a", "\x00", "\x01", "\x7f", "\x80", "é", "€", "\xff", "\xc3", "\xed\xa0\x80"}
+	for n := 0; n <= 40; n++ {
+		for at := 0; at <= n; at++ {
+			for _, b := range odd {
+				for _, tail := range []string{"", "\x00", "\xff", "ü"} {
+					s := guard.Sample{Question: "q", Answer: strings.Repeat("x", at) + b + strings.Repeat("y", n-at) + tail}
+					want := ""
+					if !utf8.ValidString(s.Answer) {
+						want = "guard: invalid sample: answer: not valid UTF-8"
+					} else if i := strings.IndexByte(s.Answer, 0); i >= 0 {
+						want = fmt.Sprintf("guard: invalid sample: answer: NUL byte at offset %d", i)
+					}
+					err := s.Validate(guard.Limits{})
+					if got := fmt.Sprint(err); (err == nil) != (want == "") || err != nil && got != want {
+						t.Fatalf("Validate(answer %q) = %v; want %q", s.Answer, err, want)
+					}
+				}
+			}
 		}
 	}
 }

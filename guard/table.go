@@ -12,7 +12,7 @@ const (
 // table is the guard's working state for one evaluation: the estimates it
 // kept and, beside them, which policy reads each one. Routing lives here, not
 // on the exported Estimate. The Result's per-decision fields are filled from
-// it through the decision-indexed fields table (result.go).
+// it through Result.slots (result.go).
 type table struct {
 	ests []Estimate
 	// via[i] reads ests[i]; nil when every estimate is read with the guard's
@@ -68,7 +68,7 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 	case readFixed:
 		return t.fixed
 	}
-	v := g.policy.Verdict(e.Decision, e.P)
+	v := g.policyVerdict(e.Decision, e.P)
 	if t.broken != 0 && t.broken.Has(e.Decision, v) {
 		if !t.decided {
 			t.withhold(e.Decision, e.ContextID, v)
@@ -78,8 +78,23 @@ func (g *Guard) verdict(t *table, i int) Verdict {
 	return v
 }
 
+// policyVerdict is g.policy.Verdict(d, p), read from the thresholds New
+// prepared.
+func (g *Guard) policyVerdict(d Decision, p float64) Verdict {
+	if int(d) >= len(g.live) || !g.live[d] {
+		return Uncertain
+	}
+	return d.AnswerVerdict(g.thresholds[d].Verdict(p))
+}
+
+// oneChunk holds the chunk relevance of a sample with one context.
+type oneChunk struct {
+	p [1]Entry[Prob]
+	v [1]Entry[Verdict]
+}
+
 // decide fills the per-decision part of r from t — probabilities, verdicts
-// and abstentions, through the fields table — and diagnoses it. It runs
+// and abstentions, through Result.slots — and diagnoses it. It runs
 // once, and again after an escalation merged its estimates into t.
 func (g *Guard) decide(r *Result, s *Sample, t *table) {
 	ests := t.ests
@@ -94,8 +109,15 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 	// Chunk relevance, in context order.
 	if n := len(s.Contexts); n > 0 {
 		if len(r.Retrieval.ChunkRelevance) != n {
-			r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
-			r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
+			if n == 1 {
+				// The usual sample has one context: both slices in one
+				// allocation.
+				c := new(oneChunk)
+				r.Retrieval.ChunkRelevance, r.Verdicts.Retrieval.ChunkRelevance = c.p[:], c.v[:]
+			} else {
+				r.Retrieval.ChunkRelevance = make(Keyed[Prob], n)
+				r.Verdicts.Retrieval.ChunkRelevance = make(Keyed[Verdict], n)
+			}
 		}
 		cursor := 0
 		for i := range s.Contexts {
@@ -140,7 +162,8 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 		default:
 			p, v = KnownProb(ests[i].P), g.verdict(t, i)
 		}
-		r.Set(d, p, v)
+		pp, vp, _ := r.slots(d, true) // Set, for a decision that has its fields
+		*pp, *vp = p, v
 	}
 	if len(r.Abstentions) == 0 {
 		r.Abstentions = nil
@@ -148,10 +171,13 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 
 	r.PassRule = g.policy.PassRule
 	var o Outcome
-	if g.esc == nil && g.diagnoser == DefaultDiagnoser {
+	switch {
+	case g.diagnoser != DefaultDiagnoser:
+		o = g.diagnoser.Diagnose(escaped(r))
+	case g.esc == nil:
 		o = diagnose(r, true) // routed to review, in one allocation
-	} else {
-		o = g.diagnoser.Diagnose(r)
+	default:
+		o = diagnose(r, false) // DefaultDiagnoser.Diagnose, without the interface call
 	}
 	r.Diagnosis, r.Confidence, r.Route, r.Reason = o.Diagnosis, o.Confidence, o.Route, o.Reason
 	t.decided = true
@@ -159,6 +185,16 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 		r.Withheld = t.withheld
 		r.Reason += withheldReason(t.withheld)
 	}
+}
+
+// escaped returns a copy of r on the heap, for a Diagnoser of the caller's:
+// r handed to an interface method would escape, and Evaluate's Result would
+// be allocated on every call, also with the built-in diagnosis. The copy
+// holds what r holds (a Diagnoser must not modify the result).
+func escaped(r *Result) *Result {
+	c := new(Result)
+	*c = *r
+	return c
 }
 
 // finish fills the parts of r that gather every kept estimate: the
@@ -171,15 +207,21 @@ func (g *Guard) finish(r *Result, t *table) {
 	for i := range ests {
 		n += len(ests[i].Evidence)
 	}
-	r.Evidence = make([]Evidence, 0, n)
+	r.Evidence = make([]Evidence, n) // never nil, also when empty
+	n = 0
 	var u Usage
 	for i := range ests {
 		e := &ests[i]
-		r.Evidence = append(r.Evidence, e.Evidence...)
+		if len(e.Evidence) > 0 {
+			n += copy(r.Evidence[n:], e.Evidence)
+		}
 		if len(e.Citations) > 0 && r.Citations == nil {
 			r.Citations = e.Citations
 		}
-		u = u.Add(e.Usage)
+		// Local judges spend nothing: adding a zero usage changes no sum.
+		if e.Usage != (Usage{}) && !t.spentSet {
+			u = u.Add(e.Usage)
+		}
 	}
 	if t.spentSet {
 		u = t.spent
