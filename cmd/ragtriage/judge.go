@@ -31,7 +31,7 @@ var judgeCommand = &command{
 	run:     runJudge,
 }
 
-const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [-context-cache MIB] [-features] [FILE|-]
+const judgeUsage = `Usage: ragtriage judge [-profile FILE] [-workers N] [-text-cache MIB] [-features] [FILE|-]
 
 Flags may come before or after FILE; "--" ends them.
 
@@ -72,7 +72,7 @@ where N counts the non-blank lines and N = J + F. The exit status is 1 when
 any line failed (or the input could not be read), 0 otherwise.
 
 Judge runs with a garbage-collection target of 1000% (GOGC=1000) and a soft
-memory limit of 28 MiB plus 4 MiB per worker plus the context cache, 44 MiB
+memory limit of 28 MiB plus 4 MiB per worker plus the text cache, 44 MiB
 with two workers and the default cache (GOMEMLIMIT), unless those
 environment variables are set. On the HaluEval, SQuAD 2.0 and
 HotpotQA dev rows repeated to 200,184 it peaks near 43 MB of RSS with two
@@ -86,11 +86,12 @@ Flags:
                  embedded profile); its policy sets the thresholds
   -workers N     lines judged in parallel (default 0: one per CPU, as
                  GOMAXPROCS gives). Output order is kept whatever N is.
-  -context-cache MIB
-                 memory kept of contexts read more than once (default 8;
-                 0: none): a line that retrieves a context seen before
-                 copies its tokens and quantities instead of reading it
-                 again. Results are the same either way.
+  -text-cache MIB
+                 memory kept of the texts read more than once: contexts,
+                 questions and references, never answers (default 8; 0:
+                 none). A line that holds a text seen before copies its
+                 tokens and quantities instead of reading it again.
+                 Results are the same either way.
   -features      also write the lexical judges' raw feature vectors in each
                  result ("features": numbers only, the vectors profiles are
                  fitted on; off by default: about 60 numbers a line)
@@ -166,7 +167,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	profile := fs.String("profile", "", "calibration profile `FILE`")
 	workers := fs.Int("workers", 0, "lines judged in parallel (0: one per CPU)")
 	features := fs.Bool("features", false, "put the lexical judges' raw feature vectors in each result")
-	cacheMiB := fs.Int("context-cache", lexical.DefaultContextCache>>20, "`MiB` kept of contexts read more than once (0: none)")
+	cacheMiB := fs.Int("text-cache", lexical.DefaultTextCache>>20, "`MiB` kept of the texts read more than once (0: none)")
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagError(fs, judgeUsage, err, stderr)
@@ -187,10 +188,10 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		*workers = runtime.GOMAXPROCS(0)
 	}
 	if *cacheMiB < 0 || *cacheMiB > 1<<20 {
-		fmt.Fprintf(stderr, "ragtriage judge: -context-cache %d: want 0 to %d (MiB)\n", *cacheMiB, 1<<20)
+		fmt.Fprintf(stderr, "ragtriage judge: -text-cache %d: want 0 to %d (MiB)\n", *cacheMiB, 1<<20)
 		return 2
 	}
-	lexOpts := []lexical.Option{lexical.WithContextCache(*cacheMiB << 20)}
+	lexOpts := []lexical.Option{lexical.WithTextCache(*cacheMiB << 20)}
 	if !*features {
 		lexOpts = append(lexOpts, lexical.WithoutFeatures())
 	}

@@ -295,11 +295,11 @@ func TestJudgeWorkersSameOutput(t *testing.T) {
 	}
 }
 
-// TestJudgeContextCacheSameOutput judges development rows that share
+// TestJudgeTextCacheSameOutput judges development rows that share
 // contexts (SQuAD's questions share paragraphs), each three times, with the
-// context cache off, at its default and tiny: the output is the same, and
+// text cache off, at its default and tiny: the output is the same, and
 // a negative size is refused.
-func TestJudgeContextCacheSameOutput(t *testing.T) {
+func TestJudgeTextCacheSameOutput(t *testing.T) {
 	data, err := os.ReadFile("../../data/dev/squad_v2.jsonl")
 	if err != nil {
 		t.Skip("no development data:", err)
@@ -313,19 +313,19 @@ func TestJudgeContextCacheSameOutput(t *testing.T) {
 	outputs := map[string]string{}
 	for _, size := range []string{"0", "8", "1"} {
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"judge", "-workers", "2", "-context-cache", size}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
-			t.Fatalf("-context-cache %s: exit %d: %s", size, code, stderr.String())
+		if code := run([]string{"judge", "-workers", "2", "-text-cache", size}, bytes.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Fatalf("-text-cache %s: exit %d: %s", size, code, stderr.String())
 		}
 		outputs[size] = latency.ReplaceAllString(stdout.String(), `"latencyMs":0`)
 	}
 	for _, size := range []string{"8", "1"} {
 		if outputs[size] != outputs["0"] {
-			t.Errorf("-context-cache %s output differs from -context-cache 0", size)
+			t.Errorf("-text-cache %s output differs from -text-cache 0", size)
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"judge", "-context-cache", "-1"}, bytes.NewReader(nil), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-context-cache -1") {
-		t.Errorf("-context-cache -1: exit %d, stderr %q; want 2 and the flag named", code, stderr.String())
+	if code := run([]string{"judge", "-text-cache", "-1"}, bytes.NewReader(nil), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-text-cache -1") {
+		t.Errorf("-text-cache -1: exit %d, stderr %q; want 2 and the flag named", code, stderr.String())
 	}
 }
 

@@ -27,8 +27,8 @@ func (d *doc) sentToks(k int) []token { return d.toks[d.sentAt[k]:d.sentAt[k+1]]
 // analysis holds every analyzed text of one sample and a term index over the
 // contexts. It is pooled: one analysis serves one evaluation at a time.
 type analysis struct {
-	// cache is the judge's context cache (see ctxCache); nil: none.
-	cache *ctxCache
+	// cache is the judge's text cache (see textCache); nil: none.
+	cache *textCache
 
 	tz       tokenizer
 	q, a, rf doc
@@ -166,14 +166,23 @@ func (a *analysis) analyze(d *doc, s string, ctx int) {
 	d.quants = quant.Extract(d.quants[:0], s)
 }
 
+// analyzeCached is analyze through the judge's text cache (see textCache):
+// a text kept there is copied, not read again.
+func (a *analysis) analyzeCached(d *doc, s string, ctx int) {
+	if h, ok := a.cache.load(d, s, ctx); !ok {
+		a.analyze(d, s, ctx)
+		a.cache.store(h, d, a.tz.vocab)
+	}
+}
+
 // load analyzes every text of the sample and builds the term index.
 func (a *analysis) load(question, answer string, ref *string, contexts []string) {
 	a.reset()
-	a.analyze(&a.q, question, -1)
+	a.analyzeCached(&a.q, question, -1)
 	a.loadAnswer(answer)
 	if ref != nil {
 		a.hasRef = true
-		a.analyze(&a.rf, *ref, -1)
+		a.analyzeCached(&a.rf, *ref, -1)
 	}
 	if cap(a.ctxs) < len(contexts) {
 		a.ctxs = append(a.ctxs[:cap(a.ctxs)], make([]doc, len(contexts)-cap(a.ctxs))...)
@@ -183,10 +192,7 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 	a.nsent = 0
 	ntok := 0
 	for i, c := range contexts {
-		if h, ok := a.cache.load(&a.ctxs[i], c, i); !ok {
-			a.analyze(&a.ctxs[i], c, i)
-			a.cache.store(h, &a.ctxs[i], a.tz.vocab)
-		}
+		a.analyzeCached(&a.ctxs[i], c, i)
 		a.sentBase = append(a.sentBase, int32(a.nsent))
 		a.nsent += len(a.ctxs[i].sents)
 		ntok += len(a.ctxs[i].toks)

@@ -124,19 +124,19 @@ func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
 // rows (ten paragraphs each): ns/op is the mean cost of a row, each met
 // once per cycle as `ragtriage judge` meets them. The first row, alone in
 // BenchmarkEvaluateHotpotQA, is one of the cheapest.
-// The context cache is off: HotpotQA's paragraphs are distinct (491 of
+// The text cache is off: HotpotQA's paragraphs are distinct (491 of
 // 492 in the development rows), and a cache would find every one of them
 // from the third cycle on, which the data itself never does.
 func BenchmarkEvaluateHotpotQARows(b *testing.B) { benchRows(b, hotpotRows(b), noCache) }
 
-// noCache builds the default guard without a context cache.
-var noCache = lexical.WithProfile(nil, lexical.WithContextCache(0))
+// noCache builds the default guard without a text cache.
+var noCache = lexical.WithProfile(nil, lexical.WithTextCache(0))
 
 // BenchmarkEvaluateMixedRows cycles through the development rows `ragtriage
 // judge` is timed on against the JS peer (HaluEval, SQuAD 2.0 and HotpotQA,
 // 1,756 rows, interleaved as in a shuffled mix): ns/op is the mean cost of
 // a row. With cache=on the cycles after the second find every context in
-// the context cache, as a replicated mix of these rows does (the speed
+// the text cache, as a replicated mix of these rows does (the speed
 // check's 20,000 rows hold each about 11 times); cache=off reads every
 // context again.
 func BenchmarkEvaluateMixedRows(b *testing.B) {
@@ -193,7 +193,7 @@ func BenchmarkMaxSizeSample(b *testing.B) {
 }
 
 // BenchmarkEvaluateSourceRows cycles through the rows of each development
-// source of the mix apart, without the context cache and with it (from the
+// source of the mix apart, without the text cache and with it (from the
 // third cycle on, every context is found in it).
 func BenchmarkEvaluateSourceRows(b *testing.B) {
 	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {

@@ -77,11 +77,11 @@
 // about 155 MB; one of 512 KiB of short sentences about 5 MB
 // (BenchmarkMaxSizeSample). The buffers are pooled and reused by the next
 // evaluation, so the peak grows with the evaluations running at once.
-// Besides, each Judge keeps what reading a context cost for contexts it
-// meets again, within a budget of DefaultContextCache (8 MiB) unless
-// WithContextCache sets another (0: none). A context is kept the second
-// time it is read, so traffic whose chunks are never retrieved twice pays
-// nothing for it.
+// Besides, each Judge keeps what reading a context, a question or a
+// reference cost for the texts it meets again, within a budget of
+// DefaultTextCache (8 MiB) unless WithTextCache sets another (0: none). A
+// text is kept the second time it is read, so traffic whose chunks are
+// never retrieved twice pays nothing for it.
 //
 // # Cost and concurrency
 //

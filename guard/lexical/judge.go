@@ -30,9 +30,9 @@ type Judge struct {
 	// noFeatures leaves the feature vectors off the estimates
 	// (WithoutFeatures).
 	noFeatures bool
-	// cache keeps the analyses of contexts read more than once
-	// (WithContextCache); nil: off.
-	cache *ctxCache
+	// cache keeps the analyses of texts read more than once
+	// (WithTextCache); nil: off.
+	cache *textCache
 }
 
 // gate holds a decision's SoftFloor and SoftCeiling.
@@ -51,7 +51,7 @@ func New(p *Profile, opts ...Option) (*Judge, error) {
 		return nil, err
 	}
 	loadLexicon()
-	j := &Judge{prof: p, vocab: defaultVocab, limits: DefaultLimits, cache: newCtxCache(DefaultContextCache)}
+	j := &Judge{prof: p, vocab: defaultVocab, limits: DefaultLimits, cache: newTextCache(DefaultTextCache)}
 	for _, o := range opts {
 		o(j)
 	}

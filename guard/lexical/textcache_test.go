@@ -51,13 +51,13 @@ func devSamples(tb testing.TB) []guard.Sample {
 	return rows
 }
 
-// TestContextCacheGivesTheSameEstimates judges every development row of the
+// TestTextCacheGivesTheSameEstimates judges every development row of the
 // mix three times (a context's first read, its second read that stores it,
 // and reads from the cache) with the cache on, and once with it off: every
 // estimate, its evidence, citations and feature vector, is the same.
-func TestContextCacheGivesTheSameEstimates(t *testing.T) {
+func TestTextCacheGivesTheSameEstimates(t *testing.T) {
 	rows := devSamples(t)
-	off, err := New(nil, WithContextCache(0))
+	off, err := New(nil, WithTextCache(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestContextCacheGivesTheSameEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if off.cache != nil || on.cache == nil {
-		t.Fatalf("WithContextCache(0) left a cache (%v) or New made none (%v)", off.cache != nil, on.cache == nil)
+		t.Fatalf("WithTextCache(0) left a cache (%v) or New made none (%v)", off.cache != nil, on.cache == nil)
 	}
 	ctx := context.Background()
 	want := make([][]guard.Estimate, len(rows))
@@ -95,16 +95,16 @@ func judgeAll(t *testing.T, j *Judge, ctx context.Context, s *guard.Sample) []gu
 	return ests
 }
 
-// TestContextCacheConcurrent judges rows that share contexts from several
+// TestTextCacheConcurrent judges rows that share contexts from several
 // goroutines at once (run with -race): each gets the estimates of a judge
 // without a cache.
-func TestContextCacheConcurrent(t *testing.T) {
+func TestTextCacheConcurrent(t *testing.T) {
 	rows := devSamples(t)
 	if len(rows) > 400 {
 		rows = rows[:400]
 	}
-	off, _ := New(nil, WithContextCache(0))
-	on, _ := New(nil, WithContextCache(1<<20))
+	off, _ := New(nil, WithTextCache(0))
+	on, _ := New(nil, WithTextCache(1<<20))
 	ctx := context.Background()
 	want := make([][]guard.Estimate, len(rows))
 	for i := range rows {
@@ -136,12 +136,12 @@ func TestContextCacheConcurrent(t *testing.T) {
 	}
 }
 
-// TestContextCacheBounded reads many distinct contexts, each twice so that
+// TestTextCacheBounded reads many distinct contexts, each twice so that
 // each is stored, through a small cache: what it holds never passes its
 // budget, and recent contexts are still found.
-func TestContextCacheBounded(t *testing.T) {
+func TestTextCacheBounded(t *testing.T) {
 	const budget = 64 << 10
-	c := newCtxCache(budget)
+	c := newTextCache(budget)
 	var a analysis
 	a.tz.vocab = loadedVocab()
 	for i := range 2000 {
@@ -170,10 +170,10 @@ func TestContextCacheBounded(t *testing.T) {
 	}
 }
 
-// TestContextCacheChecksTheText stores an entry under the hash of another
+// TestTextCacheChecksTheText stores an entry under the hash of another
 // text, as a hash collision would: loading that other text misses.
-func TestContextCacheChecksTheText(t *testing.T) {
-	c := newCtxCache(1 << 20)
+func TestTextCacheChecksTheText(t *testing.T) {
+	c := newTextCache(1 << 20)
 	var a analysis
 	a.tz.vocab = loadedVocab()
 	var d doc
@@ -189,4 +189,54 @@ func TestContextCacheChecksTheText(t *testing.T) {
 func loadedVocab() *vocabulary {
 	loadLexicon()
 	return defaultVocab
+}
+
+// TestTextCacheKeepsReadingsApart judges samples in which one text is a
+// question in some and a context in others (a context's words carry fewer
+// flags than a question's): each reading is kept apart, and the estimates
+// are those of a judge without a cache.
+func TestTextCacheKeepsReadingsApart(t *testing.T) {
+	text := "Which refund window applies to opened electronics bought in 2024?"
+	other := "Opened electronics can be refunded within 15 days. The refund window for unopened items is 30 days."
+	rows := []guard.Sample{
+		{ID: "q", Question: text, Answer: "15 days.", Contexts: []guard.Context{{ID: "c1", Text: other}}},
+		{ID: "c", Question: "How long is the window?", Answer: "30 days.", Contexts: []guard.Context{{ID: "c1", Text: text}, {ID: "c2", Text: other}}},
+		{ID: "r", Question: other, Answer: "15 days.", Reference: &text, Contexts: []guard.Context{{ID: "c1", Text: text}}},
+	}
+	// At the level of the reading: a text kept as a context, read as a
+	// question, gives the question's reading.
+	c := newTextCache(1 << 20)
+	var a analysis
+	a.tz.vocab = loadedVocab()
+	for range 3 {
+		var d doc
+		a.analyzeCachedWith(c, &d, text, 0)
+	}
+	var fresh, got doc
+	a.analyze(&fresh, text, -1)
+	a.analyzeCachedWith(c, &got, text, -1)
+	a.analyzeCachedWith(c, &got, text, -1)
+	if !reflect.DeepEqual(got.toks, fresh.toks) {
+		t.Fatal("a text kept as a context and read as a question does not read as a question")
+	}
+
+	off, _ := New(nil, WithTextCache(0))
+	on, _ := New(nil)
+	ctx := context.Background()
+	for pass := range 4 {
+		for i := range rows {
+			want := judgeAll(t, off, ctx, &rows[i])
+			if got := judgeAll(t, on, ctx, &rows[i]); !reflect.DeepEqual(got, want) {
+				t.Fatalf("pass %d, row %s: the cache changed the estimates:\n got %+v\nwant %+v", pass, rows[i].ID, got, want)
+			}
+		}
+	}
+}
+
+// analyzeCachedWith is analyzeCached through cache c.
+func (a *analysis) analyzeCachedWith(c *textCache, d *doc, s string, ctx int) {
+	old := a.cache
+	a.cache = c
+	a.analyzeCached(d, s, ctx)
+	a.cache = old
 }
