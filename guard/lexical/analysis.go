@@ -83,7 +83,14 @@ type analysis struct {
 	refusal0    bool      // the answer's first sentence declines to answer (set by markPreambles)
 	fold        []byte
 	win         scores  // window scores of the last scoreWindows (or score) of a run
-	qWinScore   scores  // window scores of the question (answerWindow)
+	qWinScore   scores  // window scores of the question (questionWindow, answerWindow)
+	// The question's window scores are the same for its best window
+	// (questionWindow) and for answerWindow: they are computed once, and
+	// answerWindow charges the meter what computing them again would.
+	qScored bool    // qWinScore, qTotal and qSpends hold the question's scores
+	qRecord bool    // score records its charges in qSpends (see questionWindow)
+	qTotal  float64 // the question's total content weight, as score returns it
+	qSpends []int32 // the meter charges of scoring the question, in order
 	winSeen     []int32 // -1 between calls of score
 	post        []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
 	postAt      []int32 // slot → start of its term's run in post; len(slots)+1 entries
@@ -126,6 +133,7 @@ func (a *analysis) reset() {
 	a.nquant = 0
 	a.postCharged = false
 	a.postWalked = 0
+	a.qScored = false
 }
 
 func (d *doc) reset() {
@@ -366,6 +374,7 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
 		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
 			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {
+				a.qRecord = false // charged otherwise: nothing to replay
 				return total, given
 			}
 		}
@@ -401,6 +410,9 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 				dst.v[s] += w
 			}
 		}
+		if a.qRecord {
+			a.qSpends = append(a.qSpends, int32(n+1))
+		}
 		if !a.m.spend(n + 1) {
 			break
 		}
@@ -434,13 +446,55 @@ func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool
 	// answer echoing the question is still placed where it is stated; then
 	// measure its coverage counting given tokens as covered.
 	total, _ := a.scoreWindows(run, v, nil, &a.win)
+	return a.bestOf(&a.win, total, run, v, skip)
+}
+
+// questionWindow is bestWindow for the question (no token given). It keeps
+// the question's window scores in qWinScore, and what computing them
+// charged the meter in qSpends, for answerWindow.
+func (a *analysis) questionWindow(v *vocabulary) window {
+	if a.nsent == 0 {
+		return window{ctx: -1}
+	}
+	a.qSpends = a.qSpends[:0]
+	a.qRecord = true
+	total, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
+	a.qScored, a.qRecord = a.qRecord, false
+	a.qTotal = total
+	return a.bestOf(&a.qWinScore, total, a.q.toks, v, nil)
+}
+
+// questionScores is scoreWindows(a.q.toks, v, nil, &a.qWinScore) for
+// answerWindow: when questionWindow has left the question's scores in
+// qWinScore, it only charges the meter the same amounts again, in the same
+// order, and gives up where score would.
+func (a *analysis) questionScores(v *vocabulary) float64 {
+	if !a.qScored {
+		total, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
+		return total
+	}
+	if !a.m.ok() {
+		a.qWinScore.zero()
+		return 0 // stopped: the features are not used
+	}
+	for _, n := range a.qSpends {
+		if !a.m.spend(int(n)) {
+			break
+		}
+	}
+	return a.qTotal
+}
+
+// bestOf is the end of bestWindow: the best window of the scores sc of
+// run, whose content weighs total.
+func (a *analysis) bestOf(sc *scores, total float64, run []token, v *vocabulary, skip func(*token) bool) window {
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
-	best, bi, ok := a.win.max()
+	best, bi, ok := sc.max()
 	if !ok {
-		bi = firstMax(a.win.v)
-		best = a.win.v[bi]
+		bi = firstMax(sc.v)
+		best = sc.v[bi]
 	}
 	win := a.windowAt(bi, 0)
 	if skip == nil {
@@ -466,7 +520,7 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 		return window{ctx: -1}, 0
 	}
 	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, &a.win)
-	qTotal, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
+	qTotal := a.questionScores(v)
 	maxA, _, _ := a.win.max()
 	if aTotal == 0 || maxA <= 0 {
 		return window{ctx: -1}, 0
@@ -671,18 +725,22 @@ func (a *analysis) markPreambles() {
 		// A sentence that declines to answer ("The documents don't say
 		// what the fee is.") claims nothing about the world: its words are
 		// meta as a preamble's are.
-		var ref bool
-		ref, a.fold = isRefusal(d.s[sp.start:sp.end], a.fold)
+		// isRefusal and preambleEnd read the same folded opening clause:
+		// it is folded once.
+		s := d.s[sp.start:sp.end]
+		var lead int
+		lead, a.fold = foldOpening(s, a.fold)
+		ref := refusalClause(a.fold)
 		if k == 0 {
 			a.refusal0 = ref
 		}
 		if ref {
 			end = sp.end - sp.start
-			if c := strings.IndexAny(d.s[sp.start:sp.end], ".!?;"); c > 0 && c+1 < sp.end-sp.start {
+			if c := strings.IndexAny(s, ".!?;"); c > 0 && c+1 < sp.end-sp.start {
 				end = c
 			}
-		} else {
-			end, a.fold = preambleEnd(d.s[sp.start:sp.end], a.fold)
+		} else if preambleMayOpen(s[lead:]) {
+			end = preambleEndFolded(s, lead, a.fold)
 		}
 		if end == 0 {
 			continue

@@ -270,7 +270,7 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 			}
 			wt := v.weight(t)
 			total += wt
-			if _, ok := slices.BinarySearch(qset, t.hash); ok {
+			if inSorted(qset, t.hash) {
 				got += wt
 			}
 		}
@@ -279,6 +279,25 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 		}
 	}
 }
+
+// inSorted reports whether h is in the sorted set. A question's words are
+// a few: up to smallSet of them are scanned in order, which costs less
+// than a binary search's calls and unpredictable branches.
+func inSorted(set []uint64, h uint64) bool {
+	if len(set) > smallSet {
+		_, ok := slices.BinarySearch(set, h)
+		return ok
+	}
+	for _, x := range set {
+		if x >= h {
+			return x == h
+		}
+	}
+	return false
+}
+
+// smallSet is the size up to which inSorted scans.
+const smallSet = 16
 
 // namedByQuestionChunk sets cNamed of each chunk whose first sentence holds
 // a name and whose every such name stands in another chunk named by the

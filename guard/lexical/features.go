@@ -252,7 +252,7 @@ func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
 	}
 	a.m.at("comparing the question and the answer with the contexts")
 	if p&(partRelev|partSuff) != 0 && f.done&partQWin == 0 {
-		f.qWin = a.bestWindow(a.q.toks, v, nil)
+		f.qWin = a.questionWindow(v)
 		f.done |= partQWin
 	}
 	if p&partRelev != 0 {
