@@ -84,13 +84,6 @@ type analysis struct {
 	fold        []byte
 	win         scores  // window scores of the last scoreWindows (or score) of a run
 	qWinScore   scores  // window scores of the question (questionWindow, answerWindow)
-	// The question's window scores are the same for its best window
-	// (questionWindow) and for answerWindow: they are computed once, and
-	// answerWindow charges the meter what computing them again would.
-	qScored bool    // qWinScore, qTotal and qSpends hold the question's scores
-	qRecord bool    // score records its charges in qSpends (see questionWindow)
-	qTotal  float64 // the question's total content weight, as score returns it
-	qSpends []int32 // the meter charges of scoring the question, in order
 	winSeen     []int32 // -1 between calls of score
 	post        []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
 	postAt      []int32 // slot → start of its term's run in post; len(slots)+1 entries
@@ -101,6 +94,14 @@ type analysis struct {
 	grp         groupScratch
 	mark        []int32
 	markGen     int32
+
+	// The question's window scores are the same for its best window
+	// (questionWindow) and for answerWindow: they are computed once, and
+	// answerWindow charges the meter what computing them again would.
+	qScored bool    // qWinScore, qTotal and qSpends hold the question's scores
+	qRecord bool    // score records its charges in qSpends (see questionWindow)
+	qTotal  float64 // the question's total content weight, as score returns it
+	qSpends []int32 // the meter charges of scoring the question, in order
 }
 
 // occurrence is one content token of a context in the term index. The
