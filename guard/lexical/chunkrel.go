@@ -179,7 +179,7 @@ func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal f
 		if !t.content() {
 			continue
 		}
-		wt := v.weight(t)
+		wt := weightOf(v, t)
 		qTotal += wt
 		ent := t.entity()
 		if ent {
@@ -232,7 +232,7 @@ func (a *analysis) addedCoverage(f *featureSet, v *vocabulary, maxQ, qTotal floa
 				inBest++
 			}
 		}
-		wt := v.weight(t) / qTotal
+		wt := weightOf(v, t) / qTotal
 		for _, p := range posts {
 			best := f.chunks[p.ctx][cQCov] == maxQ
 			if inBest == 0 || best && (inBest == 1 || nBest == 1) {
@@ -268,9 +268,16 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 			if !t.content() {
 				continue
 			}
-			wt := v.weight(t)
+			wt := weightOf(v, t)
 			total += wt
-			if inSorted(qset, t.hash) {
+			if len(qset) <= smallSet {
+				for _, h := range qset {
+					if h == t.hash {
+						got += wt
+						break
+					}
+				}
+			} else if _, ok := slices.BinarySearch(qset, t.hash); ok {
 				got += wt
 			}
 		}
@@ -280,23 +287,9 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 	}
 }
 
-// inSorted reports whether h is in the sorted set. A question's words are
-// a few: up to smallSet of them are scanned in order, which costs less
-// than a binary search's calls and unpredictable branches.
-func inSorted(set []uint64, h uint64) bool {
-	if len(set) > smallSet {
-		_, ok := slices.BinarySearch(set, h)
-		return ok
-	}
-	for _, x := range set {
-		if x >= h {
-			return x == h
-		}
-	}
-	return false
-}
-
-// smallSet is the size up to which inSorted scans.
+// smallSet is the size up to which leadInQuestion scans the question's
+// words in order: a question's words are a few, and a scan costs less than
+// a binary search's call and unpredictable branches.
 const smallSet = 16
 
 // namedByQuestionChunk sets cNamed of each chunk whose first sentence holds

@@ -363,7 +363,7 @@ func missingQuestionTerms(a *analysis, v *vocabulary, f *featureSet) (missEnt in
 			continue
 		}
 		f.missingQ = append(f.missingQ, i)
-		maxMiss = math.Max(maxMiss, v.weight(t))
+		maxMiss = math.Max(maxMiss, weightOf(v, t))
 		if t.entity() {
 			missEnt++
 		}
@@ -473,7 +473,7 @@ func coverage(run []token, v *vocabulary, in func(*token) bool) float64 {
 		if !t.content() {
 			continue
 		}
-		wt := v.weight(t)
+		wt := weightOf(v, t)
 		total += wt
 		if in(t) {
 			got += wt
@@ -830,13 +830,24 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 		}
 		a.addAnswerPair(pairHash(0, d.toks[i].hash) | 1)
 	}
+	// The contexts' words are many and few of their pairs are the
+	// answer's: the signature test is made here, on a local copy, and only
+	// the pairs that pass it look into the table.
+	sig := a.ansSig
 	for ci := range a.ctxs {
 		toks := a.ctxs[ci].toks
+		prev, prevSent := uint64(0), int32(-1)
 		for i := range toks {
-			if i > 0 && toks[i].sent == toks[i-1].sent {
-				a.markAnswerPair(pairHash(toks[i-1].hash, toks[i].hash) | 1)
+			t := &toks[i]
+			if t.sent == prevSent {
+				if h := pairHash(prev, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
+					a.markAnswerPair(h)
+				}
 			}
-			a.markAnswerPair(pairHash(0, toks[i].hash) | 1)
+			if h := pairHash(0, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
+				a.markAnswerPair(h)
+			}
+			prev, prevSent = t.hash, t.sent
 		}
 	}
 	a.ansBuilt = true
@@ -1026,7 +1037,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 		total, n := 0.0, 0
 		for i := from; i < to; i++ {
 			if t := &d.toks[i]; t.content() && t.flags&fNum == 0 {
-				total += v.weight(t)
+				total += weightOf(v, t)
 				n++
 			}
 		}
@@ -1046,7 +1057,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 				}
 				for j := cf; j < ct; j++ {
 					if c.toks[j].hash == t.hash {
-						got += v.weight(t)
+						got += weightOf(v, t)
 						break
 					}
 				}

@@ -205,7 +205,7 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 		if !tk.content() {
 			continue
 		}
-		wt := v.weight(tk)
+		wt := weightOf(v, tk)
 		total += wt
 		n++
 		if a.inContexts(tk.hash) || given(tk) {
@@ -364,7 +364,7 @@ func answerSupport(a *analysis, v *vocabulary, f *featureSet, t *groundTally) {
 		if !tk.content() {
 			continue
 		}
-		wt := v.weight(tk)
+		wt := weightOf(v, tk)
 		totalW += wt
 		if a.inContexts(tk.hash) || given(tk) {
 			anyW += wt
