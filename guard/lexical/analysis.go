@@ -82,11 +82,12 @@ type analysis struct {
 	ansBuilt    bool      // ansPairs answers hasPair for the current answer
 	refusal0    bool      // the answer's first sentence declines to answer (set by markPreambles)
 	fold        []byte
-	win         scores  // window scores of the last scoreWindows (or score) of a run
-	qWinScore   scores  // window scores of the question (questionWindow, answerWindow)
-	winSeen     []int32 // -1 between calls of score
-	post        []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
-	postAt      []int32 // slot → start of its term's run in post; len(slots)+1 entries
+	win         scores     // window scores of the last scoreWindows (or score) of a run
+	qWinScore   keptScores // window scores of the question (questionWindow, answerWindow)
+	aWinScore   keptScores // window scores of the answer (sentenceWindow, answerWindow)
+	winSeen     []int32    // -1 between calls of score
+	post        []int32    // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
+	postAt      []int32    // slot → start of its term's run in post; len(slots)+1 entries
 	postBuilt   bool
 	postCharged bool             // the work meter was charged for building the postings (see windowHasContent)
 	postWalked  int              // occurrences windowHasContent walked since load instead of building the postings
@@ -94,14 +95,7 @@ type analysis struct {
 	grp         groupScratch
 	mark        []int32
 	markGen     int32
-
-	// The question's window scores are the same for its best window
-	// (questionWindow) and for answerWindow: they are computed once, and
-	// answerWindow charges the meter what computing them again would.
-	qScored bool    // qWinScore, qTotal and qSpends hold the question's scores
-	qRecord bool    // score records its charges in qSpends (see questionWindow)
-	qTotal  float64 // the question's total content weight, as score returns it
-	qSpends []int32 // the meter charges of scoring the question, in order
+	rec         *[]int32 // score records its charges here when not nil (see keptScores)
 }
 
 // occurrence is one content token of a context in the term index. The
@@ -134,7 +128,8 @@ func (a *analysis) reset() {
 	a.nquant = 0
 	a.postCharged = false
 	a.postWalked = 0
-	a.qScored = false
+	a.qWinScore.kept = false
+	a.aWinScore.kept = false
 }
 
 func (d *doc) reset() {
@@ -294,6 +289,7 @@ func (s *scores) max() (best float64, at int, ok bool) {
 func (a *analysis) loadAnswer(answer string) {
 	a.a.reset()
 	a.ansBuilt = false
+	a.aWinScore.kept = false
 	a.analyze(&a.a, answer, -1)
 	a.markPreambles()
 }
@@ -373,9 +369,9 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		return 0, 0 // stopped: the features are not used
 	}
 	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
+		a.rec = nil // charged otherwise than by the loop below: nothing to replay
 		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
 			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {
-				a.qRecord = false // charged otherwise: nothing to replay
 				return total, given
 			}
 		}
@@ -411,8 +407,8 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 				dst.v[s] += w
 			}
 		}
-		if a.qRecord {
-			a.qSpends = append(a.qSpends, int32(n+1))
+		if a.rec != nil {
+			*a.rec = append(*a.rec, int32(n+1))
 		}
 		if !a.m.spend(n + 1) {
 			break
@@ -461,40 +457,73 @@ func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool
 	return a.bestOf(&a.win, total, run, v, skip)
 }
 
-// questionWindow is bestWindow for the question (no token given). It keeps
-// the question's window scores in qWinScore, and what computing them
-// charged the meter in qSpends, for answerWindow.
-func (a *analysis) questionWindow(v *vocabulary) window {
-	if a.nsent == 0 {
-		return window{ctx: -1}
-	}
-	a.qSpends = a.qSpends[:0]
-	a.qRecord = true
-	total, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
-	a.qScored, a.qRecord = a.qRecord, false
-	a.qTotal = total
-	return a.bestOf(&a.qWinScore, total, a.q.toks, v, nil)
+// keptScores are the window scores of a run that two features read: the
+// question's (its best window, and answerWindow), a one-sentence answer's
+// (its sentence's best window, and answerWindow). They are computed once;
+// the second reader charges the work meter what computing them again would
+// have, in the same order.
+type keptScores struct {
+	scores
+	kept   bool    // the scores are the run's, and spends what computing them charged
+	total  float64 // the run's content weight, as score returns it
+	spends []int32 // score's charges, in order
 }
 
-// questionScores is scoreWindows(a.q.toks, v, nil, &a.qWinScore) for
-// answerWindow: when questionWindow has left the question's scores in
-// qWinScore, it only charges the meter the same amounts again, in the same
-// order, and gives up where score would.
-func (a *analysis) questionScores(v *vocabulary) float64 {
-	if !a.qScored {
-		total, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
+// scoreKept scores run into k, keeping what it charged the meter.
+func (a *analysis) scoreKept(run []token, v *vocabulary, k *keptScores) float64 {
+	if len(k.v) != a.nsent {
+		k.resize(a.nsent)
+	}
+	k.spends = k.spends[:0]
+	a.rec = &k.spends
+	total, _ := a.scoreWindows(run, v, nil, &k.scores)
+	k.kept = a.rec != nil
+	a.rec = nil
+	k.total = total
+	return total
+}
+
+// rescore is scoreWindows(run, v, nil, &k.scores) for the second reader
+// of k: when k holds run's scores, it only charges the meter the amounts
+// computing them charged, and gives up where score would.
+func (a *analysis) rescore(run []token, v *vocabulary, k *keptScores) float64 {
+	if !k.kept {
+		if len(k.v) != a.nsent {
+			k.resize(a.nsent)
+		}
+		total, _ := a.scoreWindows(run, v, nil, &k.scores)
 		return total
 	}
 	if !a.m.ok() {
-		a.qWinScore.zero()
+		k.zero()
 		return 0 // stopped: the features are not used
 	}
-	for _, n := range a.qSpends {
+	for _, n := range k.spends {
 		if !a.m.spend(int(n)) {
 			break
 		}
 	}
-	return a.qTotal
+	return k.total
+}
+
+// questionWindow is bestWindow for the question (no token given), its
+// scores kept for answerWindow.
+func (a *analysis) questionWindow(v *vocabulary) window {
+	if a.nsent == 0 {
+		return window{ctx: -1}
+	}
+	total := a.scoreKept(a.q.toks, v, &a.qWinScore)
+	return a.bestOf(&a.qWinScore.scores, total, a.q.toks, v, nil)
+}
+
+// sentenceWindow is bestWindow(run, v, given) for answer sentence k: when
+// the sentence is the whole answer, its scores are kept for answerWindow.
+func (a *analysis) sentenceWindow(k int, run []token, v *vocabulary) window {
+	if a.nsent == 0 || k != 0 || len(run) != len(a.a.toks) {
+		return a.bestWindow(run, v, given)
+	}
+	total := a.scoreKept(run, v, &a.aWinScore)
+	return a.bestOf(&a.aWinScore.scores, total, run, v, given)
 }
 
 // bestOf is the end of bestWindow: the best window of the scores sc of
@@ -531,9 +560,10 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	if a.nsent == 0 {
 		return window{ctx: -1}, 0
 	}
-	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, &a.win)
-	qTotal := a.questionScores(v)
-	maxA, _, _ := a.win.max()
+	aTotal := a.rescore(a.a.toks, v, &a.aWinScore)
+	qTotal := a.rescore(a.q.toks, v, &a.qWinScore)
+	aw := &a.aWinScore.scores
+	maxA, _, _ := aw.max()
 	if aTotal == 0 || maxA <= 0 {
 		return window{ctx: -1}, 0
 	}
@@ -541,9 +571,9 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	// the first that holds the most of the question.
 	bi := -1
 	qs := a.qWinScore.v
-	for _, g := range a.win.touched {
+	for _, g := range aw.touched {
 		s := int(g)
-		if a.win.v[s] >= 0.999*maxA && (bi < 0 || qs[s] > qs[bi] || qs[s] == qs[bi] && s < bi) {
+		if aw.v[s] >= 0.999*maxA && (bi < 0 || qs[s] > qs[bi] || qs[s] == qs[bi] && s < bi) {
 			bi = s
 		}
 	}

@@ -197,7 +197,7 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 	if memo >= 0 {
 		win = f.sents[memo].win
 	} else {
-		win = a.bestWindow(run, v, given)
+		win = a.sentenceWindow(k, run, v)
 	}
 	total, any, n := 0.0, 0.0, 0
 	for i := range run {
