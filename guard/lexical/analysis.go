@@ -392,19 +392,26 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
 			oc := &a.occ[o-1]
 			n++
-			for k := int32(0); k < width; k++ {
-				s := oc.sent - k
-				if s < a.sentBase[oc.ctx] || s < 0 {
-					continue
-				}
-				if a.winSeen[s] == int32(i) {
-					continue
-				}
+			// The window that starts at the occurrence's sentence, then,
+			// with width 2, the one that starts at the sentence before it
+			// in the same context.
+			s := oc.sent
+			if a.winSeen[s] != int32(i) {
 				a.winSeen[s] = int32(i)
 				if dst.v[s] == 0 {
 					dst.touched = append(dst.touched, s)
 				}
 				dst.v[s] += w
+			}
+			if width == 2 && s > a.sentBase[oc.ctx] {
+				s--
+				if a.winSeen[s] != int32(i) {
+					a.winSeen[s] = int32(i)
+					if dst.v[s] == 0 {
+						dst.touched = append(dst.touched, s)
+					}
+					dst.v[s] += w
+				}
 			}
 		}
 		if a.rec != nil {
