@@ -95,7 +95,8 @@ type analysis struct {
 	grp         groupScratch
 	mark        []int32
 	markGen     int32
-	rec         *[]int32 // score records its charges here when not nil (see keptScores)
+	rec         *[]int32   // score records its charges here when not nil (see keptScores)
+	qWords      []termHead // see questionWords
 }
 
 // occurrence is one content token of a context in the term index. The
@@ -728,12 +729,12 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		return false
 	}
 	d := &a.ctxs[w.ctx]
-	a.m.spend(int(d.sentAt[min(w.sent+w.nsent, len(d.sents))] - d.sentAt[w.sent]))
-	for k := w.sent; k < w.sent+w.nsent; k++ {
-		for _, t := range d.sentToks(k) {
-			if t.hash == h {
-				return true
-			}
+	// The window's tokens are one run: its sentences' runs end to end.
+	toks := d.toks[d.sentAt[w.sent]:d.sentAt[min(w.sent+w.nsent, len(d.sents))]]
+	a.m.spend(len(toks))
+	for i := range toks {
+		if toks[i].hash == h {
+			return true
 		}
 	}
 	return false

@@ -349,8 +349,9 @@ func sufficiency(a *analysis, v *vocabulary, f *featureSet) {
 		wAnt, wEnt = questionInWindow(a, qWin)
 		wNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(qWin))
 	}
+	words := a.questionWords()
 	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, b2f(typeInWin),
-		a.questionBigrams(qWin), a.questionBigrams(window{ctx: -2}), wNeg, wAnt, wEnt)
+		a.questionBigrams(qWin, words), a.questionBigrams(window{ctx: -2}, words), wNeg, wAnt, wEnt)
 }
 
 // missingQuestionTerms records the question's content words that no context
@@ -677,28 +678,42 @@ func (a *analysis) windowHasType(win window, qt questionType) bool {
 // window, or in any context when win.ctx is -2. It sees word order, which
 // bag-of-words coverage cannot: a question that recombines the passage's
 // words ("unanswerable" SQuAD questions) breaks its pairs.
-func (a *analysis) questionBigrams(win window) float64 {
+func (a *analysis) questionBigrams(win window, words []termHead) float64 {
 	if win.ctx == -1 {
 		return 0
 	}
-	pairs, found := 0, 0
-	prev := -1
+	if len(words) < 2 {
+		return 1 // no pair
+	}
+	found := 0
+	for k := 1; k < len(words); k++ {
+		w1, w2 := words[k-1], words[k]
+		if a.nearPairAt(win, w1.hash, w2.hash, w1.head, w2.head) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(words)-1)
+}
+
+// termHead is a content word and the head of its occurrences in the term
+// index (see analysis.head).
+type termHead struct {
+	hash uint64
+	head int32
+}
+
+// questionWords lists the question's content words in order with their
+// heads in the term index, for questionBigrams: each word is looked up
+// once, not once for each pair it is in and each window.
+func (a *analysis) questionWords() []termHead {
+	words := a.qWords[:0]
 	for i := range a.q.toks {
-		if !a.q.toks[i].content() {
-			continue
+		if t := &a.q.toks[i]; t.content() {
+			words = append(words, termHead{t.hash, a.head(t.hash)})
 		}
-		if prev >= 0 {
-			pairs++
-			if a.nearPair(win, a.q.toks[prev].hash, a.q.toks[i].hash) {
-				found++
-			}
-		}
-		prev = i
 	}
-	if pairs == 0 {
-		return 1
-	}
-	return float64(found) / float64(pairs)
+	a.qWords = words
+	return words
 }
 
 // nearPair reports whether content word h2 follows content word h1 within
@@ -708,13 +723,21 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 	if h1 == h2 {
 		return false // a word is never its own follower
 	}
+	return a.nearPairAt(win, h1, h2, a.head(h1), a.head(h2))
+}
+
+// nearPairAt is nearPair for words whose heads in the term index are o1
+// and o2 (see analysis.head).
+func (a *analysis) nearPairAt(win window, h1, h2 uint64, o1, o2 int32) bool {
+	if h1 == h2 {
+		return false // a word is never its own follower
+	}
 	lo, hi := int32(0), int32(a.nsent)
 	if win.ctx >= 0 {
 		lo = a.sentBase[win.ctx] + int32(win.sent)
 		hi = lo + int32(win.nsent)
 	}
-	o1 := a.head(h1)
-	for o2 := a.head(h2); o2 != 0; o2 = a.occ[o2-1].next {
+	for ; o2 != 0; o2 = a.occ[o2-1].next {
 		if !a.m.spend(1) {
 			return false
 		}
@@ -1049,6 +1072,12 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 			if found || !a.m.spend((to-from)*(ct-cf)) {
 				return
 			}
+			// A clause of the same polarity is no flip however much of
+			// the answer's clause it holds: test that first, which reads
+			// the clause once, before matching word against word.
+			if negatedClause(c, cf, ct) == negA {
+				return
+			}
 			got := 0.0
 			for i := from; i < to; i++ {
 				t := &d.toks[i]
@@ -1062,7 +1091,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 					}
 				}
 			}
-			if got/total >= 0.6 && negatedClause(c, cf, ct) != negA {
+			if got/total >= 0.6 {
 				found, at = true, from
 			}
 		})
