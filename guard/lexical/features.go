@@ -581,8 +581,7 @@ func classifyQuestion(q *doc) questionType {
 			return qOther
 		}
 		if i == 0 && len(q.s) > 0 {
-			w := strings.ToLower(q.s[toks[0].start:toks[0].end])
-			if auxStarts[w] {
+			if auxStart(q.s[toks[0].start:toks[0].end]) {
 				for j := range toks {
 					if toks[j].hash == hOr {
 						return qWhich
@@ -596,6 +595,29 @@ func classifyQuestion(q *doc) questionType {
 		}
 	}
 	return qOther
+}
+
+// auxStart reports whether auxStarts holds the word w in lower case: what
+// auxStarts[strings.ToLower(w)] says, without building the lower-case
+// string for a short ASCII word (every word of auxStarts is one). Other
+// words take strings.ToLower: a few non-ASCII letters lower-case to ASCII
+// ones ("İ" to "i").
+func auxStart(w string) bool {
+	var b [8]byte
+	if len(w) > len(b) {
+		return auxStarts[strings.ToLower(w)]
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x80 {
+			return auxStarts[strings.ToLower(w)]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return auxStarts[string(b[:len(w)])]
 }
 
 func startsYesNo(d *doc) bool {
