@@ -125,8 +125,12 @@ func refusalClause(c []byte) bool {
 	if len(c) == 0 || !refusalCue(c) {
 		return false
 	}
-	if loc := preambleRE.FindIndex(c); loc != nil {
-		c = c[loc[1]:]
+	// preambleCue rules out most clauses before preambleRE runs, as in
+	// preambleEnd.
+	if preambleCue(c) {
+		if loc := preambleRE.FindIndex(c); loc != nil {
+			c = c[loc[1]:]
+		}
 	}
 	loc := refusalRE.FindIndex(c)
 	if loc == nil {
@@ -247,24 +251,27 @@ func preambleCue(b []byte) bool {
 	case "according", "based", "as", "per", "from", "in":
 		return true
 	}
+	// Whether head contains one of the nouns, in one pass over it:
+	// at each byte, only the nouns that start with it are compared.
 	head := b[:min(len(b), 48)]
-	for _, n := range preambleNouns {
-		if bytes.Contains(head, n) {
-			return true
+	for i, c := range head {
+		for _, n := range preambleNounsBy[c] {
+			if bytes.HasPrefix(head[i:], n) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// preambleNouns are the document words preambleCue looks for, as byte
-// slices so that the search allocates nothing.
-var preambleNouns = func() [][]byte {
-	var out [][]byte
+// preambleNounsBy are the document words preambleCue looks for, filed by
+// their first byte, as byte slices so that the search allocates nothing.
+var preambleNounsBy = func() (by [256][][]byte) {
 	for _, n := range [...]string{"context", "document", "doc", "passage", "text", "source", "information", "polic", "article",
 		"manual", "handbook", "excerpt", "snippet", "material", "page", "faq", "guide", "terms"} {
-		out = append(out, []byte(n))
+		by[n[0]] = append(by[n[0]], []byte(n))
 	}
-	return out
+	return by
 }()
 
 func indexByte(b []byte, c byte) int {
