@@ -875,22 +875,24 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 		}
 		a.addAnswerPair(pairHash(0, d.toks[i].hash) | 1)
 	}
-	// The contexts' words are many and few of their pairs are the
-	// answer's: the signature test is made here, on a local copy, and only
-	// the pairs that pass it look into the table.
+	// The contexts' words are many and few of them are the answer's: the
+	// signature test is made here, on a local copy, and only the words and
+	// pairs that pass it look into the table. A pair whose second word
+	// fails it is not tested at all: the answer's pairs are of its words,
+	// and every word of the answer is in the signature.
 	sig := a.ansSig
 	for ci := range a.ctxs {
 		toks := a.ctxs[ci].toks
 		prev, prevSent := uint64(0), int32(-1)
 		for i := range toks {
 			t := &toks[i]
-			if t.sent == prevSent {
-				if h := pairHash(prev, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
-					a.markAnswerPair(h)
+			if u := pairHash(0, t.hash) | 1; sig[u>>62]&(1<<(u>>56&63)) != 0 {
+				a.markAnswerPair(u)
+				if t.sent == prevSent {
+					if h := pairHash(prev, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
+						a.markAnswerPair(h)
+					}
 				}
-			}
-			if h := pairHash(0, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
-				a.markAnswerPair(h)
 			}
 			prev, prevSent = t.hash, t.sent
 		}
