@@ -82,11 +82,12 @@ type analysis struct {
 	ansBuilt    bool      // ansPairs answers hasPair for the current answer
 	refusal0    bool      // the answer's first sentence declines to answer (set by markPreambles)
 	fold        []byte
-	win         scores  // window scores of the last scoreWindows (or score) of a run
-	qWinScore   scores  // window scores of the question (answerWindow)
-	winSeen     []int32 // -1 between calls of score
-	post        []int32 // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
-	postAt      []int32 // slot → start of its term's run in post; len(slots)+1 entries
+	win         scores     // window scores of the last scoreWindows (or score) of a run
+	qWinScore   keptScores // window scores of the question (questionWindow, answerWindow)
+	aWinScore   keptScores // window scores of the answer (sentenceWindow, answerWindow)
+	winSeen     []int32    // -1 between calls of score
+	post        []int32    // term index by term: the global sentences of its occurrences, ascending (see buildPostings)
+	postAt      []int32    // slot → start of its term's run in post; len(slots)+1 entries
 	postBuilt   bool
 	postCharged bool             // the work meter was charged for building the postings (see windowHasContent)
 	postWalked  int              // occurrences windowHasContent walked since load instead of building the postings
@@ -94,6 +95,8 @@ type analysis struct {
 	grp         groupScratch
 	mark        []int32
 	markGen     int32
+	rec         *[]int32   // score records its charges here when not nil (see keptScores)
+	qWords      []termHead // see questionWords
 }
 
 // occurrence is one content token of a context in the term index. The
@@ -126,6 +129,8 @@ func (a *analysis) reset() {
 	a.nquant = 0
 	a.postCharged = false
 	a.postWalked = 0
+	a.qWinScore.kept = false
+	a.aWinScore.kept = false
 }
 
 func (d *doc) reset() {
@@ -291,6 +296,7 @@ func (s *scores) max() (best float64, at int, ok bool) {
 func (a *analysis) loadAnswer(answer string) {
 	a.a.reset()
 	a.ansBuilt = false
+	a.aWinScore.kept = false
 	a.analyze(&a.a, answer, -1)
 	a.markPreambles()
 }
@@ -370,6 +376,7 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		return 0, 0 // stopped: the features are not used
 	}
 	if len(run) >= groupedRunMin && len(a.occ) > postingsMin {
+		a.rec = nil // charged otherwise than by the loop below: nothing to replay
 		if d := a.directCost(run, skip); d > groupedMin*(len(run)+len(a.occ)) {
 			if total, given, ok := a.scoreGrouped(run, v, skip, dst, width, d); ok {
 				return total, given
@@ -382,7 +389,7 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		if !t.content() {
 			continue
 		}
-		w := v.weight(t)
+		w := weightOf(v, t)
 		total += w
 		if skip != nil && skip(t) {
 			given += w
@@ -392,20 +399,30 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		for o := a.head(t.hash); o != 0; o = a.occ[o-1].next {
 			oc := &a.occ[o-1]
 			n++
-			for k := int32(0); k < width; k++ {
-				s := oc.sent - k
-				if s < a.sentBase[oc.ctx] || s < 0 {
-					continue
-				}
-				if a.winSeen[s] == int32(i) {
-					continue
-				}
+			// The window that starts at the occurrence's sentence, then,
+			// with width 2, the one that starts at the sentence before it
+			// in the same context.
+			s := oc.sent
+			if a.winSeen[s] != int32(i) {
 				a.winSeen[s] = int32(i)
 				if dst.v[s] == 0 {
 					dst.touched = append(dst.touched, s)
 				}
 				dst.v[s] += w
 			}
+			if width == 2 && s > a.sentBase[oc.ctx] {
+				s--
+				if a.winSeen[s] != int32(i) {
+					a.winSeen[s] = int32(i)
+					if dst.v[s] == 0 {
+						dst.touched = append(dst.touched, s)
+					}
+					dst.v[s] += w
+				}
+			}
+		}
+		if a.rec != nil {
+			*a.rec = append(*a.rec, int32(n+1))
 		}
 		if !a.m.spend(n + 1) {
 			break
@@ -415,6 +432,17 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		a.winSeen[s] = -1
 	}
 	return total, given
+}
+
+// weightOf is v.weight(t), in a form the compiler inlines: most tokens the
+// features read are weighed already (the question's and the answer's when
+// tokenized, a cached context's when stored), and the features read
+// weights in their innermost loops.
+func weightOf(v *vocabulary, t *token) float64 {
+	if t.flags&fWeighed != 0 {
+		return t.w
+	}
+	return v.weight(t)
 }
 
 // windowAt turns a global window index into a window.
@@ -440,13 +468,88 @@ func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool
 	// answer echoing the question is still placed where it is stated; then
 	// measure its coverage counting given tokens as covered.
 	total, _ := a.scoreWindows(run, v, nil, &a.win)
+	return a.bestOf(&a.win, total, run, v, skip)
+}
+
+// keptScores are the window scores of a run that two features read: the
+// question's (its best window, and answerWindow), a one-sentence answer's
+// (its sentence's best window, and answerWindow). They are computed once;
+// the second reader charges the work meter what computing them again would
+// have, in the same order.
+type keptScores struct {
+	scores
+	kept   bool    // the scores are the run's, and spends what computing them charged
+	total  float64 // the run's content weight, as score returns it
+	spends []int32 // score's charges, in order
+}
+
+// scoreKept scores run into k, keeping what it charged the meter.
+func (a *analysis) scoreKept(run []token, v *vocabulary, k *keptScores) float64 {
+	if len(k.v) != a.nsent {
+		k.resize(a.nsent)
+	}
+	k.spends = k.spends[:0]
+	a.rec = &k.spends
+	total, _ := a.scoreWindows(run, v, nil, &k.scores)
+	k.kept = a.rec != nil
+	a.rec = nil
+	k.total = total
+	return total
+}
+
+// rescore is scoreWindows(run, v, nil, &k.scores) for the second reader
+// of k: when k holds run's scores, it only charges the meter the amounts
+// computing them charged, and gives up where score would.
+func (a *analysis) rescore(run []token, v *vocabulary, k *keptScores) float64 {
+	if !k.kept {
+		if len(k.v) != a.nsent {
+			k.resize(a.nsent)
+		}
+		total, _ := a.scoreWindows(run, v, nil, &k.scores)
+		return total
+	}
+	if !a.m.ok() {
+		k.zero()
+		return 0 // stopped: the features are not used
+	}
+	for _, n := range k.spends {
+		if !a.m.spend(int(n)) {
+			break
+		}
+	}
+	return k.total
+}
+
+// questionWindow is bestWindow for the question (no token given), its
+// scores kept for answerWindow.
+func (a *analysis) questionWindow(v *vocabulary) window {
+	if a.nsent == 0 {
+		return window{ctx: -1}
+	}
+	total := a.scoreKept(a.q.toks, v, &a.qWinScore)
+	return a.bestOf(&a.qWinScore.scores, total, a.q.toks, v, nil)
+}
+
+// sentenceWindow is bestWindow(run, v, given) for answer sentence k: when
+// the sentence is the whole answer, its scores are kept for answerWindow.
+func (a *analysis) sentenceWindow(k int, run []token, v *vocabulary) window {
+	if a.nsent == 0 || k != 0 || len(run) != len(a.a.toks) {
+		return a.bestWindow(run, v, given)
+	}
+	total := a.scoreKept(run, v, &a.aWinScore)
+	return a.bestOf(&a.aWinScore.scores, total, run, v, given)
+}
+
+// bestOf is the end of bestWindow: the best window of the scores sc of
+// run, whose content weighs total.
+func (a *analysis) bestOf(sc *scores, total float64, run []token, v *vocabulary, skip func(*token) bool) window {
 	if total == 0 {
 		return window{ctx: -1, coverage: 1}
 	}
-	best, bi, ok := a.win.max()
+	best, bi, ok := sc.max()
 	if !ok {
-		bi = firstMax(a.win.v)
-		best = a.win.v[bi]
+		bi = firstMax(sc.v)
+		best = sc.v[bi]
 	}
 	win := a.windowAt(bi, 0)
 	if skip == nil {
@@ -457,7 +560,7 @@ func (a *analysis) bestWindow(run []token, v *vocabulary, skip func(*token) bool
 	for i := range run {
 		t := &run[i]
 		if t.content() && (skip(t) || a.windowHasContent(win, t.hash)) {
-			got += v.weight(t)
+			got += weightOf(v, t)
 		}
 	}
 	win.coverage = math.Min(1, got/total)
@@ -471,9 +574,10 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	if a.nsent == 0 {
 		return window{ctx: -1}, 0
 	}
-	aTotal, _ := a.scoreWindows(a.a.toks, v, nil, &a.win)
-	qTotal, _ := a.scoreWindows(a.q.toks, v, nil, &a.qWinScore)
-	maxA, _, _ := a.win.max()
+	aTotal := a.rescore(a.a.toks, v, &a.aWinScore)
+	qTotal := a.rescore(a.q.toks, v, &a.qWinScore)
+	aw := &a.aWinScore.scores
+	maxA, _, _ := aw.max()
 	if aTotal == 0 || maxA <= 0 {
 		return window{ctx: -1}, 0
 	}
@@ -481,9 +585,9 @@ func (a *analysis) answerWindow(v *vocabulary) (window, float64) {
 	// the first that holds the most of the question.
 	bi := -1
 	qs := a.qWinScore.v
-	for _, g := range a.win.touched {
+	for _, g := range aw.touched {
 		s := int(g)
-		if a.win.v[s] >= 0.999*maxA && (bi < 0 || qs[s] > qs[bi] || qs[s] == qs[bi] && s < bi) {
+		if aw.v[s] >= 0.999*maxA && (bi < 0 || qs[s] > qs[bi] || qs[s] == qs[bi] && s < bi) {
 			bi = s
 		}
 	}
@@ -631,12 +735,12 @@ func (a *analysis) windowHas(w window, h uint64) bool {
 		return false
 	}
 	d := &a.ctxs[w.ctx]
-	a.m.spend(int(d.sentAt[min(w.sent+w.nsent, len(d.sents))] - d.sentAt[w.sent]))
-	for k := w.sent; k < w.sent+w.nsent; k++ {
-		for _, t := range d.sentToks(k) {
-			if t.hash == h {
-				return true
-			}
+	// The window's tokens are one run: its sentences' runs end to end.
+	toks := d.toks[d.sentAt[w.sent]:d.sentAt[min(w.sent+w.nsent, len(d.sents))]]
+	a.m.spend(len(toks))
+	for i := range toks {
+		if toks[i].hash == h {
+			return true
 		}
 	}
 	return false
@@ -677,18 +781,22 @@ func (a *analysis) markPreambles() {
 		// A sentence that declines to answer ("The documents don't say
 		// what the fee is.") claims nothing about the world: its words are
 		// meta as a preamble's are.
-		var ref bool
-		ref, a.fold = isRefusal(d.s[sp.start:sp.end], a.fold)
+		// isRefusal and preambleEnd read the same folded opening clause:
+		// it is folded once.
+		s := d.s[sp.start:sp.end]
+		var lead int
+		lead, a.fold = foldOpening(s, a.fold)
+		ref := refusalClause(a.fold)
 		if k == 0 {
 			a.refusal0 = ref
 		}
 		if ref {
 			end = sp.end - sp.start
-			if c := strings.IndexAny(d.s[sp.start:sp.end], ".!?;"); c > 0 && c+1 < sp.end-sp.start {
+			if c := strings.IndexAny(s, ".!?;"); c > 0 && c+1 < sp.end-sp.start {
 				end = c
 			}
-		} else {
-			end, a.fold = preambleEnd(d.s[sp.start:sp.end], a.fold)
+		} else if preambleMayOpen(s[lead:]) {
+			end = preambleEndFolded(s, lead, a.fold)
 		}
 		if end == 0 {
 			continue

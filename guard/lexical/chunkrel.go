@@ -179,7 +179,7 @@ func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal f
 		if !t.content() {
 			continue
 		}
-		wt := v.weight(t)
+		wt := weightOf(v, t)
 		qTotal += wt
 		ent := t.entity()
 		if ent {
@@ -232,7 +232,7 @@ func (a *analysis) addedCoverage(f *featureSet, v *vocabulary, maxQ, qTotal floa
 				inBest++
 			}
 		}
-		wt := v.weight(t) / qTotal
+		wt := weightOf(v, t) / qTotal
 		for _, p := range posts {
 			best := f.chunks[p.ctx][cQCov] == maxQ
 			if inBest == 0 || best && (inBest == 1 || nBest == 1) {
@@ -256,6 +256,13 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 	slices.Sort(qset)
 	qset = slices.Compact(qset)
 	f.chunkTmp.set = qset
+	// A one-word Bloom filter of the question's words (a bit chosen by each
+	// hash's top six bits) turns most of the chunks' words away before
+	// they are looked up.
+	var bloom uint64
+	for _, h := range qset {
+		bloom |= 1 << (h >> 58)
+	}
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		if len(d.sents) == 0 {
@@ -268,9 +275,21 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 			if !t.content() {
 				continue
 			}
-			wt := v.weight(t)
+			wt := weightOf(v, t)
 			total += wt
-			if _, ok := slices.BinarySearch(qset, t.hash); ok {
+			if bloom&(1<<(t.hash>>58)) == 0 {
+				continue
+			}
+			if len(qset) <= smallSet {
+				for _, h := range qset {
+					if h >= t.hash {
+						if h == t.hash {
+							got += wt
+						}
+						break
+					}
+				}
+			} else if _, ok := slices.BinarySearch(qset, t.hash); ok {
 				got += wt
 			}
 		}
@@ -279,6 +298,11 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 		}
 	}
 }
+
+// smallSet is the size up to which leadInQuestion scans the question's
+// words in order: a question's words are a few, and a scan costs less than
+// a binary search's call and unpredictable branches.
+const smallSet = 16
 
 // namedByQuestionChunk sets cNamed of each chunk whose first sentence holds
 // a name and whose every such name stands in another chunk named by the
@@ -360,19 +384,22 @@ func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 	}
 }
 
-// chunk is the chunk relevance estimate of context ci. Its evidence, like
-// its features, reads the question and the contexts only.
-func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard.Estimate {
+// chunkTo writes to *e, the zero Estimate, the chunk relevance estimate of
+// context ci. Its evidence, like its features, reads the question and the
+// contexts only.
+func (j *Judge) chunkTo(e *guard.Estimate, a *analysis, f *featureSet, s *guard.Sample, ci int) {
 	var b1, b2 [32]byte
 	id := s.Contexts[ci].ID
 	if f.emptyQ {
-		return guard.Abstain(guard.ChunkRelevance, id, noQuestion)
+		*e = guard.Abstain(guard.ChunkRelevance, id, noQuestion)
+		return
 	}
 	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
 	if !ok {
-		return guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
+		*e = guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
+		return
 	}
-	e := guard.Estimate{Decision: guard.ChunkRelevance, ContextID: id, P: p}
+	e.Decision, e.ContextID, e.P = guard.ChunkRelevance, id, p
 	if p < 0.5 {
 		c := f.chunks[ci]
 		detail := "holds " + string(appendPct(b1[:0], 100*c[cQCov])) + "% of the question's weighted terms"
@@ -384,7 +411,6 @@ func (j *Judge) chunk(a *analysis, f *featureSet, s *guard.Sample, ci int) guard
 		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic, Detail: detail,
 			Quote: quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
 	}
-	return e
 }
 
 // EstimatesChunks reports whether the judge estimates chunk relevance for

@@ -252,7 +252,7 @@ func (f *featureSet) need(a *analysis, v *vocabulary, p part) {
 	}
 	a.m.at("comparing the question and the answer with the contexts")
 	if p&(partRelev|partSuff) != 0 && f.done&partQWin == 0 {
-		f.qWin = a.bestWindow(a.q.toks, v, nil)
+		f.qWin = a.questionWindow(v)
 		f.done |= partQWin
 	}
 	if p&partRelev != 0 {
@@ -349,8 +349,9 @@ func sufficiency(a *analysis, v *vocabulary, f *featureSet) {
 		wAnt, wEnt = questionInWindow(a, qWin)
 		wNeg = b2f(hasNeg(a.q.toks) != a.windowHasNeg(qWin))
 	}
+	words := a.questionWords()
 	f.suff = append(f.suff, covAll, covWin, math.Log1p(float64(missEnt)), maxMiss, b2f(typeInWin),
-		a.questionBigrams(qWin), a.questionBigrams(window{ctx: -2}), wNeg, wAnt, wEnt)
+		a.questionBigrams(qWin, words), a.questionBigrams(window{ctx: -2}, words), wNeg, wAnt, wEnt)
 }
 
 // missingQuestionTerms records the question's content words that no context
@@ -363,7 +364,7 @@ func missingQuestionTerms(a *analysis, v *vocabulary, f *featureSet) (missEnt in
 			continue
 		}
 		f.missingQ = append(f.missingQ, i)
-		maxMiss = math.Max(maxMiss, v.weight(t))
+		maxMiss = math.Max(maxMiss, weightOf(v, t))
 		if t.entity() {
 			missEnt++
 		}
@@ -473,7 +474,7 @@ func coverage(run []token, v *vocabulary, in func(*token) bool) float64 {
 		if !t.content() {
 			continue
 		}
-		wt := v.weight(t)
+		wt := weightOf(v, t)
 		total += wt
 		if in(t) {
 			got += wt
@@ -580,8 +581,7 @@ func classifyQuestion(q *doc) questionType {
 			return qOther
 		}
 		if i == 0 && len(q.s) > 0 {
-			w := strings.ToLower(q.s[toks[0].start:toks[0].end])
-			if auxStarts[w] {
+			if auxStart(q.s[toks[0].start:toks[0].end]) {
 				for j := range toks {
 					if toks[j].hash == hOr {
 						return qWhich
@@ -595,6 +595,29 @@ func classifyQuestion(q *doc) questionType {
 		}
 	}
 	return qOther
+}
+
+// auxStart reports whether auxStarts holds the word w in lower case: what
+// auxStarts[strings.ToLower(w)] says, without building the lower-case
+// string for a short ASCII word (every word of auxStarts is one). Other
+// words take strings.ToLower: a few non-ASCII letters lower-case to ASCII
+// ones ("İ" to "i").
+func auxStart(w string) bool {
+	var b [8]byte
+	if len(w) > len(b) {
+		return auxStarts[strings.ToLower(w)]
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x80 {
+			return auxStarts[strings.ToLower(w)]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return auxStarts[string(b[:len(w)])]
 }
 
 func startsYesNo(d *doc) bool {
@@ -677,28 +700,42 @@ func (a *analysis) windowHasType(win window, qt questionType) bool {
 // window, or in any context when win.ctx is -2. It sees word order, which
 // bag-of-words coverage cannot: a question that recombines the passage's
 // words ("unanswerable" SQuAD questions) breaks its pairs.
-func (a *analysis) questionBigrams(win window) float64 {
+func (a *analysis) questionBigrams(win window, words []termHead) float64 {
 	if win.ctx == -1 {
 		return 0
 	}
-	pairs, found := 0, 0
-	prev := -1
+	if len(words) < 2 {
+		return 1 // no pair
+	}
+	found := 0
+	for k := 1; k < len(words); k++ {
+		w1, w2 := words[k-1], words[k]
+		if a.nearPairAt(win, w1.hash, w2.hash, w1.head, w2.head) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(words)-1)
+}
+
+// termHead is a content word and the head of its occurrences in the term
+// index (see analysis.head).
+type termHead struct {
+	hash uint64
+	head int32
+}
+
+// questionWords lists the question's content words in order with their
+// heads in the term index, for questionBigrams: each word is looked up
+// once, not once for each pair it is in and each window.
+func (a *analysis) questionWords() []termHead {
+	words := a.qWords[:0]
 	for i := range a.q.toks {
-		if !a.q.toks[i].content() {
-			continue
+		if t := &a.q.toks[i]; t.content() {
+			words = append(words, termHead{t.hash, a.head(t.hash)})
 		}
-		if prev >= 0 {
-			pairs++
-			if a.nearPair(win, a.q.toks[prev].hash, a.q.toks[i].hash) {
-				found++
-			}
-		}
-		prev = i
 	}
-	if pairs == 0 {
-		return 1
-	}
-	return float64(found) / float64(pairs)
+	a.qWords = words
+	return words
 }
 
 // nearPair reports whether content word h2 follows content word h1 within
@@ -708,13 +745,21 @@ func (a *analysis) nearPair(win window, h1, h2 uint64) bool {
 	if h1 == h2 {
 		return false // a word is never its own follower
 	}
+	return a.nearPairAt(win, h1, h2, a.head(h1), a.head(h2))
+}
+
+// nearPairAt is nearPair for words whose heads in the term index are o1
+// and o2 (see analysis.head).
+func (a *analysis) nearPairAt(win window, h1, h2 uint64, o1, o2 int32) bool {
+	if h1 == h2 {
+		return false // a word is never its own follower
+	}
 	lo, hi := int32(0), int32(a.nsent)
 	if win.ctx >= 0 {
 		lo = a.sentBase[win.ctx] + int32(win.sent)
 		hi = lo + int32(win.nsent)
 	}
-	o1 := a.head(h1)
-	for o2 := a.head(h2); o2 != 0; o2 = a.occ[o2-1].next {
+	for ; o2 != 0; o2 = a.occ[o2-1].next {
 		if !a.m.spend(1) {
 			return false
 		}
@@ -830,13 +875,26 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 		}
 		a.addAnswerPair(pairHash(0, d.toks[i].hash) | 1)
 	}
+	// The contexts' words are many and few of them are the answer's: the
+	// signature test is made here, on a local copy, and only the words and
+	// pairs that pass it look into the table. A pair whose second word
+	// fails it is not tested at all: the answer's pairs are of its words,
+	// and every word of the answer is in the signature.
+	sig := a.ansSig
 	for ci := range a.ctxs {
 		toks := a.ctxs[ci].toks
+		prev, prevSent := uint64(0), int32(-1)
 		for i := range toks {
-			if i > 0 && toks[i].sent == toks[i-1].sent {
-				a.markAnswerPair(pairHash(toks[i-1].hash, toks[i].hash) | 1)
+			t := &toks[i]
+			if u := pairHash(0, t.hash) | 1; sig[u>>62]&(1<<(u>>56&63)) != 0 {
+				a.markAnswerPair(u)
+				if t.sent == prevSent {
+					if h := pairHash(prev, t.hash) | 1; sig[h>>62]&(1<<(h>>56&63)) != 0 {
+						a.markAnswerPair(h)
+					}
+				}
 			}
-			a.markAnswerPair(pairHash(0, toks[i].hash) | 1)
+			prev, prevSent = t.hash, t.sent
 		}
 	}
 	a.ansBuilt = true
@@ -1026,7 +1084,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 		total, n := 0.0, 0
 		for i := from; i < to; i++ {
 			if t := &d.toks[i]; t.content() && t.flags&fNum == 0 {
-				total += v.weight(t)
+				total += weightOf(v, t)
 				n++
 			}
 		}
@@ -1038,6 +1096,12 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 			if found || !a.m.spend((to-from)*(ct-cf)) {
 				return
 			}
+			// A clause of the same polarity is no flip however much of
+			// the answer's clause it holds: test that first, which reads
+			// the clause once, before matching word against word.
+			if negatedClause(c, cf, ct) == negA {
+				return
+			}
 			got := 0.0
 			for i := from; i < to; i++ {
 				t := &d.toks[i]
@@ -1046,12 +1110,12 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 				}
 				for j := cf; j < ct; j++ {
 					if c.toks[j].hash == t.hash {
-						got += v.weight(t)
+						got += weightOf(v, t)
 						break
 					}
 				}
 			}
-			if got/total >= 0.6 && negatedClause(c, cf, ct) != negA {
+			if got/total >= 0.6 {
 				found, at = true, from
 			}
 		})

@@ -197,7 +197,7 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 	if memo >= 0 {
 		win = f.sents[memo].win
 	} else {
-		win = a.bestWindow(run, v, given)
+		win = a.sentenceWindow(k, run, v)
 	}
 	total, any, n := 0.0, 0.0, 0
 	for i := range run {
@@ -205,7 +205,7 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 		if !tk.content() {
 			continue
 		}
-		wt := v.weight(tk)
+		wt := weightOf(v, tk)
 		total += wt
 		n++
 		if a.inContexts(tk.hash) || given(tk) {
@@ -364,7 +364,7 @@ func answerSupport(a *analysis, v *vocabulary, f *featureSet, t *groundTally) {
 		if !tk.content() {
 			continue
 		}
-		wt := v.weight(tk)
+		wt := weightOf(v, tk)
 		totalW += wt
 		if a.inContexts(tk.hash) || given(tk) {
 			anyW += wt

@@ -215,14 +215,18 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	}
 	n := len(req.Decisions) - 1 + len(s.Contexts)
 	out := make([]guard.Estimate, 0, max(n, 1))
+	// Estimates are large: each is written in its place in out, not
+	// returned and copied there.
 	for _, d := range req.Decisions {
 		if d == guard.ChunkRelevance {
 			for ci := range s.Contexts {
-				out = append(out, j.chunk(a, f, s, ci))
+				out = append(out, guard.Estimate{})
+				j.chunkTo(&out[len(out)-1], a, f, s, ci)
 			}
 			continue
 		}
-		out = append(out, j.estimate(d, a, f, s))
+		out = append(out, guard.Estimate{})
+		j.estimateTo(&out[len(out)-1], d, a, f, s)
 	}
 	if !j.noFeatures {
 		attachFeatures(out, a, f)
@@ -407,16 +411,23 @@ func HardEvidence(d guard.Decision, x []float64) bool {
 	return false
 }
 
-func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) guard.Estimate {
-	x, settled, ok := modelInput(d, a, f, s)
+func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) (e guard.Estimate) {
+	j.estimateTo(&e, d, a, f, s)
+	return e
+}
+
+// estimateTo is estimate, written to *e, which is the zero Estimate.
+func (j *Judge) estimateTo(e *guard.Estimate, d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) {
+	x, ok := modelInput(d, a, f, s, e)
 	if !ok {
-		return settled
+		return // *e is settled
 	}
 	p, ok := j.predict(d, x)
 	if !ok {
-		return guard.Abstain(d, "", "the profile has no "+d.String()+" model")
+		*e = guard.Abstain(d, "", "the profile has no "+d.String()+" model")
+		return
 	}
-	e := guard.Estimate{Decision: d, P: p}
+	e.Decision, e.P = d, p
 	if d == guard.Groundedness {
 		e.Citations = citations(a, f, s)
 	}
@@ -425,51 +436,56 @@ func (j *Judge) estimate(d guard.Decision, a *analysis, f *featureSet, s *guard.
 		e.Evidence = append(e.Evidence, guard.Evidence{Decision: d, Kind: guard.EvidenceRefusal, Detail: "the answer declines to answer",
 			Quote: quote(guard.SourceAnswer, "", s.Answer, span{0, len(s.Answer)})})
 	}
-	return e
 }
 
 // modelInput returns the feature vector the model of d reads. When the
 // sample settles d without a model (nothing retrieved, one context, no
-// question, no reference), it returns that estimate instead, and false.
-func modelInput(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample) ([]float64, guard.Estimate, bool) {
+// question, no reference), it writes that estimate to *e instead, and
+// returns false.
+func modelInput(d guard.Decision, a *analysis, f *featureSet, s *guard.Sample, e *guard.Estimate) ([]float64, bool) {
 	switch d {
 	case guard.ContextSufficiency:
 		if len(s.Contexts) == 0 {
 			// Definitional: with nothing retrieved nothing can be answered.
-			return nil, guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}, false
+			*e = guard.Estimate{Decision: d, P: 0, Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "nothing was retrieved"}}}
+			return nil, false
 		}
 		if f.emptyQ {
-			return nil, guard.Abstain(d, "", noQuestion), false
+			*e = guard.Abstain(d, "", noQuestion)
+			return nil, false
 		}
-		return f.suff, guard.Estimate{}, true
+		return f.suff, true
 	case guard.ContextConflict:
 		if len(s.Contexts) < 2 {
 			// Definitional: one context cannot disagree with another.
-			return nil, guard.Estimate{Decision: d, P: 0}, false
+			*e = guard.Estimate{Decision: d, P: 0}
+			return nil, false
 		}
-		return f.conflict, guard.Estimate{}, true
+		return f.conflict, true
 	case guard.AnswerRelevance:
 		if f.emptyQ {
-			return nil, guard.Abstain(d, "", noQuestion), false
+			*e = guard.Abstain(d, "", noQuestion)
+			return nil, false
 		}
-		return f.relev, guard.Estimate{}, true
+		return f.relev, true
 	case guard.Groundedness:
 		if len(s.Contexts) == 0 && !f.refusal && len(a.a.toks) > 0 {
 			// Definitional: with no context, no claim is supported.
-			e := guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s)}
-			e.Evidence = []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}
-			return nil, e, false
+			*e = guard.Estimate{Decision: d, P: 0, Citations: citations(a, f, s),
+				Evidence: []guard.Evidence{{Decision: d, Kind: guard.EvidenceNoContexts, Detail: "no context to support the answer"}}}
+			return nil, false
 		}
-		return f.ground[:], guard.Estimate{}, true
+		return f.ground[:], true
 	case guard.Contradiction:
-		return f.contra, guard.Estimate{}, true
+		return f.contra, true
 	case guard.Correctness:
 		if !a.hasRef {
-			return nil, guard.Abstain(d, "", "no reference answer"), false
+			*e = guard.Abstain(d, "", "no reference answer")
+			return nil, false
 		}
-		return f.correct, guard.Estimate{}, true
+		return f.correct, true
 	}
-	return nil, guard.Estimate{}, true
+	return nil, true
 }
 
 // evidence backs an estimate of d with probability p when p leans against

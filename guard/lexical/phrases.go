@@ -64,12 +64,17 @@ var preambleRE = regexp.MustCompile(`^(?:(?:according to|based on|as (?:stated|m
 	`(?:says|say|states|state|mentions|mention|notes|note|indicates|indicate|explains|explain|specifies|specify|shows|show|confirms|confirm|suggests|suggest|clarifies|clarify|reads|read)(?: that)?,? )`)
 
 // foldClause returns the folded opening clause of s (at most clauseLimit
-// bytes, cut at the first ';', ':', '.', '!' or '?' that ends a clause, or a
-// ',' after the first four words when cutComma is set), in buf.
+// bytes, cut at the first ';', '.', '!' or '?' that ends a clause), in buf.
 func foldClause(s string, buf []byte) []byte {
 	buf = buf[:0]
 	for i := 0; i < len(s) && len(buf) < clauseLimit; i++ {
 		c := s[i]
+		// Lower-case letters and digits, most of any clause, stand as they
+		// are: test for them first.
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			buf = append(buf, c)
+			continue
+		}
 		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0x99 || s[i+2] == 0x98) { // ’ ‘
 			c = '\''
 			i += 2
@@ -94,32 +99,46 @@ func foldClause(s string, buf []byte) []byte {
 	return buf
 }
 
+// openingCut is what isRefusal and preambleEnd trim from the start of a
+// sentence before they read its opening clause.
+const openingCut = " \t\n\r\"'*-•"
+
+// foldOpening trims s's leading quotes, bullets and spaces (openingCut) and
+// folds its opening clause into buf (see foldClause). It returns how many
+// bytes were trimmed and the folded clause: what isRefusal and preambleEnd
+// both read, so that markPreambles folds each sentence once.
+func foldOpening(s string, buf []byte) (lead int, folded []byte) {
+	lead = len(s) - len(strings.TrimLeft(s, openingCut))
+	return lead, foldClause(s[lead:], buf)
+}
+
 // isRefusal reports whether the answer declines to answer: whether its
 // opening clause (after an optional attribution preamble) matches refusalRE.
 // buf is scratch space; the (possibly grown) buffer is returned.
 func isRefusal(s string, buf []byte) (bool, []byte) {
-	s = strings.TrimLeft(s, " \t\n\r\"'*-•")
-	buf = foldClause(s, buf)
-	if len(buf) == 0 {
-		return false, buf
+	_, buf = foldOpening(s, buf)
+	return refusalClause(buf), buf
+}
+
+// refusalClause is isRefusal on the folded opening clause c (foldOpening).
+func refusalClause(c []byte) bool {
+	if len(c) == 0 || !refusalCue(c) {
+		return false
 	}
-	if !refusalCue(buf) {
-		return false, buf
-	}
-	c := buf
-	if loc := preambleRE.FindIndex(c); loc != nil {
-		c = c[loc[1]:]
+	// preambleCue rules out most clauses before preambleRE runs, as in
+	// preambleEnd.
+	if preambleCue(c) {
+		if loc := preambleRE.FindIndex(c); loc != nil {
+			c = c[loc[1]:]
+		}
 	}
 	loc := refusalRE.FindIndex(c)
 	if loc == nil {
-		return false, buf
+		return false
 	}
 	// "I'm not sure, but his books …", "I don't know if …": the answer goes
 	// on to claim something, so it is no refusal.
-	if hedgedClaim(c[loc[1]:]) {
-		return false, buf
-	}
-	return true, buf
+	return !hedgedClaim(c[loc[1]:])
 }
 
 // hedgedClaim reports whether the rest of a refusal clause turns it into a
@@ -134,8 +153,8 @@ func hedgedClaim(rest []byte) bool {
 }
 
 // refusalCue is a cheap test that rules out most clauses before the
-// regular expressions run. Every alternative of refusalRE holds one of
-// refusalWords as a whole word of the folded clause: it starts the clause
+// regular expressions run. Every alternative of refusalRE holds a word
+// refusalWord accepts, as a whole word of the folded clause: it starts the clause
 // or follows a space, and a space follows it.
 func refusalCue(b []byte) bool {
 	for len(b) > 0 {
@@ -143,7 +162,7 @@ func refusalCue(b []byte) bool {
 		if i < 0 {
 			return false // the last word: no space follows it
 		}
-		if w := b[:i]; len(w) >= 2 && len(w) <= 12 && refusalWords[string(w)] {
+		if refusalWord(b[:i]) {
 			return true
 		}
 		b = b[i+1:]
@@ -151,11 +170,16 @@ func refusalCue(b []byte) bool {
 	return false
 }
 
-// refusalWords are the words one of which every refusal holds (see
-// refusalRE and refusalCue).
-var refusalWords = map[string]bool{
-	"no": true, "not": true, "cannot": true, "can't": true, "unable": true, "insufficient": true,
-	"dont": true, "don't": true, "doesn't": true, "didn't": true, "couldn't": true, "isn't": true, "wasn't": true,
+// refusalWord reports whether w is one of the words one of which every
+// refusal holds (see refusalRE and refusalCue). A switch on the word, not
+// a map: it reads the length and a few bytes, and hashes nothing.
+func refusalWord(w []byte) bool {
+	switch string(w) {
+	case "no", "not", "cannot", "can't", "unable", "insufficient",
+		"dont", "don't", "doesn't", "didn't", "couldn't", "isn't", "wasn't":
+		return true
+	}
+	return false
 }
 
 // preambleEnd returns the byte offset in s (relative to s) where an
@@ -164,23 +188,37 @@ var refusalWords = map[string]bool{
 // apostrophe that shrinks in folding never occurs inside a preamble match
 // before its end is mapped back.
 func preambleEnd(s string, buf []byte) (int, []byte) {
-	lead := len(s) - len(strings.TrimLeft(s, " \t\n\r\"'*-•"))
-	s = s[lead:]
+	lead := len(s) - len(strings.TrimLeft(s, openingCut))
+	if !preambleMayOpen(s[lead:]) {
+		return 0, buf
+	}
+	buf = foldClause(s[lead:], buf)
+	return preambleEndFolded(s, lead, buf), buf
+}
+
+// preambleMayOpen is a cheap test on the trimmed sentence s: a preamble is
+// at least 8 bytes long and opens with one of a few letters.
+func preambleMayOpen(s string) bool {
 	if len(s) < 8 {
-		return 0, buf
+		return false
 	}
-	switch c := s[0] | 0x20; c {
+	switch s[0] | 0x20 {
 	case 'a', 'b', 'p', 'f', 'i', 't', 'y', 'o':
-	default:
-		return 0, buf
+		return true
 	}
-	buf = foldClause(s, buf)
+	return false
+}
+
+// preambleEndFolded is preambleEnd for a sentence s whose first lead bytes
+// are trimmed (openingCut) and whose opening clause folds to buf.
+func preambleEndFolded(s string, lead int, buf []byte) int {
+	s = s[lead:]
 	if !preambleCue(buf) {
-		return 0, buf
+		return 0
 	}
 	loc := preambleRE.FindIndex(buf)
 	if loc == nil {
-		return 0, buf
+		return 0
 	}
 	// Map the folded offset back to s: folding only drops repeated spaces
 	// and shrinks ’/‘; walk both in step.
@@ -198,7 +236,7 @@ func preambleEnd(s string, buf []byte) (int, []byte) {
 			j++
 		}
 	}
-	return lead + k, buf
+	return lead + k
 }
 
 // preambleCue is a cheap test that rules out most sentences before the
@@ -213,24 +251,27 @@ func preambleCue(b []byte) bool {
 	case "according", "based", "as", "per", "from", "in":
 		return true
 	}
+	// Whether head contains one of the nouns, in one pass over it:
+	// at each byte, only the nouns that start with it are compared.
 	head := b[:min(len(b), 48)]
-	for _, n := range preambleNouns {
-		if bytes.Contains(head, n) {
-			return true
+	for i, c := range head {
+		for _, n := range preambleNounsBy[c] {
+			if bytes.HasPrefix(head[i:], n) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// preambleNouns are the document words preambleCue looks for, as byte
-// slices so that the search allocates nothing.
-var preambleNouns = func() [][]byte {
-	var out [][]byte
+// preambleNounsBy are the document words preambleCue looks for, filed by
+// their first byte, as byte slices so that the search allocates nothing.
+var preambleNounsBy = func() (by [256][][]byte) {
 	for _, n := range [...]string{"context", "document", "doc", "passage", "text", "source", "information", "polic", "article",
 		"manual", "handbook", "excerpt", "snippet", "material", "page", "faq", "guide", "terms"} {
-		out = append(out, []byte(n))
+		by[n[0]] = append(by[n[0]], []byte(n))
 	}
-	return out
+	return by
 }()
 
 func indexByte(b []byte, c byte) int {
