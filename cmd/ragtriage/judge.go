@@ -156,6 +156,19 @@ func (m *memLimit) fit(size int) {
 	}
 }
 
+// jobsPerWorker and inFlightBytes bound the parallel pipeline (see
+// judgeParallel). The writer keeps input order, so a line that takes long
+// (a ten-paragraph row takes ten times a one-paragraph one) holds back the
+// writing of every line after it: with 4 jobs a worker, as before, the
+// other worker ran out of free jobs behind each such row and waited, and
+// two workers did the work of 1.3. With 32, it goes on with the lines
+// after it. The bytes bound keeps the memory of many long lines in flight
+// what it was with four.
+const (
+	jobsPerWorker = 32
+	inFlightBytes = 32 << 20
+)
+
 const (
 	writeBufferSize = 64 << 10
 	// keepBytes is the largest buffer a parallel job keeps for the next line.
@@ -322,7 +335,9 @@ type judgeStats struct {
 // are not errors (they are counted in stats). check sees every line (name is
 // the file's, for the positions of its warnings). Memory use does not grow
 // with the input: it is bounded by the longest line kept (maxLineBytes) and,
-// with several workers, by the lines in flight (4 per worker).
+// with several workers, by the lines in flight (at most jobsPerWorker per
+// worker, holding at most inFlightBytes of line text unless a single line is
+// longer).
 func judgeStream(ctx context.Context, g *guard.Guard, check *dataset.Checker, name string, in io.Reader, out io.Writer, workers int) (judgeStats, error) {
 	lr := newLineReader(in, readBufferSize, maxLineBytes)
 	w := bufio.NewWriterSize(out, writeBufferSize)
@@ -424,20 +439,22 @@ type job struct {
 	data   []byte // the line, copied out of the reader's buffer
 	out    *outBuf
 	ok     bool
+	cost   int           // the bytes of the line held against the pipeline's budget
 	bad    error         // why the line is bad before it is parsed, if it is
 	flush  bool          // a marker: flush the output, there is no line
 	done   chan struct{} // receives once the line is judged
 }
 
 // judgeParallel reads on the calling goroutine, judges on workers goroutines,
-// and writes in input order on one more goroutine. A fixed set of 4×workers
-// jobs circulates: the reader takes a free job, hands it to the workers and,
-// in the same order, to the writer, which waits for it to be done, writes it
-// and frees it. So at most 4×workers lines are in memory, and a slow line
-// holds the output back without letting the others pile up. All goroutines
-// end before judgeParallel returns.
+// and writes in input order on one more goroutine. A fixed set of
+// jobsPerWorker×workers jobs circulates: the reader takes a free job, hands
+// it to the workers and, in the same order, to the writer, which waits for
+// it to be done, writes it and frees it. So at most that many lines are in
+// memory, holding at most inFlightBytes of text between them (a longer line
+// goes alone), and a slow line holds the output back without letting the
+// others pile up. All goroutines end before judgeParallel returns.
 func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.Writer, workers int) (judgeStats, error) {
-	p := newPipeline(4 * workers)
+	p := newPipeline(jobsPerWorker * workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -470,10 +487,36 @@ func judgeParallel(ctx context.Context, jc lineJudge, lr *lineReader, w *bufio.W
 type pipeline struct {
 	free, work, order chan *job
 	flushMarker       *job
+	text              byteBudget // the line text of the jobs handed out and not yet written
 
 	judged, failed int
 	werr           error
 	writeFailed    atomic.Bool
+}
+
+// byteBudget bounds the bytes held by the jobs in flight: acquire waits
+// while the jobs hold bytes and n more would pass max. A job of more than
+// max bytes waits for the others to be written and then goes alone.
+type byteBudget struct {
+	mu        sync.Mutex
+	cond      sync.Cond
+	used, max int
+}
+
+func (b *byteBudget) acquire(n int) {
+	b.mu.Lock()
+	for b.used > 0 && b.used+n > b.max {
+		b.cond.Wait()
+	}
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Signal() // only the reader waits
 }
 
 // newPipeline makes n free jobs and the channels they circulate on.
@@ -483,7 +526,9 @@ func newPipeline(n int) *pipeline {
 		work:        make(chan *job, n),
 		order:       make(chan *job, n+1), // +1: room for a flush marker
 		flushMarker: &job{flush: true},
+		text:        byteBudget{max: inFlightBytes},
 	}
+	p.text.cond.L = &p.text.mu
 	for range n {
 		p.free <- &job{out: newOutBuf(), done: make(chan struct{}, 1)}
 	}
@@ -518,6 +563,7 @@ func (p *pipeline) writeInOrder(w *bufio.Writer) {
 				fail(err)
 			}
 		}
+		p.text.release(j.cost)
 		// Do not keep a huge line's buffers in every job.
 		if cap(j.data) > keepBytes {
 			j.data = nil
@@ -562,6 +608,8 @@ func (p *pipeline) read(jc lineJudge, lr *lineReader) (judgeStats, error) {
 		j.lineNo, j.size = lr.n, size
 		j.bad = jc.shape(lr.n, line, size)
 		j.data = append(j.data[:0], line...)
+		j.cost = len(j.data)
+		p.text.acquire(j.cost)
 		p.work <- j
 		p.order <- j
 		pending = true

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard/lexical"
@@ -896,5 +897,41 @@ func TestMemLimitFitsLargestLine(t *testing.T) {
 	none.fit(64 << 20) // GOMEMLIMIT set: nothing to adapt
 	if got := debug.SetMemoryLimit(-1); got != base+32*(8<<20) {
 		t.Errorf("a nil memLimit changed the limit to %d", got)
+	}
+}
+
+// TestByteBudget checks the pipeline's bound on the text in flight: a job
+// that would pass it waits until enough is released, and a job larger than
+// the bound goes once nothing else is held.
+func TestByteBudget(t *testing.T) {
+	b := &byteBudget{max: 100}
+	b.cond.L = &b.mu
+	b.acquire(60)
+	b.acquire(40) // exactly the bound
+	got := make(chan int, 2)
+	go func() {
+		b.acquire(10)
+		got <- 10
+		b.acquire(500) // over the bound: alone
+		got <- 500
+	}()
+	select {
+	case <-got:
+		t.Fatal("acquired past the bound")
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.release(60)
+	if n := <-got; n != 10 {
+		t.Fatalf("got %d, want 10 once 60 bytes were released", n)
+	}
+	select {
+	case <-got:
+		t.Fatal("a job over the bound went while others held bytes")
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.release(40)
+	b.release(10)
+	if n := <-got; n != 500 {
+		t.Fatalf("got %d, want the long job once nothing is held", n)
 	}
 }
