@@ -44,8 +44,8 @@ func haluSample() guard.Sample {
 	}
 }
 
-func benchEvaluate(b *testing.B, s guard.Sample) {
-	g, err := lexical.NewGuard()
+func benchEvaluate(b *testing.B, s guard.Sample, opts ...guard.Option) {
+	g, err := lexical.NewGuard(opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,6 +74,14 @@ func BenchmarkEvaluate(b *testing.B) { benchEvaluate(b, benchSample()) }
 // BenchmarkEvaluateHaluEval is one HaluEval-sized row: the per-row judging
 // cost of `ragtriage judge` on that data.
 func BenchmarkEvaluateHaluEval(b *testing.B) { benchEvaluate(b, haluSample()) }
+
+// BenchmarkEvaluateNoCache and BenchmarkEvaluateHaluEvalNoCache are the two
+// above without the text cache: the same sample evaluated again and again
+// finds its texts in the cache from the third time on, which a sample met
+// once never does.
+func BenchmarkEvaluateNoCache(b *testing.B) { benchEvaluate(b, benchSample(), noCache) }
+
+func BenchmarkEvaluateHaluEvalNoCache(b *testing.B) { benchEvaluate(b, haluSample(), noCache) }
 
 func benchJudge(b *testing.B) *lexical.Judge {
 	j, err := lexical.New(nil)
