@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -154,7 +155,10 @@ func (c *textCache) store(h uint64, d *doc, v *vocabulary) {
 		return
 	}
 	e := &textEntry{
-		text:   d.s,
+		// A copy: the sample's text may be a part of a larger string
+		// (judge slices every text out of its input line), which the
+		// entry would keep alive outside its budget.
+		text:   strings.Clone(d.s),
 		ctx:    d.ctx >= 0,
 		toks:   append([]token(nil), d.toks...),
 		sents:  append([]span(nil), d.sents...),

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/ragtriage/ragtriage/guard"
 )
@@ -239,4 +240,28 @@ func (a *analysis) analyzeCachedWith(c *textCache, d *doc, s string, ctx int) {
 	a.cache = c
 	a.analyzeCached(d, s, ctx)
 	a.cache = old
+}
+
+// TestTextCacheCopiesItsTexts stores a text cut out of a larger string, as
+// judge cuts every text out of its input line: the entry holds a copy, so
+// that the line is not kept alive beyond the budget that counts the text.
+func TestTextCacheCopiesItsTexts(t *testing.T) {
+	line := `{"question":"…","contexts":[{"text":"The fee is 5 dollars for each late payment."}],"answer":"…"}`
+	text := line[strings.Index(line, "The fee"):strings.Index(line, `."}`)+1]
+	c := newTextCache(1 << 20)
+	var a analysis
+	a.tz.vocab = loadedVocab()
+	for range 2 {
+		var d doc
+		a.analyzeCachedWith(c, &d, text, 0)
+	}
+	h, _ := c.load(&doc{}, text, 0)
+	sh := &c.shards[h%textShards]
+	e := sh.cur[h]
+	if e == nil {
+		t.Fatal("the text was not kept after two reads")
+	}
+	if unsafe.StringData(e.text) == unsafe.StringData(text) {
+		t.Fatal("the entry shares the sample's string, and so keeps its whole line alive")
+	}
 }
