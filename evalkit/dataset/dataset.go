@@ -849,8 +849,16 @@ func plain8(x uint64) bool {
 // encoding/json: a lone or broken UTF-16 surrogate becomes U+FFFD. The
 // result is built in one allocation (escapes only ever shrink the text).
 func (p *fastParser) unescape(start int) (string, bool) {
+	// Where the string ends bounds its length: found eight plain bytes at
+	// a time, as the copy below reads them.
 	end := p.i
-	for end < len(p.b) && p.b[end] != '"' {
+	for end < len(p.b) {
+		for end+8 <= len(p.b) && plain8(binary.LittleEndian.Uint64(p.b[end:])) {
+			end += 8
+		}
+		if end >= len(p.b) || p.b[end] == '"' {
+			break
+		}
 		if p.b[end] == '\\' {
 			end++
 		}
