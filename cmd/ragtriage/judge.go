@@ -75,9 +75,9 @@ Judge runs with a garbage-collection target of 1000% (GOGC=1000) and a soft
 memory limit of 28 MiB plus 4 MiB per worker plus the text cache, 44 MiB
 with two workers and the default cache (GOMEMLIMIT), unless those
 environment variables are set. On the HaluEval, SQuAD 2.0 and
-HotpotQA dev rows repeated to 200,184 it peaks near 43 MB of RSS with two
-workers (maximum resident set size, /usr/bin/time -v), whatever the number
-of rows. A line of N bytes raises the limit by 32 × N for the rest of the
+HotpotQA dev rows repeated to 200,184 it peaks near 49 MB of RSS with two
+workers and the default text cache (maximum resident set size,
+/usr/bin/time -v), whatever the number of rows. A line of N bytes raises the limit by 32 × N for the rest of the
 run, so that the collector does not thrash: a multi-megabyte row needs about
 40 times its size in RSS.
 
@@ -111,9 +111,9 @@ const judgeGCPercent = 1000
 
 // judgeMemoryLimit and judgeMemPerWorker make the soft memory limit while
 // judge runs (see runtime/debug.SetMemoryLimit), unless GOMEMLIMIT is set:
-// judgeMemoryLimit plus judgeMemPerWorker per worker, 36 MiB with two. The
-// guard's tables are about 9 MB of live heap, and a line's work a few
-// hundred KB. Under GOGC=1000 alone the heap would grow to about 110 MB.
+// judgeMemoryLimit plus judgeMemPerWorker per worker, 36 MiB with two, plus
+// the text cache's budget (-text-cache), which runJudge adds. The guard's
+// tables are about 9 MB of live heap, and a line's work a few hundred KB. Under GOGC=1000 alone the heap would grow to about 110 MB.
 // A small heap is also a fast one: memory reused while it is still in the
 // CPU's caches, and fewer pages to fault in. On 20,000 mixed rows the limit
 // at 80 MiB cost 10-20% more CPU than at 32-40 MiB

@@ -247,7 +247,7 @@ func (a *analysis) analyzeCachedWith(c *textCache, d *doc, s string, ctx int) {
 // that the line is not kept alive beyond the budget that counts the text.
 func TestTextCacheCopiesItsTexts(t *testing.T) {
 	line := `{"question":"…","contexts":[{"text":"The fee is 5 dollars for each late payment."}],"answer":"…"}`
-	text := line[strings.Index(line, "The fee"):strings.Index(line, `."}`)+1]
+	text := line[strings.Index(line, "The fee") : strings.Index(line, `."}`)+1]
 	c := newTextCache(1 << 20)
 	var a analysis
 	a.tz.vocab = loadedVocab()
