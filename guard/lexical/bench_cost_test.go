@@ -1,10 +1,7 @@
 package lexical_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,43 +42,7 @@ func hotpotRow(tb testing.TB) guard.Sample { return hotpotRows(tb)[0] }
 func hotpotRows(tb testing.TB) []guard.Sample { return devRows(tb, "hotpotqa.jsonl") }
 
 // devRows reads the rows of a development data file (data/dev/name).
-func devRows(tb testing.TB, name string) []guard.Sample {
-	f, err := os.Open("../../data/dev/" + name)
-	if err != nil {
-		tb.Skip("no development data:", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	var rows []guard.Sample
-	for sc.Scan() {
-		var row struct {
-			ID       string `json:"id"`
-			Question string `json:"question"`
-			Contexts []struct {
-				ID   string `json:"id"`
-				Text string `json:"text"`
-			} `json:"contexts"`
-			Answer    string  `json:"answer"`
-			Reference *string `json:"referenceAnswer"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			tb.Fatal(err)
-		}
-		s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
-		for _, c := range row.Contexts {
-			s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
-		}
-		rows = append(rows, s)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	if len(rows) == 0 {
-		tb.Fatal("empty " + name)
-	}
-	return rows
-}
+func devRows(tb testing.TB, name string) []guard.Sample { return lexical.DevRows(tb, name) }
 
 func benchGuard(b *testing.B, s guard.Sample) {
 	g, err := lexical.NewGuard()

@@ -1,11 +1,8 @@
 package lexical
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,43 +11,6 @@ import (
 
 	"github.com/ragtriage/ragtriage/guard"
 )
-
-// devSamples reads the development rows of the judge's speed check as
-// samples (HaluEval, SQuAD 2.0, HotpotQA): SQuAD's 706 questions share 83
-// paragraphs, HaluEval's pairs share theirs.
-func devSamples(tb testing.TB) []guard.Sample {
-	var rows []guard.Sample
-	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {
-		f, err := os.Open("../../data/dev/" + name + ".jsonl")
-		if err != nil {
-			tb.Skip("no development data:", err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<22)
-		for sc.Scan() {
-			var row struct {
-				ID       string `json:"id"`
-				Question string `json:"question"`
-				Answer   string `json:"answer"`
-				Contexts []struct {
-					ID   string `json:"id"`
-					Text string `json:"text"`
-				} `json:"contexts"`
-				Reference *string `json:"referenceAnswer"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-				tb.Fatal(err)
-			}
-			s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
-			for _, c := range row.Contexts {
-				s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
-			}
-			rows = append(rows, s)
-		}
-		f.Close()
-	}
-	return rows
-}
 
 // TestTextCacheGivesTheSameEstimates judges every development row of the
 // mix three times (a context's first read, its second read that stores it,

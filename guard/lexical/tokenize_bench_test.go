@@ -1,43 +1,9 @@
 package lexical
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
-
-// devTexts reads the questions, answers and contexts of the development
-// rows `ragtriage judge` is timed on (HaluEval, SQuAD 2.0, HotpotQA).
-func devTexts(tb testing.TB) (short, contexts []string) {
-	for _, name := range []string{"halueval", "squad_v2", "hotpotqa"} {
-		f, err := os.Open("../../data/dev/" + name + ".jsonl")
-		if err != nil {
-			tb.Skip("no development data:", err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<22)
-		for sc.Scan() {
-			var row struct {
-				Question string `json:"question"`
-				Answer   string `json:"answer"`
-				Contexts []struct {
-					Text string `json:"text"`
-				} `json:"contexts"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-				tb.Fatal(err)
-			}
-			short = append(short, row.Question, row.Answer)
-			for _, c := range row.Contexts {
-				contexts = append(contexts, c.Text)
-			}
-		}
-		f.Close()
-	}
-	return short, contexts
-}
 
 // BenchmarkTokenizeDev tokenizes every text of the development rows of
 // the judge's speed check once per op: questions and answers with their
