@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"sync"
 	"testing"
 )
@@ -77,5 +78,48 @@ func TestDecisionFields(t *testing.T) {
 				t.Errorf("reference %v, %v: fields %+v; slots %+v, %v", withRef, d, f[d], *p, v)
 			}
 		}
+	}
+}
+
+// funcDiagnoser is a Diagnoser of a type that cannot be compared.
+type funcDiagnoser func(*Result) Outcome
+
+func (f funcDiagnoser) Diagnose(r *Result) Outcome { return f(r) }
+func (funcDiagnoser) Version() string              { return "func/1" }
+
+// TestDefaultDiagnoserReassigned sets DefaultDiagnoser to rules of a type
+// that cannot be compared, as a caller may: a guard built with it, with an
+// escalator or without, uses those rules and does not panic.
+func TestDefaultDiagnoserReassigned(t *testing.T) {
+	old := DefaultDiagnoser
+	defer func() { DefaultDiagnoser = old }()
+	called := 0
+	DefaultDiagnoser = funcDiagnoser(func(r *Result) Outcome {
+		called++
+		return Outcome{Diagnosis: JudgeUncertain, Route: RouteReview, Reason: "custom"}
+	})
+	half := JudgeFunc(func(ctx context.Context, req Request) ([]Estimate, error) {
+		var out []Estimate
+		for _, d := range req.Decisions {
+			if d == ChunkRelevance {
+				for _, c := range req.Sample.Contexts {
+					out = append(out, Estimate{Decision: d, ContextID: c.ID, P: 0.5})
+				}
+				continue
+			}
+			out = append(out, Estimate{Decision: d, P: 0.5})
+		}
+		return out, nil
+	})
+	g, err := New(WithJudge(half))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := g.Evaluate(context.Background(), Sample{Question: "q?", Answer: "a.", Contexts: []Context{{ID: "c1", Text: "a."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if called != 1 || r.Reason != "custom" {
+		t.Fatalf("the reassigned DefaultDiagnoser ran %d times, reason %q; want once and %q", called, r.Reason, "custom")
 	}
 }

@@ -171,8 +171,12 @@ func (g *Guard) decide(r *Result, s *Sample, t *table) {
 
 	r.PassRule = g.policy.PassRule
 	var o Outcome
+	// The built-in rules are known by their type, not by comparison with
+	// the DefaultDiagnoser variable: a caller may have set that to rules of
+	// its own, of a type that cannot even be compared.
+	_, builtin := g.diagnoser.(diagnoserV1)
 	switch {
-	case g.diagnoser != DefaultDiagnoser:
+	case !builtin:
 		o = g.diagnoser.Diagnose(escaped(r))
 	case g.esc == nil:
 		o = diagnose(r, true) // routed to review, in one allocation

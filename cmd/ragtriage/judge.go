@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -160,19 +161,22 @@ func (m *memLimit) fit(size int) {
 // judgeParallel). The writer keeps input order, so a line that takes long
 // (a ten-paragraph row takes ten times a one-paragraph one) holds back the
 // writing of every line after it: with 4 jobs a worker, as before, the
-// other worker ran out of free jobs behind each such row and waited, and
-// two workers did the work of 1.3. With 32, it goes on with the lines
-// after it. The bytes bound keeps the memory of many long lines in flight
-// what it was with four.
+// other worker ran out of free jobs behind each such row and waited
+// (testdata/bench/speed-2026-12-06.txt, section 5). With 32, it goes on
+// with the lines after it. The bytes bound and keepBytes keep the memory
+// of long lines near what it was with four jobs a worker: at most
+// inFlightBytes of line text in flight (a longer line goes alone), and
+// each idle job keeps at most keepBytes of buffers.
 const (
 	jobsPerWorker = 32
-	inFlightBytes = 32 << 20
+	inFlightBytes = 8 << 20
 )
 
 const (
 	writeBufferSize = 64 << 10
-	// keepBytes is the largest buffer a parallel job keeps for the next line.
-	keepBytes = 1 << 20
+	// keepBytes is the largest buffer a parallel job keeps for the next
+	// line: with jobsPerWorker jobs, 4 MiB of idle buffers a worker at most.
+	keepBytes = 64 << 10
 )
 
 func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -204,7 +208,7 @@ func runJudge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ragtriage judge: -text-cache %d: want 0 to %d (MiB)\n", *cacheMiB, 1<<20)
 		return 2
 	}
-	lexOpts := []lexical.Option{lexical.WithTextCache(*cacheMiB << 20)}
+	lexOpts := []lexical.Option{lexical.WithTextCache(int(min(int64(*cacheMiB)<<20, math.MaxInt)))}
 	if !*features {
 		lexOpts = append(lexOpts, lexical.WithoutFeatures())
 	}

@@ -80,8 +80,8 @@
 // Besides, each Judge keeps what reading a context, a question or a
 // reference cost for the texts it meets again, within a budget of
 // DefaultTextCache (8 MiB) unless WithTextCache sets another (0: none). A
-// text is kept the second time it is read, so traffic whose chunks are
-// never retrieved twice pays nothing for it.
+// text is kept the second time it is read (the first read notes only its
+// hash, within the same budget), so texts read once cost no copy.
 //
 // # Cost and concurrency
 //
@@ -92,9 +92,9 @@
 // a HotpotQA row of ten paragraphs about 210 µs on average
 // (BenchmarkEvaluateHotpotQARows), a one-context HaluEval row 9 µs
 // (testdata/bench/speed-2026-12-06.txt). The raw feature vectors the
-// estimates carry (see WithoutFeatures) add 3 allocations and 1.8 KB there
+// estimates carry (see WithoutFeatures) added 3 allocations and 1.8 KB there
 // (2 and 1.1 KB on a one-context HaluEval row), within the run-to-run noise
-// in time. The lexicon and vocabulary tables are built on first
+// in time, when last measured (2026-12-04). The lexicon and vocabulary tables are built on first
 // use from lexicon.tsv (WordNet 3.0, compiled once) and vocab.txt, read in
 // place, into about 9 MB of heap. BenchmarkNewGuard rebuilds them every
 // iteration: 11–16 ms on a 2-vCPU machine (GOMAXPROCS=1), against 178–274

@@ -36,22 +36,24 @@ func WithTextCache(bytes int) Option {
 // samples that hold them again. It is shared by the judge's concurrent
 // calls. A text is stored the second time it is read (the first time only
 // its hash is noted), so that texts read once, the rule for the contexts
-// of many deployments, cost no copy and no memory. Memory is bounded by the
-// budget: each shard keeps two generations, and when the newer one holds
-// half the shard's budget the older one is dropped whole (a hit in the
-// older one moves the entry to the newer one). A nil *textCache keeps
-// nothing.
+// of many deployments, cost no copy. Memory is bounded by the budget: a
+// sixteenth of it holds the hashes of texts read once (a shard's set is
+// emptied when full), the rest the entries: each shard keeps two
+// generations, and when the newer one holds half the shard's part the
+// older one is dropped whole (a hit in the older one moves the entry to
+// the newer one). A nil *textCache keeps nothing.
 type textCache struct {
-	seed   maphash.Seed
-	budget int // per shard
-	shards [textShards]textShard
+	seed    maphash.Seed
+	budget  int // a shard's bytes for entries
+	seenMax int // a shard's hashes of texts read once
+	shards  [textShards]textShard
 }
 
 const (
 	textShards = 8
-	// textSeenMax bounds a shard's set of hashes read once; it is emptied
-	// when full.
-	textSeenMax = 1 << 14
+	// seenBytes is about what one hash of a text read once costs in a
+	// shard's set (a map entry, with the map's slack).
+	seenBytes = 24
 )
 
 type textShard struct {
@@ -78,7 +80,9 @@ func newTextCache(budget int) *textCache {
 	if budget <= 0 {
 		return nil
 	}
-	c := &textCache{seed: maphash.MakeSeed(), budget: max(budget/textShards, 1)}
+	shard := budget / textShards
+	seenMax := max(shard/16/seenBytes, 16)
+	c := &textCache{seed: maphash.MakeSeed(), budget: max(shard-seenMax*seenBytes, 1), seenMax: seenMax}
 	for i := range c.shards {
 		c.shards[i].cur = map[uint64]*textEntry{}
 	}
@@ -145,7 +149,7 @@ func (c *textCache) store(h uint64, d *doc, v *vocabulary) {
 	sh.mu.Lock()
 	_, again := sh.seen[h]
 	if !again {
-		if sh.seen == nil || len(sh.seen) >= textSeenMax {
+		if sh.seen == nil || len(sh.seen) >= c.seenMax {
 			sh.seen = make(map[uint64]struct{}, 64)
 		}
 		sh.seen[h] = struct{}{}
@@ -191,7 +195,8 @@ func (sh *textShard) put(h uint64, e *textEntry, budget int) {
 	sh.curBytes += e.size
 }
 
-// bytes is what the cache holds, about (for tests).
+// bytes is what the cache holds, about, the hashes of texts read once
+// included (for tests).
 func (c *textCache) bytes() int {
 	if c == nil {
 		return 0
@@ -208,6 +213,7 @@ func (c *textCache) bytes() int {
 				n += e.size
 			}
 		}
+		n += len(sh.seen) * seenBytes
 		sh.mu.Unlock()
 	}
 	return n

@@ -118,6 +118,20 @@ func TestTextCacheBounded(t *testing.T) {
 			t.Fatalf("after %d contexts the cache holds %d bytes, over its budget of %d", i+1, n, budget)
 		}
 	}
+	// Texts read once only leave their hashes, within the budget too.
+	for i := range 20000 {
+		text := fmt.Sprintf("Question %d: how long is the refund window?", i)
+		d := &doc{}
+		if h, ok := c.load(d, text, -1); !ok {
+			a.analyze(d, text, -1)
+			c.store(h, d, nil)
+		}
+		if i%1000 == 0 {
+			if n := c.bytes(); n > budget {
+				t.Fatalf("after %d texts read once the cache holds %d bytes, over its budget of %d", i+1, n, budget)
+			}
+		}
+	}
 	text := fmt.Sprintf("Context %d says the refund window is %d days. %s", 1999, 1999%90, strings.Repeat("More words here. ", 1999%7))
 	var d doc
 	if _, ok := c.load(&d, text, 3); !ok {
