@@ -443,7 +443,6 @@ type job struct {
 	data   []byte // the line, copied out of the reader's buffer
 	out    *outBuf
 	ok     bool
-	cost   int           // the bytes of the line held against the pipeline's budget
 	bad    error         // why the line is bad before it is parsed, if it is
 	flush  bool          // a marker: flush the output, there is no line
 	done   chan struct{} // receives once the line is judged
@@ -505,11 +504,15 @@ type byteBudget struct {
 	mu        sync.Mutex
 	cond      sync.Cond
 	used, max int
+	onWait    func() // test hook: called, with mu held, before acquire waits
 }
 
 func (b *byteBudget) acquire(n int) {
 	b.mu.Lock()
 	for b.used > 0 && b.used+n > b.max {
+		if b.onWait != nil {
+			b.onWait()
+		}
 		b.cond.Wait()
 	}
 	b.used += n
@@ -567,7 +570,7 @@ func (p *pipeline) writeInOrder(w *bufio.Writer) {
 				fail(err)
 			}
 		}
-		p.text.release(j.cost)
+		p.text.release(len(j.data)) // what the reader acquired for it
 		// Do not keep a huge line's buffers in every job.
 		if cap(j.data) > keepBytes {
 			j.data = nil
@@ -612,8 +615,7 @@ func (p *pipeline) read(jc lineJudge, lr *lineReader) (judgeStats, error) {
 		j.lineNo, j.size = lr.n, size
 		j.bad = jc.shape(lr.n, line, size)
 		j.data = append(j.data[:0], line...)
-		j.cost = len(j.data)
-		p.text.acquire(j.cost)
+		p.text.acquire(len(j.data))
 		p.work <- j
 		p.order <- j
 		pending = true

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ragtriage/ragtriage/evalkit/dataset"
 	"github.com/ragtriage/ragtriage/guard/lexical"
@@ -902,10 +901,13 @@ func TestMemLimitFitsLargestLine(t *testing.T) {
 
 // TestByteBudget checks the pipeline's bound on the text in flight: a job
 // that would pass it waits until enough is released, and a job larger than
-// the bound goes once nothing else is held.
+// the bound goes once nothing else is held. The budget's wait hook tells
+// when the acquiring goroutine waits, so nothing here sleeps.
 func TestByteBudget(t *testing.T) {
 	b := &byteBudget{max: 100}
 	b.cond.L = &b.mu
+	waiting := make(chan int, 8)
+	b.onWait = func() { waiting <- b.used }
 	b.acquire(60)
 	b.acquire(40) // exactly the bound
 	got := make(chan int, 2)
@@ -916,20 +918,31 @@ func TestByteBudget(t *testing.T) {
 		got <- 500
 	}()
 	select {
-	case <-got:
-		t.Fatal("acquired past the bound")
-	case <-time.After(20 * time.Millisecond):
+	case used := <-waiting:
+		if used != 100 {
+			t.Fatalf("waited with %d bytes held; want 100", used)
+		}
+	case n := <-got:
+		t.Fatalf("acquired %d past the bound", n)
 	}
 	b.release(60)
 	if n := <-got; n != 10 {
 		t.Fatalf("got %d, want 10 once 60 bytes were released", n)
 	}
 	select {
-	case <-got:
-		t.Fatal("a job over the bound went while others held bytes")
-	case <-time.After(20 * time.Millisecond):
+	case used := <-waiting:
+		if used != 50 {
+			t.Fatalf("the long job waited with %d bytes held; want 50", used)
+		}
+	case n := <-got:
+		t.Fatalf("a job over the bound (%d) went while others held bytes", n)
 	}
 	b.release(40)
+	select {
+	case n := <-got:
+		t.Fatalf("a job over the bound (%d) went while others held bytes", n)
+	default:
+	}
 	b.release(10)
 	if n := <-got; n != 500 {
 		t.Fatalf("got %d, want the long job once nothing is held", n)

@@ -389,7 +389,7 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		if !t.content() {
 			continue
 		}
-		w := weightOf(v, t)
+		w := v.weight(t)
 		total += w
 		if skip != nil && skip(t) {
 			given += w
@@ -432,17 +432,6 @@ func (a *analysis) score(run []token, v *vocabulary, skip func(*token) bool, dst
 		a.winSeen[s] = -1
 	}
 	return total, given
-}
-
-// weightOf is v.weight(t), in a form the compiler inlines: most tokens the
-// features read are weighed already (the question's and the answer's when
-// tokenized, a cached context's when stored), and the features read
-// weights in their innermost loops.
-func weightOf(v *vocabulary, t *token) float64 {
-	if t.flags&fWeighed != 0 {
-		return t.w
-	}
-	return v.weight(t)
 }
 
 // windowAt turns a global window index into a window.
@@ -560,7 +549,7 @@ func (a *analysis) bestOf(sc *scores, total float64, run []token, v *vocabulary,
 	for i := range run {
 		t := &run[i]
 		if t.content() && (skip(t) || a.windowHasContent(win, t.hash)) {
-			got += weightOf(v, t)
+			got += v.weight(t)
 		}
 	}
 	win.coverage = math.Min(1, got/total)

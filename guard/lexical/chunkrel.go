@@ -179,7 +179,7 @@ func (a *analysis) chunkQuestionCoverage(f *featureSet, v *vocabulary) (qTotal f
 		if !t.content() {
 			continue
 		}
-		wt := weightOf(v, t)
+		wt := v.weight(t)
 		qTotal += wt
 		ent := t.entity()
 		if ent {
@@ -232,7 +232,7 @@ func (a *analysis) addedCoverage(f *featureSet, v *vocabulary, maxQ, qTotal floa
 				inBest++
 			}
 		}
-		wt := weightOf(v, t) / qTotal
+		wt := v.weight(t) / qTotal
 		for _, p := range posts {
 			best := f.chunks[p.ctx][cQCov] == maxQ
 			if inBest == 0 || best && (inBest == 1 || nBest == 1) {
@@ -275,7 +275,7 @@ func (a *analysis) leadInQuestion(f *featureSet, v *vocabulary) {
 			if !t.content() {
 				continue
 			}
-			wt := weightOf(v, t)
+			wt := v.weight(t)
 			total += wt
 			if bloom&(1<<(t.hash>>58)) == 0 {
 				continue

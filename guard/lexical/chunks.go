@@ -651,7 +651,7 @@ func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 		if !t.content() || t.flags&fNum != 0 {
 			continue
 		}
-		a.simToks = append(a.simToks, simTok{w: weightOf(v, t), hash: t.hash})
+		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash})
 	}
 	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
 	return a.simToks[start:]

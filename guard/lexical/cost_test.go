@@ -3,7 +3,6 @@ package lexical
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,22 +29,11 @@ func costRows(t *testing.T, n int) []guard.Sample {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<24)
 		for k := 0; k < n && sc.Scan(); k++ {
-			var row struct {
-				Question string `json:"question"`
-				Contexts []struct {
-					ID   string `json:"id"`
-					Text string `json:"text"`
-				} `json:"contexts"`
-				Answer    string  `json:"answer"`
-				Reference *string `json:"referenceAnswer"`
-			}
-			if json.Unmarshal(sc.Bytes(), &row) != nil {
+			s, err := ParseSampleLine(sc.Bytes())
+			if err != nil {
 				continue
 			}
-			s := guard.Sample{Question: row.Question, Answer: row.Answer, Reference: row.Reference}
-			for _, c := range row.Contexts {
-				s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
-			}
+			s.ID = ""
 			out = append(out, s)
 		}
 		f.Close()

@@ -23,22 +23,9 @@ func DevRows(tb testing.TB, name string) []guard.Sample {
 	sc.Buffer(nil, 1<<22)
 	var rows []guard.Sample
 	for sc.Scan() {
-		var row struct {
-			ID       string `json:"id"`
-			Question string `json:"question"`
-			Contexts []struct {
-				ID   string `json:"id"`
-				Text string `json:"text"`
-			} `json:"contexts"`
-			Answer    string  `json:"answer"`
-			Reference *string `json:"referenceAnswer"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+		s, err := ParseSampleLine(sc.Bytes())
+		if err != nil {
 			tb.Fatal(err)
-		}
-		s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
-		for _, c := range row.Contexts {
-			s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
 		}
 		rows = append(rows, s)
 	}
@@ -49,6 +36,30 @@ func DevRows(tb testing.TB, name string) []guard.Sample {
 		tb.Fatal("empty " + name)
 	}
 	return rows
+}
+
+// ParseSampleLine reads one dataset row (id, question, contexts, answer,
+// referenceAnswer; other keys are ignored) as a sample. It is exported for
+// the tests of package lexical_test.
+func ParseSampleLine(line []byte) (guard.Sample, error) {
+	var row struct {
+		ID       string `json:"id"`
+		Question string `json:"question"`
+		Contexts []struct {
+			ID   string `json:"id"`
+			Text string `json:"text"`
+		} `json:"contexts"`
+		Answer    string  `json:"answer"`
+		Reference *string `json:"referenceAnswer"`
+	}
+	if err := json.Unmarshal(line, &row); err != nil {
+		return guard.Sample{}, err
+	}
+	s := guard.Sample{ID: row.ID, Question: row.Question, Answer: row.Answer, Reference: row.Reference}
+	for _, c := range row.Contexts {
+		s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
+	}
+	return s, nil
 }
 
 // devSamples reads the development rows of the judge's speed check as

@@ -364,7 +364,7 @@ func missingQuestionTerms(a *analysis, v *vocabulary, f *featureSet) (missEnt in
 			continue
 		}
 		f.missingQ = append(f.missingQ, i)
-		maxMiss = math.Max(maxMiss, weightOf(v, t))
+		maxMiss = math.Max(maxMiss, v.weight(t))
 		if t.entity() {
 			missEnt++
 		}
@@ -474,7 +474,7 @@ func coverage(run []token, v *vocabulary, in func(*token) bool) float64 {
 		if !t.content() {
 			continue
 		}
-		wt := weightOf(v, t)
+		wt := v.weight(t)
 		total += wt
 		if in(t) {
 			got += wt
@@ -1084,7 +1084,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 		total, n := 0.0, 0
 		for i := from; i < to; i++ {
 			if t := &d.toks[i]; t.content() && t.flags&fNum == 0 {
-				total += weightOf(v, t)
+				total += v.weight(t)
 				n++
 			}
 		}
@@ -1110,7 +1110,7 @@ func (a *analysis) negationFlip(k int, win window, v *vocabulary) (int, bool) {
 				}
 				for j := cf; j < ct; j++ {
 					if c.toks[j].hash == t.hash {
-						got += weightOf(v, t)
+						got += v.weight(t)
 						break
 					}
 				}

@@ -46,17 +46,6 @@ type goldenEst struct {
 	Citations []string `json:"cit,omitempty"`
 }
 
-type inputRow struct {
-	ID       string `json:"id"`
-	Question string `json:"question"`
-	Contexts []struct {
-		ID   string `json:"id"`
-		Text string `json:"text"`
-	} `json:"contexts"`
-	Answer    string  `json:"answer"`
-	Reference *string `json:"referenceAnswer"`
-}
-
 func readGoldenInputs(t *testing.T) []guard.Sample {
 	t.Helper()
 	var out []guard.Sample
@@ -66,13 +55,9 @@ func readGoldenInputs(t *testing.T) []guard.Sample {
 			t.Fatal(err)
 		}
 		for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			var r inputRow
-			if err := json.Unmarshal(line, &r); err != nil {
+			s, err := lexical.ParseSampleLine(line)
+			if err != nil {
 				t.Fatalf("%s:%d: %v", name, i+1, err)
-			}
-			s := guard.Sample{ID: r.ID, Question: r.Question, Answer: r.Answer, Reference: r.Reference}
-			for _, c := range r.Contexts {
-				s.Contexts = append(s.Contexts, guard.Context{ID: c.ID, Text: c.Text})
 			}
 			out = append(out, s)
 		}

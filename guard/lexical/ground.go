@@ -205,7 +205,7 @@ func sentenceSupport(a *analysis, v *vocabulary, f *featureSet, k int, t *ground
 		if !tk.content() {
 			continue
 		}
-		wt := weightOf(v, tk)
+		wt := v.weight(tk)
 		total += wt
 		n++
 		if a.inContexts(tk.hash) || given(tk) {
@@ -364,7 +364,7 @@ func answerSupport(a *analysis, v *vocabulary, f *featureSet, t *groundTally) {
 		if !tk.content() {
 			continue
 		}
-		wt := weightOf(v, tk)
+		wt := v.weight(tk)
 		totalW += wt
 		if a.inContexts(tk.hash) || given(tk) {
 			anyW += wt

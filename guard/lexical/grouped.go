@@ -61,7 +61,7 @@ func (a *analysis) scoreGrouped(run []token, v *vocabulary, skip func(*token) bo
 		if !t.content() {
 			continue
 		}
-		w := weightOf(v, t)
+		w := v.weight(t)
 		total += w
 		if skip != nil && skip(t) {
 			given += w
@@ -81,7 +81,7 @@ func (a *analysis) scoreGrouped(run []token, v *vocabulary, skip func(*token) bo
 				continue
 			}
 			if mark[ids[t.hash]] == int32(c+1) {
-				sum += weightOf(v, t)
+				sum += v.weight(t)
 			}
 		}
 		for _, g := range members {

@@ -110,41 +110,15 @@ func stem(b []byte) int {
 	return stemLetters(b)
 }
 
-// stemLetters is stem for a word of ASCII lower-case letters only.
+// stemLetters is stem for a word of ASCII lower-case letters only. A plural
+// in -ies reads as its -y singular ("cities" → "city", written in place),
+// then as any other word.
 func stemLetters(b []byte) int {
-	n := len(b)
-	if n <= 3 {
-		return n
-	}
-	// Plurals. n ≥ 4 here.
-	switch {
-	case n > 4 && b[n-3] == 'i' && b[n-2] == 'e' && b[n-1] == 's':
+	if n := len(b); n > 4 && b[n-3] == 'i' && b[n-2] == 'e' && b[n-1] == 's' {
 		b[n-3] = 'y'
-		n -= 2
-	case b[n-4] == 's' && b[n-3] == 's' && b[n-2] == 'e' && b[n-1] == 's':
-		n -= 2
-	case b[n-1] == 's' && (b[n-2] == 's' || b[n-2] == 'u' || b[n-2] == 'i'):
-	case b[n-1] == 's':
-		n--
+		b = b[:n-2]
 	}
-	// Verb and adverb endings. n ≥ 2 here.
-	switch {
-	case n >= 7 && b[n-3] == 'i' && b[n-2] == 'n' && b[n-1] == 'g':
-		n -= 3
-		if b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
-			n-- // running → run
-		}
-	case n >= 5 && b[n-2] == 'e' && b[n-1] == 'd' && b[n-3] != 'e':
-		n -= 2
-		if b[n-1] == b[n-2] && b[n-1] != 'l' && b[n-1] != 's' && b[n-1] != 'z' {
-			n--
-		}
-	case n >= 6 && b[n-2] == 'l' && b[n-1] == 'y':
-		n -= 2
-	}
-	if n > 3 && b[n-1] == 'e' {
-		n--
-	}
+	n, _ := stemPlain(b)
 	return n
 }
 
@@ -370,11 +344,17 @@ func asciiWord(text string, i int, room []byte) (h uint64, j int, class uint8, o
 // stemString is stemLetters for a word of ASCII lower-case letters read in
 // place. ok is false for a plural in -ies, whose stem ends in a letter the
 // word does not have there ("ies" → "y"): stemLetters reads that one.
-func stemString(w string) (n int, ok bool) {
+func stemString(w string) (n int, ok bool) { return stemPlain(w) }
+
+// stemPlain strips the suffixes of stem from a word of ASCII lower-case
+// letters and returns the stem's length; ok is false, and the word left
+// to its caller, for a plural in -ies (see stemLetters).
+func stemPlain[W ~string | ~[]byte](w W) (n int, ok bool) {
 	n = len(w)
 	if n <= 3 {
 		return n, true
 	}
+	// Plurals. n ≥ 4 here.
 	switch {
 	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
 		return 0, false
@@ -384,11 +364,12 @@ func stemString(w string) (n int, ok bool) {
 	case w[n-1] == 's':
 		n--
 	}
+	// Verb and adverb endings. n ≥ 2 here.
 	switch {
 	case n >= 7 && w[n-3] == 'i' && w[n-2] == 'n' && w[n-1] == 'g':
 		n -= 3
 		if w[n-1] == w[n-2] && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
-			n--
+			n-- // running → run
 		}
 	case n >= 5 && w[n-2] == 'e' && w[n-1] == 'd' && w[n-3] != 'e':
 		n -= 2

@@ -156,7 +156,10 @@ func (v *vocabulary) weight(t *token) float64 {
 	return v.weigh(t)
 }
 
-// weigh looks a token's weight up and records it.
+// weigh looks a token's weight up and records it. It is kept out of line
+// so that weight, read in the features' innermost loops, inlines.
+//
+//go:noinline
 func (v *vocabulary) weigh(t *token) float64 {
 	_, t.w, _ = v.lookup(t.hash)
 	t.flags |= fWeighed
