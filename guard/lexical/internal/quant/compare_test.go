@@ -1,6 +1,9 @@
 package quant
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // compareCase is one pair of texts, each yielding exactly one quantity, and
 // the expected outcome of Compatible, SameSlot and Approx (all symmetric).
@@ -208,4 +211,110 @@ func TestApproxOtherKinds(t *testing.T) {
 			t.Errorf("%q.Approx(%q) = true; want false", p[0], p[1])
 		}
 	}
+}
+
+// TestConflicts checks Conflicts against the expression it stands for on
+// every pair of distinct quantities of the development texts and on
+// crafted ones: decades, hedged years and amounts, Years against Numbers,
+// units of one dimension, Times, and quantities no text yields.
+func TestConflicts(t *testing.T) {
+	texts := []string{
+		"1990", "the 1990s", "in 1995", "about 1990", "around 1993", "1980s", "2000s", "c. 2001",
+		"June 1990", "June 17, 1990", "17 June", "June 1991", "July 17", "500 BC", "AD 500",
+		"1,990", "1500", "1,500", "1990 people", "20", "about 20", "twenty",
+		"5 km", "5 miles", "8 km", "about 5 miles", "2,000 metres", "6 feet", "1.8 m",
+		"20 hours", "20 days", "a month", "30 days", "4 weeks", "a year", "12 months", "365 days",
+		"20 °C", "68 °F", "40 degrees", "40 °C", "293 K", "1 GB", "1,024 MB", "1,000 MB",
+		"20%", "a fifth of them", "48%", "half of them", "20 percentage points",
+		"$5 million", "€5 million", "5 million dollars", "$5.2 million", "about $5 million",
+		"3 pm", "15:00", "noon", "midnight", "third", "3rd", "fourth",
+	}
+	var qs []Quantity
+	for _, text := range append(texts, devTexts(t)...) {
+		qs = Extract(qs, text)
+	}
+	// Quantities no text yields: no kind, a kind out of range, a Time with
+	// a unit, values that are not numbers, a decade of a BC year.
+	qs = append(qs,
+		Quantity{},
+		Quantity{Kind: Kind(42), Value: 1},
+		Quantity{Kind: Kind(42), Value: 1, Unit: "m"},
+		Quantity{Kind: Time, Value: 60, Unit: "hour"},
+		Quantity{Kind: Measure, Value: math.NaN(), Unit: uKm},
+		Quantity{Kind: Measure, Value: math.Inf(1), Unit: uM},
+		Quantity{Kind: Number, Value: math.NaN()},
+		Quantity{Kind: Year, Value: -50, Year: -50, Hedged: true},
+		Quantity{Kind: Date, Month: 6},
+		Quantity{Kind: Date, Day: 17},
+	)
+	// Where a quantity stands does not matter: keep one of each.
+	seen := make(map[Quantity]bool)
+	uniq := qs[:0]
+	for _, q := range qs {
+		q.Start, q.End = 0, 0
+		if !seen[q] || q.Value != q.Value {
+			seen[q] = true
+			uniq = append(uniq, q)
+		}
+	}
+	n, conflicts := 0, 0
+	for i := range uniq {
+		for j := range uniq {
+			q, o := &uniq[i], &uniq[j]
+			want := q.SameSlot(*o) && !q.Compatible(*o)
+			if got := Conflicts(q, o); got != want {
+				t.Fatalf("Conflicts(%+v, %+v) = %v, want %v", *q, *o, got, want)
+			}
+			n++
+			if want {
+				conflicts++
+			}
+		}
+	}
+	if conflicts == 0 || conflicts == n {
+		t.Fatalf("%d conflicts in %d pairs: the pairs do not test both outcomes", conflicts, n)
+	}
+	t.Logf("%d quantities, %d pairs, %d conflicts", len(uniq), n, conflicts)
+}
+
+// BenchmarkConflicts compares the quantities of the HotpotQA development
+// texts pairwise within each slot family, as the lexical judge's conflict
+// scan does (mostly Years against Years and Dates), with Conflicts and with
+// the expression it stands for.
+func BenchmarkConflicts(b *testing.B) {
+	var qs []Quantity
+	for _, text := range devTexts(b) {
+		qs = Extract(qs, text)
+	}
+	type pair struct{ q, o *Quantity }
+	var pairs []pair
+	for i := 0; i < len(qs) && len(pairs) < 1<<16; i += 7 {
+		for j := i + 1; j < len(qs) && j < i+50; j++ {
+			if qs[i].Kind.Family() == qs[j].Kind.Family() {
+				pairs = append(pairs, pair{&qs[i], &qs[j]})
+			}
+		}
+	}
+	b.Run("expr", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			for _, p := range pairs {
+				if p.q.SameSlot(*p.o) && !p.q.Compatible(*p.o) {
+					n++
+				}
+			}
+		}
+		b.ReportMetric(float64(len(pairs)), "pairs/op")
+	})
+	b.Run("Conflicts", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			for _, p := range pairs {
+				if Conflicts(p.q, p.o) {
+					n++
+				}
+			}
+		}
+		b.ReportMetric(float64(len(pairs)), "pairs/op")
+	})
 }

@@ -41,7 +41,7 @@ func (q Quantity) SameSlot(o Quantity) bool {
 	if q.Unit == o.Unit {
 		return true
 	}
-	switch relate(q, o) {
+	switch relate(&q, &o) {
 	case relEqual, relDiffer:
 		return true
 	}
@@ -73,7 +73,7 @@ func (q Quantity) SameSlot(o Quantity) bool {
 //     is read as a year, "1,500" as a number), although not the same slot.
 func (q Quantity) Compatible(o Quantity) bool {
 	if q.Kind.family() == Date && o.Kind.family() == Date {
-		return datesAgree(q, o)
+		return datesAgree(&q, &o)
 	}
 	if q.Kind == Year && o.Kind == Number || q.Kind == Number && o.Kind == Year {
 		return near(q.Value, o.Value, false)
@@ -84,7 +84,33 @@ func (q Quantity) Compatible(o Quantity) bool {
 	if q.Unit == o.Unit {
 		return near(q.Value, o.Value, q.Hedged && o.Hedged)
 	}
-	return relate(q, o) == relEqual
+	return relate(&q, &o) == relEqual
+}
+
+// Conflicts reports whether q and o are in the same slot with values that
+// differ: exactly q.SameSlot(*o) && !q.Compatible(*o). A conflict scan
+// calls it for many pairs, mostly of Years and Dates, so it takes pointers
+// (a Quantity is 80 bytes) and settles the calendar family first.
+func Conflicts(q, o *Quantity) bool {
+	f := q.Kind.family()
+	if f != o.Kind.family() || f == 0 {
+		return false
+	}
+	if f == Date {
+		// Both Date or Year: always the same slot, compatible iff the
+		// dates agree.
+		return !datesAgree(q, o)
+	}
+	// Outside the calendar family a kind is its own family, so q and o
+	// have one kind, and Compatible's Year-and-Number case cannot apply.
+	if q.Unit == o.Unit {
+		return !near(q.Value, o.Value, q.Hedged && o.Hedged)
+	}
+	if f == Time {
+		// Every pair of Times is the same slot; relate knows no Time.
+		return true
+	}
+	return relate(q, o) == relDiffer
 }
 
 // Approx reports whether q and o state approximately, but not exactly, the
@@ -100,7 +126,7 @@ func (q Quantity) Approx(o Quantity) bool {
 	if q.Kind != o.Kind || q.Unit == o.Unit {
 		return false
 	}
-	return relate(q, o) == relNear
+	return relate(&q, &o) == relNear
 }
 
 // relation is how two Measures or two Percents in different units relate.
@@ -246,7 +272,7 @@ const (
 )
 
 // relate compares two quantities of one kind in different units.
-func relate(q, o Quantity) relation {
+func relate(q, o *Quantity) relation {
 	if q.Kind != o.Kind || q.Kind != Measure && q.Kind != Percent {
 		return relNone
 	}
@@ -302,7 +328,9 @@ func relateScaled(a, b float64, inexact, hedged, share bool) relation {
 		return relDiffer
 	}
 	d := math.Abs(a - b)
-	m := math.Max(math.Abs(a), math.Abs(b))
+	// Neither is NaN, so the builtin max, which the compiler inlines, is
+	// math.Max (a call on amd64).
+	m := max(math.Abs(a), math.Abs(b))
 	if d == 0 || hedged && d <= nearTol*m {
 		return relEqual
 	}
@@ -359,18 +387,18 @@ func near(a, b float64, approx bool) bool {
 		return false
 	}
 	d := math.Abs(a - b)
-	m := math.Max(math.Abs(a), math.Abs(b))
+	m := max(math.Abs(a), math.Abs(b)) // as in relateScaled
 	if d <= 1e-9*m {
 		return true
 	}
 	return approx && d <= 0.1*m
 }
 
-func isDecade(q Quantity) bool {
+func isDecade(q *Quantity) bool {
 	return q.Kind == Year && q.Hedged && q.Year%10 == 0 && q.Year > 0
 }
 
-func datesAgree(q, o Quantity) bool {
+func datesAgree(q, o *Quantity) bool {
 	shared := false
 	if q.Year != 0 && o.Year != 0 {
 		switch {

@@ -165,7 +165,7 @@ func baseValue(c Quantity) (dimension, float64, bool) {
 // and every year of a decade.
 func years(q Quantity, buf *[11]int) []int {
 	ys := append(buf[:0], q.Year)
-	if isDecade(q) {
+	if isDecade(&q) {
 		for y := q.Year + 1; y < q.Year+10; y++ {
 			ys = append(ys, y)
 		}
