@@ -147,7 +147,7 @@ func (c *conflictScan) settle() bool {
 
 // conflicting reports whether q and r are in the same slot with values
 // that differ.
-func conflicting(q, r *quant.Quantity) bool { return q.SameSlot(*r) && !q.Compatible(*r) }
+func conflicting(q, r *quant.Quantity) bool { return quant.Conflicts(q, r) }
 
 // quantRun is a run of quantities of one context that are equal but for
 // where they stand: any quantity meets all of a run's members alike, so
