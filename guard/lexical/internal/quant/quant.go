@@ -107,7 +107,7 @@ type scanner struct {
 	s         string
 	dst       []Quantity
 	approxEnd int  // where a token right after the last approximation cue starts, -1 if none
-	prepEnd   int  // where a token right after the last year preposition starts, -1 if none
+	prepEnd   int  // where the last year preposition ends, -1 if none (see isYear)
 	prevStart int  // s[prevStart:prevEnd] is the last plain word seen, empty if the
 	prevEnd   int  // last token was none (ints, not a string: no write barrier per word)
 	rangeIdx  int  // index in dst of a quantity followed by a range connector
@@ -574,11 +574,11 @@ func (sc *scanner) letters(i int) int {
 // be taken as a plain word (as are maybeTable's false positives).
 func (sc *scanner) tableWord(i, j int) (int, bool) {
 	w := sc.s[i:j]
-	switch wi := lookupGeneral(w); wi.cls {
+	switch wi := probeGeneral(w); wi.cls {
 	case wAnd, wHundred, wScale, wDozen, wPer:
 		// Nothing to do on their own: as a plain word.
 	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
+		sc.prepEnd = j
 	case wNone:
 		if maybeCode(w) {
 			return sc.classedWord(i, j, wi), true
@@ -746,7 +746,7 @@ func (sc *scanner) classedWord(i, j int, wi wordInfo) int {
 			return r
 		}
 	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
+		sc.prepEnd = j
 	case wNoon, wMidnight, wApprox, wApproxLead:
 		sc.markerWord(i, j, w, wi)
 	}
@@ -2059,7 +2059,9 @@ func (sc *scanner) isYear(c *core, pos int) bool {
 	if c.ndig < 3 || c.ndig > 4 {
 		return false
 	}
-	if sc.prepEnd != c.start {
+	// The spaces after the preposition are skipped only here: most
+	// prepositions ("in", "by", "from") come before no such number.
+	if sc.prepEnd < 0 || sc.skipSpaces(sc.prepEnd) != c.start {
 		return false
 	}
 	n := sc.skipSpaces(pos)

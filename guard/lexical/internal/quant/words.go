@@ -428,6 +428,13 @@ func lookupGeneral(w string) wordInfo {
 	if len(w) == 0 || len(w) > 13 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) || !maybeGeneral(w) {
 		return wordInfo{}
 	}
+	return probeGeneral(w)
+}
+
+// probeGeneral is lookupGeneral without its quick rejections, for a word
+// of one or more ASCII letters that letters has already found may be a
+// key (see maybeTable).
+func probeGeneral(w string) wordInfo {
 	for j := shapeHash(w) & generalMask; ; j = (j + 1) & generalMask {
 		e := &generalTable[j]
 		if e.key == "" {
