@@ -132,16 +132,10 @@ func (sc *scanner) clauseStart(i int) bool {
 // prevWordAt returns the plain word that ends right before i (spaces
 // between), or "".
 func (sc *scanner) prevWordAt(i int) string {
-	if sc.prevWord == "" {
+	if sc.prevStart == sc.prevEnd || sc.skipSpaces(sc.prevEnd) != i {
 		return ""
 	}
-	if sc.prevLazy {
-		sc.prevEnd, sc.prevLazy = sc.skipSpaces(sc.prevEnd), false
-	}
-	if sc.prevEnd != i {
-		return ""
-	}
-	return sc.prevWord
+	return sc.s[sc.prevStart:sc.prevEnd]
 }
 
 // wordBefore returns the ASCII word that ends, after ASCII spaces, right

@@ -83,7 +83,6 @@ func Extract(dst []Quantity, text string) (out []Quantity) {
 		dst:       dst,
 		approxEnd: -1,
 		prepEnd:   -1,
-		prevEnd:   -1,
 		rangeIdx:  -1,
 	}
 	n0 := len(dst)
@@ -107,14 +106,13 @@ func Extract(dst []Quantity, text string) (out []Quantity) {
 type scanner struct {
 	s         string
 	dst       []Quantity
-	approxEnd int    // where a token right after the last approximation cue starts, -1 if none
-	prepEnd   int    // where a token right after the last year preposition starts, -1 if none
-	prevWord  string // last plain word seen
-	prevEnd   int    // where a token right after it starts (see prevLazy)
-	prevLazy  bool   // prevEnd is the word's end: skip the spaces after it when needed
-	rangeIdx  int    // index in dst of a quantity followed by a range connector
-	rangeAt   int    // offset where the second member of that range must start
-	rangeInf  info   // details of dst[rangeIdx]
+	approxEnd int  // where a token right after the last approximation cue starts, -1 if none
+	prepEnd   int  // where the last year preposition ends, -1 if none (see isYear)
+	prevStart int  // s[prevStart:prevEnd] is the last plain word seen, empty if the
+	prevEnd   int  // last token was none (ints, not a string: no write barrier per word)
+	rangeIdx  int  // index in dst of a quantity followed by a range connector
+	rangeAt   int  // offset where the second member of that range must start
+	rangeInf  info // details of dst[rangeIdx]
 }
 
 // info carries what range joining needs to know about an emitted quantity.
@@ -271,19 +269,24 @@ func load64(s string, i int) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// nonLetters returns x's bytes that are not ASCII letters as their high
-// bits (0x80 in each such byte), isLetter on eight bytes at once: a byte
-// folded to lower case and stripped of its high bit is a letter iff it is
-// at least 'a' (adding 0x1f carries into bit 7) and not above 'z' (adding
-// 0x05 does not); no sum carries out of its byte.
+// nonLetters marks the first byte of x (in little-endian order) that is
+// not an ASCII letter with its high bit, isLetter on eight bytes at once:
+// x has no such byte iff the result is 0, and otherwise the lowest set bit
+// of the result is the high bit of the first such byte. With y a byte
+// folded to lower case (or 0x20), y is a letter iff adding 0x1f sets bit 7
+// ('a' and up) and adding 0x05 leaves it clear (up to 'z'). A byte from
+// 0x80 up fails one of the two: adding 0x05 keeps bit 7 unless the sum
+// wraps (0xFB and up), and then adding 0x1f wraps to below 0x80. A sum
+// carries into the next byte only from a byte of 0xE1 or more, no letter,
+// so the bytes up to the first non-letter are exact; the ones after it
+// may be marked wrongly.
 func nonLetters(x uint64) uint64 {
 	const (
 		ones = 0x0101010101010101
 		high = 0x80 * ones
 	)
-	y := (x | 0x20*ones) &^ high
-	letters := (y + 0x1f*ones) &^ (y + 0x05*ones) &^ x & high
-	return letters ^ high
+	y := x | 0x20*ones
+	return (^(y + 0x1f*ones) | (y + 0x05*ones)) & high
 }
 
 // isWordByte reports ASCII letters, digits and '_'.
@@ -546,39 +549,36 @@ func (sc *scanner) letters(i int) int {
 			j++
 		}
 	end:
-		if j < len(s) && wordNeedsLook[s[j]] {
+		// After one space and a letter run would come back here for the
+		// next word, which has a boundary before it.
+		next := j+1 < len(s) && s[j] == ' ' && isLetter(s[j+1])
+		if !next && j < len(s) && wordNeedsLook[s[j]] {
 			return sc.word(i, j)
 		}
-		w := s[i:j]
-		if maybeGeneral(w) || maybeCode(w) {
+		if maybeTable(s[i], s[j-1], j-i) {
 			if r, done := sc.tableWord(i, j); done {
 				return r
 			}
-			// Only j is live across the call (s and sc were saved on
-			// entry), which keeps spills off the path of plain words.
 		}
 		// What classedWord does with a plain word.
-		sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
-		// run would step over a space, and the letter after it has a
-		// boundary before it.
-		if j+1 < len(s) && s[j] == ' ' && isLetter(s[j+1]) {
-			i = j + 1
-			continue
+		sc.prevStart, sc.prevEnd = i, j
+		if !next {
+			return j
 		}
-		return j
+		i = j + 1
 	}
 }
 
-// tableWord handles for letters the word s[i:j] that maybeGeneral or
-// maybeCode let through, and reports whether it is done with it: if not,
-// the word is to be taken as a plain word.
+// tableWord handles for letters the word s[i:j] that maybeTable lets
+// through, and reports whether it is done with it: if not, the word is to
+// be taken as a plain word (as are maybeTable's false positives).
 func (sc *scanner) tableWord(i, j int) (int, bool) {
 	w := sc.s[i:j]
-	switch wi := lookupGeneral(w); wi.cls {
+	switch wi := probeGeneral(w); wi.cls {
 	case wAnd, wHundred, wScale, wDozen, wPer:
 		// Nothing to do on their own: as a plain word.
 	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
+		sc.prepEnd = j
 	case wNone:
 		if maybeCode(w) {
 			return sc.classedWord(i, j, wi), true
@@ -716,7 +716,7 @@ func (sc *scanner) word(i, j int) int {
 	w := s[i:j]
 	if !boundaryAfter(s, j) {
 		// Glued to digits or non-ASCII letters: not a word we know.
-		sc.prevWord, sc.prevEnd, sc.prevLazy = "", j, false
+		sc.prevStart, sc.prevEnd = 0, 0
 		return skipToken(s, i)
 	}
 	if j < len(s) && s[j] == '$' {
@@ -742,16 +742,15 @@ func (sc *scanner) classedWord(i, j int, wi wordInfo) int {
 		}
 	case wNum, wOrd, wA, wHalf, wMonth:
 		if r, ok := sc.numberWord(i, j, wi); ok {
-			sc.prevWord, sc.prevEnd, sc.prevLazy = "", r, false
+			sc.prevStart, sc.prevEnd = 0, 0
 			return r
 		}
 	case wYearPrep:
-		sc.prepEnd = sc.skipSpaces(j)
+		sc.prepEnd = j
 	case wNoon, wMidnight, wApprox, wApproxLead:
 		sc.markerWord(i, j, w, wi)
 	}
-	// The spaces after the word are skipped only if prevClass asks.
-	sc.prevWord, sc.prevEnd, sc.prevLazy = w, j, true
+	sc.prevStart, sc.prevEnd = i, j
 	return j
 }
 
@@ -837,16 +836,7 @@ func (sc *scanner) markerWord(i, j int, w string, wi wordInfo) {
 // prevClass returns the class of the word just before i (separated from it
 // by spaces only), or wNone.
 func (sc *scanner) prevClass(i int) wclass {
-	if sc.prevWord == "" {
-		return wNone
-	}
-	if sc.prevLazy {
-		sc.prevEnd, sc.prevLazy = sc.skipSpaces(sc.prevEnd), false
-	}
-	if sc.prevEnd != i {
-		return wNone
-	}
-	return lookupGeneral(sc.prevWord).cls
+	return lookupGeneral(sc.prevWordAt(i)).cls
 }
 
 const (
@@ -1036,7 +1026,7 @@ func (sc *scanner) spelled(i, j int, first wordInfo) int {
 			pc := sc.prevClass(i)
 			// "a second", "per second" are durations; "at first" is an idiom.
 			if first.val == 2 && (pc == wA || pc == wPer) ||
-				first.val == 1 && eqFold(sc.prevWord, "at") && pc != wNone {
+				first.val == 1 && eqFold(sc.s[sc.prevStart:sc.prevEnd], "at") && pc != wNone {
 				return end
 			}
 			// "seconds" etc. are not ordinals; "second" before a number
@@ -1968,7 +1958,7 @@ func (sc *scanner) timeWord(c *core, x *suffix, cls sclass, we int) (stepOutcome
 func (sc *scanner) otherWord(c *core, x *suffix, w string, ws, we int, attached bool, step int) (stepOutcome, int) {
 	s := sc.s
 	if attached {
-		sc.prevWord, sc.prevEnd, sc.prevLazy = "", we, false
+		sc.prevStart, sc.prevEnd = 0, 0
 		return stepDone, skipToken(s, ws)
 	}
 	if step != 0 {
@@ -2069,7 +2059,9 @@ func (sc *scanner) isYear(c *core, pos int) bool {
 	if c.ndig < 3 || c.ndig > 4 {
 		return false
 	}
-	if sc.prepEnd != c.start {
+	// The spaces after the preposition are skipped only here: most
+	// prepositions ("in", "by", "from") come before no such number.
+	if sc.prepEnd < 0 || sc.skipSpaces(sc.prepEnd) != c.start {
 		return false
 	}
 	n := sc.skipSpaces(pos)

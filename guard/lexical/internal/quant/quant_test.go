@@ -631,8 +631,9 @@ func FuzzExtract(f *testing.F) {
 }
 
 // TestLookupGeneralMatchesMap holds the open-addressing table behind
-// lookupGeneral to the generalWords map it is built from, for every key in
-// several casings and for words that are not keys.
+// lookupGeneral (and probeGeneral, which skips its quick rejections) to
+// the generalWords map it is built from, for every key in several casings
+// and for words that are not keys.
 func TestLookupGeneralMatchesMap(t *testing.T) {
 	ref := func(w string) wordInfo {
 		var b []byte
@@ -652,6 +653,9 @@ func TestLookupGeneralMatchesMap(t *testing.T) {
 		}
 		if got, want := lookupGeneral(w), ref(w); got != want {
 			t.Errorf("lookupGeneral(%q) = %+v; the map says %+v", w, got, want)
+		}
+		if got, want := probeGeneral(w), ref(w); got != want {
+			t.Errorf("probeGeneral(%q) = %+v; the map says %+v", w, got, want)
 		}
 	}
 }

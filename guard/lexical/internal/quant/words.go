@@ -428,6 +428,13 @@ func lookupGeneral(w string) wordInfo {
 	if len(w) == 0 || len(w) > 13 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) || !maybeGeneral(w) {
 		return wordInfo{}
 	}
+	return probeGeneral(w)
+}
+
+// probeGeneral is lookupGeneral without its quick rejections, for a word
+// of one or more ASCII letters that letters has already found may be a
+// key (see maybeTable).
+func probeGeneral(w string) wordInfo {
 	for j := shapeHash(w) & generalMask; ; j = (j + 1) & generalMask {
 		e := &generalTable[j]
 		if e.key == "" {
@@ -595,7 +602,39 @@ func letterUnitOK(s string, b byte, we int, attached bool) bool {
 // letters, as a currency code: codePrefix knows only three capitals and
 // "Rs".
 func maybeCode(w string) bool {
-	return len(w) == 3 && isUpper(w[0]) && isUpper(w[1]) || w == "Rs"
+	return len(w) == 3 && isUpper(w[0]) && isUpper(w[1]) && isUpper(w[2]) || w == "Rs"
+}
+
+// tableShape has bit n&15 set in [first&63][last&63] for every word of n
+// letters that may pass maybeGeneral or maybeCode, so that letters tests
+// both at once from a word's ends and length. An ASCII letter masked with
+// 63 keeps its case: 1..26 upper, 33..58 lower. A word of 16 letters or
+// more may pass too (its length wraps); none is a key, so it costs only a
+// lookup.
+var tableShape [64][64]uint16
+
+func init() {
+	for w := range generalWords {
+		// maybeGeneral ignores case.
+		for _, a := range []byte{w[0], w[0] - 32} {
+			for _, z := range []byte{w[len(w)-1], w[len(w)-1] - 32} {
+				tableShape[a&63][z&63] |= 1 << len(w)
+			}
+		}
+	}
+	for a := byte('A'); a <= 'Z'; a++ {
+		for z := byte('A'); z <= 'Z'; z++ {
+			tableShape[a&63][z&63] |= 1 << 3
+		}
+	}
+	tableShape['R'&63]['s'&63] |= 1 << 2
+}
+
+// maybeTable is maybeGeneral(w) || maybeCode(w), with some false positives,
+// for the word w of n ASCII letters that starts with first and ends with
+// last.
+func maybeTable(first, last byte, n int) bool {
+	return tableShape[first&63][last&63]>>(n&15)&1 != 0
 }
 
 // dollarPrefix maps the letters glued before '$' ("US$", "A$") to a currency.
