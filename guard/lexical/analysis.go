@@ -50,8 +50,7 @@ type analysis struct {
 	qidx      quantIndex
 	qruns     []quantRun  // see quantRuns
 	runAt     []int32     // see quantRuns
-	famRuns   []famRuns   // see quantRuns
-	famAt     []int32     // see quantRuns
+	famFirst  []int32     // see quantRuns
 	qsent     []int32     // see quantRuns
 	quantBase []int32     // see quantRuns
 	maybe     []pairMaybe // see conflictScan.under

@@ -160,28 +160,25 @@ type quantRun struct {
 	rel        bool       // the sentence of a quantity of the run is relevant (sentRel)
 }
 
-// famRuns are the runs of one slot family in one context: the first and
-// the last, linked through quantRun.next.
-type famRuns struct {
-	fam         quant.Kind
-	first, last int32 // indices in qruns
-}
-
 // quantRuns splits each context's quantities into runs (a.qruns, the runs
 // of context ci from a.runAt[ci]), links the runs of each slot family
-// (a.famRuns, context ci's families from a.famAt[ci]), and records the
-// sentence of quantity k of context ci at a.qsent[a.quantBase[ci]+k]. Run
-// it after markRelevantSentences.
+// (the first of family f in context ci at a.famFirst[ci*famSlots+f]), and
+// records the sentence of quantity k of context ci at
+// a.qsent[a.quantBase[ci]+k]. Run it after markRelevantSentences.
 func (a *analysis) quantRuns() {
 	runs, runAt := a.qruns[:0], a.runAt[:0]
-	fams, famAt := a.famRuns[:0], a.famAt[:0]
 	qsent, base := a.qsent[:0], a.quantBase[:0]
+	first := slices.Grow(a.famFirst[:0], len(a.ctxs)*famSlots)[:len(a.ctxs)*famSlots]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		qs := d.quants
 		runAt = append(runAt, int32(len(runs)))
-		famAt = append(famAt, int32(len(fams)))
 		base = append(base, int32(len(qsent)))
+		fams := first[ci*famSlots : (ci+1)*famSlots]
+		for f := range fams {
+			fams[f] = -1
+		}
+		var last [famSlots]int32 // the family's last run so far
 		k0 := 0
 		for k := range qs {
 			sk := sentOfFrom(d, qs[k].Start, &k0)
@@ -195,34 +192,25 @@ func (a *analysis) quantRuns() {
 			r := int32(len(runs))
 			f := qs[k].Kind.Family()
 			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), fam: f, next: -1, rel: rel})
-			ctxFams := fams[famAt[ci]:]
-			i := 0
-			for i < len(ctxFams) && ctxFams[i].fam != f {
-				i++
+			if fams[f] < 0 {
+				fams[f] = r
+			} else {
+				runs[last[f]].next = r
 			}
-			if i == len(ctxFams) {
-				fams = append(fams, famRuns{fam: f, first: r, last: r})
-				continue
-			}
-			runs[ctxFams[i].last].next = r
-			ctxFams[i].last = r
+			last[f] = r
 		}
 	}
 	runAt = append(runAt, int32(len(runs)))
-	famAt = append(famAt, int32(len(fams)))
-	a.qruns, a.runAt, a.famRuns, a.famAt, a.qsent, a.quantBase = runs, runAt, fams, famAt, qsent, base
+	a.qruns, a.runAt, a.famFirst, a.qsent, a.quantBase = runs, runAt, first, qsent, base
 }
+
+// famSlots is the room famFirst has for each context: a slot for every
+// kind of quantity (and kind 0), each family's slot being its Family kind.
+const famSlots = int(quant.Ordinal) + 1
 
 // firstRun returns the index in a.qruns of the first run of slot family f in
 // context ci, -1 for none.
-func (a *analysis) firstRun(ci int, f quant.Kind) int32 {
-	for _, fr := range a.famRuns[a.famAt[ci]:a.famAt[ci+1]] {
-		if fr.fam == f {
-			return fr.first
-		}
-	}
-	return -1
-}
+func (a *analysis) firstRun(ci int, f quant.Kind) int32 { return a.famFirst[ci*famSlots+int(f)] }
 
 // sameQuantity reports whether two quantities are equal but for their spans.
 func sameQuantity(x, y quant.Quantity) bool {
@@ -303,7 +291,6 @@ func (c *conflictScan) numberConflicts() float64 {
 				looked := int(a.runAt[cj+1] - a.runAt[cj])
 				if qf != 0 {
 					dj := &a.ctxs[cj]
-					sents := a.qsent[a.quantBase[cj]:]
 					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
 						run := &a.qruns[ri]
 						if run.end-run.first == 1 && !(qrel && run.rel) {
@@ -314,6 +301,7 @@ func (c *conflictScan) numberConflicts() float64 {
 							continue
 						}
 						looked += int(run.end-run.first) - 1
+						sents := a.qsent[a.quantBase[cj]:]
 						for qj := int(run.first); qj < int(run.end); qj++ {
 							c.pairs++
 							sj := int(sents[qj])
