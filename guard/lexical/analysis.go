@@ -202,7 +202,22 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 		ntok += len(a.ctxs[i].toks)
 		a.nquant += len(a.ctxs[i].quants)
 	}
-	// Index.
+	a.buildIndex(ntok)
+	a.win.resize(a.nsent)
+	a.qWinScore.resize(a.nsent)
+	if cap(a.winSeen) < a.nsent {
+		a.winSeen = make([]int32, a.nsent)
+	}
+	a.winSeen = a.winSeen[:a.nsent]
+	for i := range a.winSeen {
+		a.winSeen[i] = -1
+	}
+	a.postBuilt = false
+}
+
+// buildIndex builds the term index over the contexts' content tokens, of
+// which there are at most ntok.
+func (a *analysis) buildIndex(ntok int) {
 	size := 64
 	for size < 2*ntok {
 		size <<= 1
@@ -215,36 +230,45 @@ func (a *analysis) load(question, answer string, ref *string, contexts []string)
 		a.keys = a.keys[:size]
 		clear(a.slots)
 	}
-	mask := uint64(size - 1)
+	// The occurrences are written in place: at most one per token, so the
+	// slice is sized once instead of growing by append.
+	if cap(a.occ) < ntok {
+		a.occ = make([]occurrence, ntok)
+	}
+	occ := a.occ[:ntok]
+	n := int32(0)
 	for ci := range a.ctxs {
-		d := &a.ctxs[ci]
-		cpos := int32(0)
-		for ti := range d.toks {
-			t := &d.toks[ti]
-			if !t.content() {
-				continue
-			}
-			h := t.hash
-			j := h & mask
-			for a.slots[j] != 0 && a.keys[j] != h {
-				j = (j + 1) & mask
-			}
-			a.occ = append(a.occ, occurrence{next: a.slots[j], ctx: int32(ci), sent: a.sentBase[ci] + t.sent, tok: int32(ti), cpos: cpos})
-			a.slots[j] = int32(len(a.occ))
-			a.keys[j] = h
-			cpos++
+		n = indexContext(a.slots, a.keys, occ, n, a.ctxs[ci].toks, int32(ci), a.sentBase[ci])
+	}
+	a.occ = occ[:n]
+}
+
+// indexContext adds the content tokens of context ci, whose first sentence
+// is global sentence base, to the term index (slots and keys) as
+// occurrences occ[n:]; it returns the new count of occurrences. It works
+// on its arguments alone, so that the loop keeps them in registers.
+func indexContext(slots []int32, keys []uint64, occ []occurrence, n int32, toks []token, ci, base int32) int32 {
+	keys = keys[:len(slots)]
+	mask := uint64(len(slots) - 1)
+	cpos := int32(0)
+	for ti := range toks {
+		t := &toks[ti]
+		if !t.content() {
+			continue
 		}
+		h := t.hash
+		j := h & mask
+		for slots[j] != 0 && keys[j] != h {
+			j = (j + 1) & mask
+		}
+		o := &occ[n]
+		o.next, o.ctx, o.sent, o.tok, o.cpos = slots[j], ci, base+t.sent, int32(ti), cpos
+		n++
+		slots[j] = n
+		keys[j] = h
+		cpos++
 	}
-	a.win.resize(a.nsent)
-	a.qWinScore.resize(a.nsent)
-	if cap(a.winSeen) < a.nsent {
-		a.winSeen = make([]int32, a.nsent)
-	}
-	a.winSeen = a.winSeen[:a.nsent]
-	for i := range a.winSeen {
-		a.winSeen[i] = -1
-	}
-	a.postBuilt = false
+	return n
 }
 
 // scores holds a score per global window and the windows a call of score

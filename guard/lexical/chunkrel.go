@@ -384,33 +384,71 @@ func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 	}
 }
 
+// chunksTo writes to est, one zero Estimate per context, the chunk
+// relevance estimates of the contexts. Their evidence, like their features,
+// reads the question and the contexts only. The evidence of the chunks that
+// lean irrelevant (one item each) shares one allocation, and so do the
+// items' details: a row of ten paragraphs, most of them off the question,
+// would otherwise allocate three times a chunk.
+func (j *Judge) chunksTo(est []guard.Estimate, a *analysis, f *featureSet, s *guard.Sample) {
+	var lowAt [16]int32
+	low := lowAt[:0] // the contexts whose estimate needs evidence
+	for ci := range est {
+		if j.chunkTo(&est[ci], f, s, ci) {
+			low = append(low, int32(ci))
+		}
+	}
+	if len(low) == 0 {
+		return
+	}
+	var bufAt [1024]byte
+	var endAt [16]int32
+	buf, ends := bufAt[:0], endAt[:0]
+	for _, ci := range low {
+		buf = appendChunkDetail(buf, f.chunks[ci])
+		ends = append(ends, int32(len(buf)))
+	}
+	details := string(buf)
+	ev := make([]guard.Evidence, len(low))
+	from := int32(0)
+	for k, ci := range low {
+		ev[k] = guard.Evidence{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic, Detail: details[from:ends[k]],
+			Quote: quoteCtx(a, s, int(ci), span{0, min(len(s.Contexts[ci].Text), 160)})}
+		est[ci].Evidence = ev[k : k+1 : k+1]
+		from = ends[k]
+	}
+}
+
 // chunkTo writes to *e, the zero Estimate, the chunk relevance estimate of
-// context ci. Its evidence, like its features, reads the question and the
-// contexts only.
-func (j *Judge) chunkTo(e *guard.Estimate, a *analysis, f *featureSet, s *guard.Sample, ci int) {
-	var b1, b2 [32]byte
+// context ci without its evidence, and reports whether it needs some
+// (chunksTo adds it): it does when it leans irrelevant.
+func (j *Judge) chunkTo(e *guard.Estimate, f *featureSet, s *guard.Sample, ci int) bool {
 	id := s.Contexts[ci].ID
 	if f.emptyQ {
 		*e = guard.Abstain(guard.ChunkRelevance, id, noQuestion)
-		return
+		return false
 	}
 	p, ok := j.predict(guard.ChunkRelevance, f.chunks[ci])
 	if !ok {
 		*e = guard.Abstain(guard.ChunkRelevance, id, "the profile has no chunk_relevance model")
-		return
+		return false
 	}
 	e.Decision, e.ContextID, e.P = guard.ChunkRelevance, id, p
-	if p < 0.5 {
-		c := f.chunks[ci]
-		detail := "holds " + string(appendPct(b1[:0], 100*c[cQCov])) + "% of the question's weighted terms"
-		if c[cQRel] == 1 {
-			detail += ", as much as any chunk"
-		} else {
-			detail += " and adds " + string(appendPct(b2[:0], 100*c[cAdded])) + "% to what the best-matching chunk holds"
-		}
-		e.Evidence = []guard.Evidence{{Decision: guard.ChunkRelevance, Kind: guard.EvidenceOffTopic, Detail: detail,
-			Quote: quoteCtx(a, s, ci, span{0, min(len(s.Contexts[ci].Text), 160)})}}
+	return p < 0.5
+}
+
+// appendChunkDetail appends the detail of the evidence of a chunk that
+// leans irrelevant, whose feature vector is c.
+func appendChunkDetail(b []byte, c []float64) []byte {
+	b = append(b, "holds "...)
+	b = appendPct(b, 100*c[cQCov])
+	b = append(b, "% of the question's weighted terms"...)
+	if c[cQRel] == 1 {
+		return append(b, ", as much as any chunk"...)
 	}
+	b = append(b, " and adds "...)
+	b = appendPct(b, 100*c[cAdded])
+	return append(b, "% to what the best-matching chunk holds"...)
 }
 
 // EstimatesChunks reports whether the judge estimates chunk relevance for

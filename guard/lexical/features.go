@@ -856,8 +856,9 @@ func (a *analysis) hasPair(h1, h2 uint64) bool {
 
 // buildAnswerPairs is buildPairs turned around, for an answer judged
 // alone: it records d's pairs of adjacent words and its words in a small
-// set, then marks those some context holds, in one pass over the contexts.
-// hasPair then reads the marks: the same answers as the contexts' table,
+// set, then marks those some context holds: through the term index when it
+// shows them all, else in one pass over the contexts. hasPair then reads
+// the marks: the same answers as the contexts' table,
 // without writing a table as large as the contexts.
 func (a *analysis) buildAnswerPairs(d *doc) {
 	size := 16
@@ -875,6 +876,18 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 		}
 		a.addAnswerPair(pairHash(0, d.toks[i].hash) | 1)
 	}
+	// The term index shows most answers that the contexts support whole
+	// (see proveAnswerPairs); for the others the contexts are read. What
+	// the search marked before it gave up, the reading marks again.
+	if !a.proveAnswerPairs(d) {
+		a.scanAnswerPairs()
+	}
+	a.ansBuilt = true
+}
+
+// scanAnswerPairs marks the answer's words and pairs that some context
+// holds by reading every context's tokens (see buildAnswerPairs).
+func (a *analysis) scanAnswerPairs() {
 	// The contexts' words are many and few of them are the answer's: the
 	// signature test is made here, on a local copy, and only the words and
 	// pairs that pass it look into the table. A pair whose second word
@@ -897,7 +910,69 @@ func (a *analysis) buildAnswerPairs(d *doc) {
 			prev, prevSent = t.hash, t.sent
 		}
 	}
-	a.ansBuilt = true
+}
+
+// proveAnswerPairs marks the answer's words and pairs that the term index
+// shows in a context, and reports whether that is all of them; when it is
+// not, the contexts must be read (the index holds content words only, and a
+// word or pair it does not show may still stand in a context). A word is
+// shown by an occurrence; a pair by an occurrence of one of its words
+// whose neighbour in the same sentence is the other. The search stops at
+// the first word or pair it cannot show, and after as many steps as the
+// contexts have tokens, so that it never costs much more than reading them.
+func (a *analysis) proveAnswerPairs(d *doc) bool {
+	budget := 0
+	for ci := range a.ctxs {
+		budget += len(a.ctxs[ci].toks)
+	}
+	for i := range d.toks {
+		h := d.toks[i].hash
+		if i > 0 && d.toks[i].sent == d.toks[i-1].sent {
+			h0 := d.toks[i-1].hash
+			ok, steps := a.pairShown(h0, h, budget)
+			if !ok {
+				return false
+			}
+			budget -= steps
+			a.markAnswerPair(pairHash(h0, h) | 1)
+			a.markAnswerPair(pairHash(0, h0) | 1)
+			a.markAnswerPair(pairHash(0, h) | 1)
+			continue
+		}
+		if i+1 < len(d.toks) && d.toks[i+1].sent == d.toks[i].sent {
+			continue // the pair it opens shows it, or the search fails there
+		}
+		if a.head(h) == 0 {
+			return false
+		}
+		a.markAnswerPair(pairHash(0, h) | 1)
+	}
+	return true
+}
+
+// pairShown reports whether the term index shows the words h0 and h1
+// adjacent, in this order, in one sentence of a context, visiting at most
+// budget occurrences; it also returns how many it visited.
+func (a *analysis) pairShown(h0, h1 uint64, budget int) (ok bool, steps int) {
+	// The occurrences of the second word, each looking back; or, when it
+	// is no content word, those of the first, looking ahead.
+	o, back := a.head(h1), true
+	if o == 0 {
+		o, back = a.head(h0), false
+	}
+	for ; o != 0 && steps < budget; o = a.occ[o-1].next {
+		steps++
+		oc := &a.occ[o-1]
+		toks := a.ctxs[oc.ctx].toks
+		k, want := int(oc.tok)+1, h1
+		if back {
+			k, want = int(oc.tok)-1, h0
+		}
+		if k >= 0 && k < len(toks) && toks[k].hash == want && toks[k].sent == toks[oc.tok].sent {
+			return true, steps
+		}
+	}
+	return false, steps
 }
 
 // addAnswerPair puts pair hash h (never 0) in the answer's set.

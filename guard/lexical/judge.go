@@ -219,10 +219,9 @@ func (j *Judge) Judge(ctx context.Context, req guard.Request) ([]guard.Estimate,
 	// returned and copied there.
 	for _, d := range req.Decisions {
 		if d == guard.ChunkRelevance {
-			for ci := range s.Contexts {
-				out = append(out, guard.Estimate{})
-				j.chunkTo(&out[len(out)-1], a, f, s, ci)
-			}
+			k := len(out)
+			out = append(out, make([]guard.Estimate, len(s.Contexts))...)
+			j.chunksTo(out[k:], a, f, s)
 			continue
 		}
 		out = append(out, guard.Estimate{})
@@ -535,7 +534,15 @@ const noQuestion = "the question has no content word to judge by"
 
 // appendPct appends v rounded to a whole number, as fmt's %.0f writes it.
 // Evidence details are built by concatenation, in one allocation each.
-func appendPct(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 0, 64) }
+// A share in [0, 1e15] is rounded here, to the nearest whole number and
+// half to even as strconv rounds the exact value of v, and written as an
+// integer: strconv's general path costs several times as much.
+func appendPct(b []byte, v float64) []byte {
+	if v >= 0 && v <= 1e15 && !math.Signbit(v) {
+		return strconv.AppendUint(b, uint64(math.RoundToEven(v)), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', 0, 64)
+}
 
 func quote(src guard.Source, ctxID, text string, sp span) guard.Quote {
 	sp.start = max(0, min(sp.start, len(text)))
