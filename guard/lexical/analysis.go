@@ -56,6 +56,7 @@ type analysis struct {
 	maybe     []pairMaybe // see conflictScan.under
 	simFor    []int32     // see conflictScan.simOf
 	simVal    []float64   // see conflictScan.simOf
+	simCost   []int32     // see conflictScan.simOf
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64

@@ -245,15 +245,19 @@ func (c *conflictScan) questionCoverage(g int) float64 {
 // simOf is a.similarity of sentences g1 and g2 (global indices of
 // sentence si of context ci and sj of cj), remembered for the last g1:
 // quantities of one sentence meet the same sentences of other contexts
-// again (resetSimCache empties it for each sample). The work meter is charged as if it were computed each time.
+// again (resetSimCache empties it for each sample). The work meter is
+// charged as if it were computed each time, the amount similarity charges
+// being remembered with the value (simCost); numberConflicts reads the
+// memory in place.
 func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 	a := c.a
 	if a.simFor[g2] == int32(g1) {
-		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
+		a.m.spend(int(a.simCost[g2]))
 		return a.simVal[g2]
 	}
 	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
+	a.simCost[g2] = int32(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
 	return sim
 }
 
@@ -261,6 +265,7 @@ func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 func (a *analysis) resetSimCache() {
 	a.simFor = slices.Grow(a.simFor[:0], a.nsent)[:a.nsent]
 	a.simVal = slices.Grow(a.simVal[:0], a.nsent)[:a.nsent]
+	a.simCost = slices.Grow(a.simCost[:0], a.nsent)[:a.nsent]
 	for i := range a.simFor {
 		a.simFor[i] = -1
 	}
@@ -287,7 +292,11 @@ func (c *conflictScan) numberConflicts() float64 {
 			q := &di.quants[qi]
 			si := int(qsent[qi])
 			qf := q.Kind.Family() // 0 for kind 0: no slot
-			qrel := si >= 0 && a.sentRel[a.global(ci, si)]
+			g1 := -1
+			if si >= 0 {
+				g1 = a.global(ci, si)
+			}
+			qrel := g1 >= 0 && a.sentRel[g1]
 			for cj := ci + 1; cj < n && c.under(); cj++ {
 				looked := int(a.runAt[cj+1] - a.runAt[cj])
 				if qf != 0 {
@@ -306,14 +315,21 @@ func (c *conflictScan) numberConflicts() float64 {
 						for qj := int(run.first); qj < int(run.end); qj++ {
 							c.pairs++
 							sj := int(sents[qj])
-							if si < 0 || sj < 0 {
+							if !qrel || sj < 0 {
 								continue
 							}
-							g1, g2 := a.global(ci, si), a.global(cj, sj)
-							if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+							g2 := a.global(cj, sj)
+							if !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
 								continue
 							}
-							sim := c.simOf(ci, si, cj, sj, g1, g2)
+							var sim float64
+							if a.simFor[g2] == int32(g1) {
+								// simOf's memory, read in place.
+								a.m.spend(int(a.simCost[g2]))
+								sim = a.simVal[g2]
+							} else {
+								sim = c.simOf(ci, si, cj, sj, g1, g2)
+							}
 							if sim >= 0.3 {
 								best = math.Max(best, sim)
 								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
