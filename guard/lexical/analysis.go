@@ -56,6 +56,7 @@ type analysis struct {
 	maybe     []pairMaybe // see conflictScan.under
 	simFor    []int32     // see conflictScan.simOf
 	simVal    []float64   // see conflictScan.simOf
+	simCost   []int32     // see conflictScan.simOf
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64
@@ -69,6 +70,8 @@ type analysis struct {
 	relHashes []uint64   // scratch of markRelevantByScan
 	simToks   []simTok   // see simRun
 	simAt     [][2]int32 // by global sentence: its run in simToks, {-1, -1} until simRun builds it
+	simInfo   []simInfo  // by global sentence: its run's summary, set with simAt
+	antToks   []int32    // see simInfo
 	qcov      []float64  // by global sentence: see conflictScan.questionCoverage; -1 until computed
 
 	// scratch

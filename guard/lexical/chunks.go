@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
@@ -244,15 +245,19 @@ func (c *conflictScan) questionCoverage(g int) float64 {
 // simOf is a.similarity of sentences g1 and g2 (global indices of
 // sentence si of context ci and sj of cj), remembered for the last g1:
 // quantities of one sentence meet the same sentences of other contexts
-// again (resetSimCache empties it for each sample). The work meter is charged as if it were computed each time.
+// again (resetSimCache empties it for each sample). The work meter is
+// charged as if it were computed each time, the amount similarity charges
+// being remembered with the value (simCost); numberConflicts reads the
+// memory in place.
 func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 	a := c.a
 	if a.simFor[g2] == int32(g1) {
-		a.m.spend(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
+		a.m.spend(int(a.simCost[g2]))
 		return a.simVal[g2]
 	}
 	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
+	a.simCost[g2] = int32(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
 	return sim
 }
 
@@ -260,6 +265,7 @@ func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 func (a *analysis) resetSimCache() {
 	a.simFor = slices.Grow(a.simFor[:0], a.nsent)[:a.nsent]
 	a.simVal = slices.Grow(a.simVal[:0], a.nsent)[:a.nsent]
+	a.simCost = slices.Grow(a.simCost[:0], a.nsent)[:a.nsent]
 	for i := range a.simFor {
 		a.simFor[i] = -1
 	}
@@ -286,7 +292,11 @@ func (c *conflictScan) numberConflicts() float64 {
 			q := &di.quants[qi]
 			si := int(qsent[qi])
 			qf := q.Kind.Family() // 0 for kind 0: no slot
-			qrel := si >= 0 && a.sentRel[a.global(ci, si)]
+			g1 := -1
+			if si >= 0 {
+				g1 = a.global(ci, si)
+			}
+			qrel := g1 >= 0 && a.sentRel[g1]
 			for cj := ci + 1; cj < n && c.under(); cj++ {
 				looked := int(a.runAt[cj+1] - a.runAt[cj])
 				if qf != 0 {
@@ -305,14 +315,21 @@ func (c *conflictScan) numberConflicts() float64 {
 						for qj := int(run.first); qj < int(run.end); qj++ {
 							c.pairs++
 							sj := int(sents[qj])
-							if si < 0 || sj < 0 {
+							if !qrel || sj < 0 {
 								continue
 							}
-							g1, g2 := a.global(ci, si), a.global(cj, sj)
-							if !a.sentRel[g1] || !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
+							g2 := a.global(cj, sj)
+							if !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
 								continue
 							}
-							sim := c.simOf(ci, si, cj, sj, g1, g2)
+							var sim float64
+							if a.simFor[g2] == int32(g1) {
+								// simOf's memory, read in place.
+								a.m.spend(int(a.simCost[g2]))
+								sim = a.simVal[g2]
+							} else {
+								sim = c.simOf(ci, si, cj, sj, g1, g2)
+							}
 							if sim >= 0.3 {
 								best = math.Max(best, sim)
 								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
@@ -364,7 +381,8 @@ func (c *conflictScan) negationConflicts() float64 {
 	return best
 }
 
-// antonymConflicts finds, for each context word with antonyms, the similar
+// antonymConflicts finds, for each context word with antonyms (listed by
+// simRun), the similar
 // sentences of other contexts that hold one of its antonyms (read from the
 // term index) and not the word itself, and returns the highest similarity
 // found. Only relevant sentences are looked at, so the words of the others
@@ -381,11 +399,9 @@ func (c *conflictScan) antonymConflicts() float64 {
 			if !a.sentRel[g1] {
 				continue
 			}
-			for ti := di.sentAt[si]; ti < di.sentAt[si+1]; ti++ {
+			ants := a.simInfo[g1].ant
+			for _, ti := range a.antToks[ants[0]:ants[1]] {
 				t := &di.toks[ti]
-				if t.flags&fAnt == 0 || !t.content() {
-					continue
-				}
 				for _, ant := range antonymOf.of(t.hash) {
 					if a.head(ant) == 0 {
 						continue // no context holds the antonym
@@ -502,9 +518,8 @@ func (a *analysis) weighRelevantSentences(v *vocabulary) {
 			g := a.global(ci, k)
 			w := 0.0
 			if a.sentRel[g] {
-				for _, t := range a.simRun(ci, k, g, v) {
-					w += t.w
-				}
+				a.simRun(ci, k, g, v)
+				w = a.simInfo[g].w // the run's weights added in order
 			}
 			a.sentW = append(a.sentW, w)
 		}
@@ -560,17 +575,29 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 
 // similarityAbove is similarity when that is at least thr, and otherwise a
 // value below thr (an upper bound of it): the conflict scans only compare
-// similarities with their threshold. The bound reads each word's presence
-// from the other sentence's signature, which never misses a word it holds:
-// the weights of the words that may be shared over those of the first
-// sentence's words and the second's words it certainly lacks. Both sums
-// add a part of similarity's terms, in its order, or a superset of them;
-// rounding keeps the order, so the bound is never below the exact value.
+// similarities with their threshold. Two bounds spare most pairs the exact
+// count. roughBound reads only the two sentences' summaries (simInfo).
+// The second reads each word's presence from the other sentence's
+// signature, which never misses a word it holds: the weights of the words
+// that may be shared over those of the first sentence's words and the
+// second's words it certainly lacks. Both sums add a part of similarity's
+// terms, in its order, or a superset of them; rounding keeps the order, so
+// the bound is never below the exact value.
 func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float64) float64 {
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
 	a.m.spend(len(a.ctxs[c1].sentToks(k1)) + len(a.ctxs[c2].sentToks(k2)))
-	r1, r2 := a.simRun(c1, k1, g1, v), a.simRun(c2, k2, g2, v)
+	// simRun, with the test for a built run in place: the runs of the
+	// sentences the scans compare are built before (weighRelevantSentences).
+	if a.simAt[g1][0] < 0 || a.simAt[g2][0] < 0 {
+		a.simRun(c1, k1, g1, v)
+		a.simRun(c2, k2, g2, v)
+	}
+	at1, at2 := a.simAt[g1], a.simAt[g2]
+	r1, r2 := a.simToks[at1[0]:at1[1]], a.simToks[at2[0]:at2[1]]
 	if thr > 0 {
+		if ub := a.roughBound(g1, g2, thr); ub < thr {
+			return ub
+		}
 		sig1, sig2 := &a.setSig[g1], &a.setSig[g2]
 		maybe, lacks := 0.0, 0.0
 		for _, t := range r1 {
@@ -608,6 +635,47 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 	return inter / union
 }
 
+// roughBound is an upper bound of the similarity of sentences g1 and g2
+// (global indices, their runs built) from their summaries alone, +Inf when
+// it has none; a first, rougher one when that is below thr. At most n1 words of g1's run have their bit in g2's
+// signature (the bits the two share, plus the run's repeated bits), so the
+// intersection weighs at most n1 times the run's largest weight, and at
+// most the run's weight; likewise at most n2 words of g2's run may be in
+// g1, so the union weighs at least g1's run and the rest of g2's. The sums
+// similarity adds differ from these by rounding, far less than roughSlack
+// for any sentence a sample can hold: the bound leaves that much room on
+// each side.
+func (a *analysis) roughBound(g1, g2 int, thr float64) float64 {
+	s1, s2 := &a.simInfo[g1], &a.simInfo[g2]
+	set1, set2 := &a.setSig[g1], &a.setSig[g2]
+	if s1.w <= 0 {
+		return math.Inf(1)
+	}
+	// Plain comparisons rather than min and max, which also order NaNs
+	// and signed zeros: the weights are neither.
+	n1 := int(s1.dup) + bits.OnesCount64(s1.sig[0]&set2[0]) + bits.OnesCount64(s1.sig[1]&set2[1]) +
+		bits.OnesCount64(s1.sig[2]&set2[2]) + bits.OnesCount64(s1.sig[3]&set2[3])
+	inter := float64(n1) * s1.maxw * (1 + roughSlack)
+	if inter > s1.w {
+		inter = s1.w
+	}
+	if ub := inter / s1.w * (1 + roughSlack); ub < thr {
+		return ub // the union weighs at least s1.w
+	}
+	n2 := int(s2.dup) + bits.OnesCount64(s2.sig[0]&set1[0]) + bits.OnesCount64(s2.sig[1]&set1[1]) +
+		bits.OnesCount64(s2.sig[2]&set1[2]) + bits.OnesCount64(s2.sig[3]&set1[3])
+	union := s1.w
+	if rest := s2.w*(1-roughSlack) - float64(n2)*s2.maxw*(1+roughSlack); rest > 0 {
+		union += rest
+	}
+	return inter / union * (1 + roughSlack)
+}
+
+// roughSlack is roughBound's room for rounding: the relative error of a
+// sum of n weights is below n times 2^-53, under 1e-7 up to a billion
+// words.
+const roughSlack = 1e-6
+
 // simTok is a content word (not a number) of a context sentence, as
 // similarity reads it: its weight and its hash.
 type simTok struct {
@@ -619,30 +687,63 @@ type simTok struct {
 // sets.
 func (a *analysis) resetSimRuns() {
 	a.simToks = a.simToks[:0]
+	a.antToks = a.antToks[:0]
 	a.simAt = slices.Grow(a.simAt[:0], a.nsent)[:a.nsent]
+	a.simInfo = slices.Grow(a.simInfo[:0], a.nsent)[:a.nsent]
 	for i := range a.simAt {
 		a.simAt[i] = [2]int32{-1, -1}
 	}
 }
 
 // simRun returns the content words but numbers of sentence k of context ci
-// (global index g), in order, building the run the first time it is asked
-// for in a sample.
+// (global index g), in order, building the run and its summary
+// (a.simInfo[g]) the first time it is asked for in a sample.
 func (a *analysis) simRun(ci, k, g int, v *vocabulary) []simTok {
 	if at := a.simAt[g]; at[0] >= 0 {
 		return a.simToks[at[0]:at[1]]
 	}
 	start := len(a.simToks)
-	run := a.ctxs[ci].sentToks(k)
+	d := &a.ctxs[ci]
+	base, run := d.sentAt[k], d.sentToks(k)
+	info := simInfo{ant: [2]int32{int32(len(a.antToks)), 0}}
 	for i := range run {
 		t := &run[i]
-		if !t.content() || t.flags&fNum != 0 {
+		if !t.content() {
 			continue
 		}
-		a.simToks = append(a.simToks, simTok{w: v.weight(t), hash: t.hash})
+		if t.flags&fAnt != 0 {
+			a.antToks = append(a.antToks, base+int32(i))
+		}
+		if t.flags&fNum != 0 {
+			continue
+		}
+		w, h := v.weight(t), t.hash
+		a.simToks = append(a.simToks, simTok{w: w, hash: h})
+		info.w += w
+		if w > info.maxw { // not max, which also orders NaNs and signed zeros
+			info.maxw = w
+		}
+		bit := uint64(1) << (h >> 56 & 63)
+		if info.sig[h>>62]&bit != 0 {
+			info.dup++
+		}
+		info.sig[h>>62] |= bit
 	}
+	info.ant[1] = int32(len(a.antToks))
 	a.simAt[g] = [2]int32{int32(start), int32(len(a.simToks))}
+	a.simInfo[g] = info
 	return a.simToks[start:]
+}
+
+// simInfo sums a sentence's run (simRun) up for roughBound, and lists its
+// words with antonyms for antonymConflicts, which looks at no other
+// sentences than those whose runs weighRelevantSentences builds.
+type simInfo struct {
+	sig  [4]uint64 // the signature of the run's words, as setSig
+	w    float64   // the run's weights added in order, as similarity adds them
+	maxw float64   // the largest weight of the run
+	dup  int32     // the words of the run whose signature bit an earlier one set
+	ant  [2]int32  // the sentence's content words with antonyms: a.antToks[ant[0]:ant[1]], by index in the context's tokens
 }
 
 // canReach reports whether sentences g1 and g2 (global indices) are close
