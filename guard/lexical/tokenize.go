@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -162,17 +163,49 @@ const (
 	clsDigit
 )
 
+// byteKind classifies a byte for tokenize: an ASCII letter (kLetter, with
+// kUpper for upper case) or digit (kDigit) starts a word; a line feed, full
+// stop, ! or ? may end a sentence (kSent); an apostrophe (kApos) or a byte
+// outside ASCII (kHigh) after a word, or a comma or full stop (kJoin) after
+// a number, sends the word to the general path. Any other byte is skipped.
+var byteKind = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case 'a' <= c && c <= 'z':
+			t[c] = kLetter
+		case 'A' <= c && c <= 'Z':
+			t[c] = kLetter | kUpper
+		case '0' <= c && c <= '9':
+			t[c] = kDigit
+		case c >= utf8.RuneSelf:
+			t[c] = kHigh
+		}
+	}
+	t['\n'], t['!'], t['?'] = kSent, kSent, kSent
+	t['.'], t[','], t['\''] = kSent|kJoin, kJoin, kApos
+	return t
+}()
+
+const (
+	kLetter uint8 = 1 << iota
+	kUpper
+	kDigit
+	kSent
+	kHigh
+	kApos
+	kJoin
+
+	kWord = kLetter | kDigit
+)
+
 // tokenize appends the tokens of text to dst. Possessive 's is dropped;
 // "n't" becomes a separate negation token "not"; hyphens and other
 // punctuation split words. Sentence indices come from sentence boundaries
-// found in the same pass (see sentenceEnd). ASCII text is read byte by
-// byte; other text rune by rune.
+// found in the same pass (see sentenceEnd). Words of ASCII letters and
+// digits are read eight bytes at a time (see asciiWords); other words byte
+// by byte, and text outside ASCII rune by rune (see word).
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
 	loadLexicon()
-	sent := int32(0)
-	sentStart := 0
-	inSent := 0
-	atSentStart := true
 	// Folding never more than doubles a word's length (a 2-byte letter may
 	// lower-case to 3 bytes): with room for twice the text, words are
 	// written without checks for growth.
@@ -181,175 +214,365 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	}
 	room := tz.buf[:cap(tz.buf)]
 	first := len(dst)
+	// The sentence being read is number sent; it starts at byte sentStart
+	// and at token sentTok: its first word is the one read when len(dst)
+	// is sentTok.
+	sent, sentStart, sentTok := int32(0), 0, first
+	// Words of ASCII letters and digits are read eight bytes at a time
+	// (see asciiWords) when the text has eight bytes; Stems reads every
+	// word on the general path.
+	fast := !tz.keep && len(text) >= 8
 	i := 0
 	for i < len(text) {
-		c := text[i]
-		start := i
-		var (
-			k     int
-			class uint8
-			other bool
-			upper bool
-		)
-		if c < utf8.RuneSelf {
-			e := asciiTab[c]
-			if e == 0 {
-				// Only a line feed, full stop, ! or ? can end a sentence.
-				if c == '\n' || c == '.' || c == '!' || c == '?' {
-					if end, ok := sentenceEnd(text, i, rune(c), 1, dst); ok {
-						if inSent > 0 {
-							sents = append(sents, span{sentStart, end})
-							sent++
-							inSent = 0
-						}
-						sentStart = end
-						atSentStart = true
-					}
-				}
-				i++
-				continue
+		// The common case: words of ASCII letters and digits, and the
+		// spaces and marks between them that end no sentence (see
+		// asciiWords). Anything else is left to the code below, which reads
+		// one word or mark.
+		if fast {
+			if len(dst) == cap(dst) {
+				dst = append(dst, token{})[:len(dst)] // grown as append grows it
 			}
-			upper = c-'A' < 26
-			if !tz.keep {
-				if h, j, class, ok := asciiWord(text, i, room); ok {
-					// The common case, read on a path of its own.
-					fl := wordFlags0(class, upper, atSentStart)
-					dst = append(dst, token{start: int32(i), end: int32(j), hash: h, sent: sent, flags: fl})
-					i = j
-					inSent++
-					atSentStart = false
+			n := len(dst)
+			dst, i = asciiWords(dst, text, i, sent)
+			if n <= sentTok && sentTok < len(dst) {
+				// The sentence's first word.
+				t := &dst[sentTok]
+				t.flags = t.flags&^fCap | fInitial
+			}
+			if len(dst) == cap(dst) {
+				continue // full: grow it
+			}
+		}
+		if i >= len(text) {
+			break
+		}
+		kind := byteKind[text[i]]
+		if kind&kWord == 0 {
+			if kind&kHigh != 0 {
+				r, size := utf8.DecodeRuneInString(text[i:])
+				if !isWordRune(r) {
+					// No rune outside ASCII ends a sentence (see sentenceEnd).
+					i += size
 					continue
 				}
-			}
-			k, i, class, other = foldWord(text, i, room, 0, 0)
-		} else {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
-				// No rune outside ASCII ends a sentence (see sentenceEnd).
-				i += size
+				fl := wordFlags0[b2u8(len(dst) == sentTok)<<1|b2u8(unicode.IsUpper(r))]
+				dst, i = tz.word(dst, text, i, room, fl, sent)
 				continue
 			}
-			upper = unicode.IsUpper(r)
-			k, i, class, other = foldWord(text, i, room, 0, 0)
-		}
-		buf, end, next, neg := room[:k], i, i, false
-		if next < len(text) && (text[next] == '\'' || text[next] >= utf8.RuneSelf) {
-			buf, end, next, neg = apostrophe(text, buf, end, next)
-		}
-		i = next
-		// The word's stem and its hash. The vocabulary's flags, canonical
-		// hash and weight come later, for all the text's words at once
-		// (see lookup).
-		var n int
-		if class&clsDigit == 0 && !other {
-			n = stemLetters(buf) // letters only: stem needs no check
-		} else {
-			n = stem(buf)
-		}
-		h := hashBytes(buf[:n])
-		if tz.keep {
-			if b, ok := canonStem[h]; ok {
-				tz.stems = append(tz.stems, b)
-			} else {
-				tz.stems = append(tz.stems, string(buf[:n]))
+			if kind&kSent != 0 {
+				if end, ok := sentenceEnd(text, i, rune(text[i]), 1, dst); ok {
+					if len(dst) > sentTok {
+						sents = append(sents, span{sentStart, end})
+						sent++
+						sentTok = len(dst)
+					}
+					sentStart = end
+				}
 			}
+			i++
+			continue
 		}
-		fl := wordFlags0(class, upper, atSentStart)
-		if other {
-			fl &^= fNum
-		}
-		dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent, flags: fl})
-		inSent++
-		atSentStart = false
-		if neg {
-			dst = tz.appendNot(dst, end, i, sent)
-		}
+		// A word of ASCII letters and digits asciiWords does not read.
+		fl := wordFlags0[b2u8(len(dst) == sentTok)<<1|kind>>1&1]
+		dst, i = tz.word(dst, text, i, room, fl, sent)
 	}
-	if inSent > 0 {
+	if len(dst) > sentTok {
 		sents = append(sents, span{sentStart, len(text)})
 	}
 	tz.lookup(dst[first:])
 	return dst, sents
 }
 
-// wordFlags0 returns the flags a word has before the vocabulary is read:
-// a number when its ASCII characters (class) are digits only, a capital
-// when it starts upper-case, an initial at a sentence's start.
-func wordFlags0(class uint8, upper, atSentStart bool) uint16 {
-	var fl uint16
-	if class == clsDigit {
+// wordFlags0 holds the flags a word has before the vocabulary is read, by
+// its position and case: [2*atSentenceStart + upperCase]. A capital not at
+// a sentence's start gets fCap as well as fCapAny; the first word of a
+// sentence fInitial.
+var wordFlags0 = [4]uint16{0, fCapAny | fCap, fInitial, fInitial | fCapAny}
+
+// b2u8 is 1 for true, 0 for false.
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// word reads the word that starts at byte i of text on the general path:
+// folded into room (see foldWord), then its apostrophe, stem and hash. It
+// appends its token, with the flags fl its position gives (fInitial,
+// fCapAny, fCap), and the token of an "n't" after it, and returns the
+// index of the byte after them.
+func (tz *tokenizer) word(dst []token, text string, i int, room []byte, fl uint16, sent int32) ([]token, int) {
+	start := i
+	k, i, class, other := foldWord(text, i, room, 0, 0)
+	buf, end, next, neg := room[:k], i, i, false
+	if next < len(text) && (text[next] == '\'' || text[next] >= utf8.RuneSelf) {
+		buf, end, next, neg = apostrophe(text, buf, end, next)
+	}
+	// The word's stem and its hash. The vocabulary's flags, canonical
+	// hash and weight come later, for all the text's words at once (see
+	// lookup).
+	var n int
+	if class&clsDigit == 0 && !other {
+		n = stemLetters(buf) // letters only: stem needs no check
+	} else {
+		n = stem(buf)
+	}
+	h := hashBytes(buf[:n])
+	if tz.keep {
+		if b, ok := canonStem[h]; ok {
+			tz.stems = append(tz.stems, b)
+		} else {
+			tz.stems = append(tz.stems, string(buf[:n]))
+		}
+	}
+	if class == clsDigit && !other {
 		fl |= fNum
 	}
-	if upper {
-		fl |= fCapAny
-		if !atSentStart {
-			fl |= fCap
-		}
+	dst = append(dst, token{start: int32(start), end: int32(end), hash: h, sent: sent, flags: fl})
+	if neg {
+		dst = tz.appendNot(dst, end, next, sent)
 	}
-	if atSentStart {
-		fl |= fInitial
-	}
-	return fl
+	return dst, next
 }
 
-// asciiWord reads the word of ASCII letters and digits that starts at byte
-// i of text when nothing makes it a case apart: it returns the hash of its
-// stem, the index of the byte after it, its class bits (see asciiTab), and
-// ok. ok is false, and the word is left to tokenize's general path, when
-// the word goes on past its ASCII run (a letter outside ASCII, digits
-// joined by "," or "."), an apostrophe follows it ("n't", "'s"), or its
-// stem is no prefix of its letters (a plural in -ies). A word of lower-case
-// letters is stemmed and hashed where it stands, without a copy.
-func asciiWord(text string, i int, room []byte) (h uint64, j int, class uint8, ok bool) {
-	tab := &asciiTab
-	j = i
-	for j < len(text) {
-		e := tab[text[j]]
-		if e == 0 {
+// SWAR constants: a byte of ones, and the high bit of every byte.
+const (
+	ones64 = 0x0101010101010101
+	high64 = 0x80 * ones64
+	fold64 = 0x20 * ones64 // OR-ed into an ASCII letter or digit, lower-cases it
+)
+
+// load64 reads the eight bytes at s[i:] as a little-endian word (the
+// compiler turns it into one load).
+func load64(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// wordBytes returns the ASCII letters and digits among x's bytes as their
+// high bits (0x80 in each such byte), eight bytes at once. A byte folded
+// to lower case and stripped of its high bit is a letter iff it is at
+// least 'a' (adding 0x1f carries into bit 7) and not above 'z' (adding
+// 0x05 does not); a byte stripped of its high bit is a digit iff adding
+// 0x50 carries into bit 7 and adding 0x46 does not. No sum carries out of
+// its byte; a byte with its high bit set is neither. Of those bytes, the
+// letters have bit 6 set, the digits not (see letterBytes).
+func wordBytes(x uint64) uint64 {
+	y := (x | fold64) &^ high64
+	z := x &^ high64
+	letters := (y + 0x1f*ones64) &^ (y + 0x05*ones64)
+	digits := (z + 0x50*ones64) &^ (z + 0x46*ones64)
+	return (letters | digits) &^ x & high64
+}
+
+// letterBytes returns the bytes of x with bit 6 set as their high bits:
+// among the bytes wordBytes returns, the letters.
+func letterBytes(x uint64) uint64 { return x << 1 & high64 }
+
+// asciiWords appends the tokens of the words of ASCII letters and digits
+// that text, eight bytes long at least, has from byte i on, and skips the
+// bytes between them that end no sentence. It stops at any other byte (a
+// mark that may end a sentence, a byte outside ASCII), at a word the
+// general path reads (see word: one an apostrophe, a byte outside ASCII or,
+// for a number, "," or "." follows; a plural in -ies of eight letters or
+// more), or when dst is full, and returns dst and the index of the byte it
+// stopped at. It gives every word the flags of a word within a sentence
+// (its caller marks a sentence's first).
+//
+// It calls nothing, so that its state stays in registers. A word is read
+// eight bytes at a time: one load gives the bytes of a word of up to seven,
+// their classes (see wordBytes), the byte after them, and, OR-ed with 0x20
+// (lower case), its stem and the stem's hash. A word's stem is a prefix of
+// it that the stemmer finds from its last eight bytes at most, held in a
+// register with its last letter on top: each suffix is one comparison, and
+// a stripped suffix is shifted out. (The stemmer never reads a letter more
+// than seven from the end, and every byte it reads is the word's.)
+func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
+	for i < len(text) && len(dst) < cap(dst) {
+		kind := byteKind[text[i]]
+		if kind&kWord == 0 {
+			if kind&(kSent|kHigh) != 0 {
+				break
+			}
+			i++ // a space or a mark that ends no sentence
+			continue
+		}
+		// The word's first eight bytes (fewer at the end of text, the
+		// bytes past it read as 0) and the classes of those that are the
+		// word's. end has the high bit of the bytes that are not.
+		var x uint64
+		if i+8 <= len(text) {
+			x = load64(text, i)
+		} else {
+			x = load64(text, len(text)-8) >> (8 * uint(i+8-len(text)) & 63)
+		}
+		end := high64 &^ wordBytes(x)
+		in := end&-end - 1 // the word's bytes, of x
+		letters := letterBytes(x) & in
+		digits := in & high64 &^ letters
+		// A word of eight bytes or more reads on. c is the eight bytes at
+		// j that hold the byte after the word.
+		j, c := i, x
+		for end == 0 {
+			j += 8
+			switch {
+			case j+8 <= len(text):
+				c = load64(text, j)
+			case j < len(text):
+				c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
+			default:
+				c = 0
+			}
+			end = high64 &^ wordBytes(c)
+			in = end&-end - 1
+			l := letterBytes(c) & in
+			letters |= l
+			digits |= in & high64 &^ l
+		}
+		k := bits.TrailingZeros64(end) >> 3
+		after := byteKind[byte(c>>(8*uint(k)&63))]
+		j += k
+		num := letters == 0
+		if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
 			break
 		}
-		class |= uint8(e >> 8)
-		j++
-	}
-	if j < len(text) {
-		c := text[j]
-		if c >= utf8.RuneSelf || c == '\'' || class == clsDigit && (c == ',' || c == '.') {
-			return 0, 0, 0, false
+		// kUpper is bit 1.
+		fl := wordFlags0[kind>>1&1]
+		if num {
+			fl |= fNum
+		}
+		// The stem: the word's n first letters, read as stemPlain does.
+		n := j - i
+		x |= fold64
+		if n > 3 && digits == 0 {
+			t := x << ((64 - 8*uint(n)) & 63)
+			if n >= 8 {
+				t = load64(text, j-8) | fold64
+			}
+			if stemEnds>>(t>>56&31)&1 != 0 {
+				switch {
+				case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
+					// A plural in -ies reads as its -y singular ("cities"
+					// → "city"), as in stemLetters: in x, for a word of
+					// up to seven letters.
+					if n >= 8 {
+						return dst, i
+					}
+					n -= 2
+					x = x&^(0xff<<(8*uint(n-1)&63)) | 'y'<<(8*uint(n-1)&63)
+					t = x << ((64 - 8*uint(n)) & 63)
+				case t>>32 == 's'|'s'<<8|'e'<<16|'s'<<24:
+					n -= 2
+					t <<= 16
+				case t>>56 == 's':
+					if b := byte(t >> 48); b != 's' && b != 'u' && b != 'i' {
+						n--
+						t <<= 8
+					}
+				}
+				switch {
+				case n >= 7 && t>>40 == 'i'|'n'<<8|'g'<<16:
+					n -= 3
+					t <<= 24
+					if doubled(t) {
+						n--
+						t <<= 8
+					}
+				case n >= 5 && t>>48 == 'e'|'d'<<8 && byte(t>>40) != 'e':
+					n -= 2
+					t <<= 16
+					if doubled(t) {
+						n--
+						t <<= 8
+					}
+				case n >= 6 && t>>48 == 'l'|'y'<<8:
+					n -= 2
+					t <<= 16
+				}
+				if n > 3 && t>>56 == 'e' {
+					n--
+				}
+			}
+		}
+		// The stem's FNV-1a hash, eight bytes at a time, then the rest.
+		h := uint64(fnvOffset)
+		if n >= 8 {
+			p := i
+			for ; n >= 8; n -= 8 {
+				y := load64(text, p) | fold64
+				h = (h ^ y&0xff) * fnvPrime
+				h = (h ^ y>>8&0xff) * fnvPrime
+				h = (h ^ y>>16&0xff) * fnvPrime
+				h = (h ^ y>>24&0xff) * fnvPrime
+				h = (h ^ y>>32&0xff) * fnvPrime
+				h = (h ^ y>>40&0xff) * fnvPrime
+				h = (h ^ y>>48&0xff) * fnvPrime
+				h = (h ^ y>>56) * fnvPrime
+				p += 8
+			}
+			if n > 0 {
+				x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
+			}
+		}
+		switch n {
+		case 7:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 6:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 5:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 4:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 3:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 2:
+			h = (h ^ x&0xff) * fnvPrime
+			x >>= 8
+			fallthrough
+		case 1:
+			h = (h ^ x&0xff) * fnvPrime
+		}
+		dst = dst[:len(dst)+1]
+		tok := &dst[len(dst)-1]
+		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
+		i = j
+		if after&kSent == 0 {
+			i++ // the byte after the word ends no sentence (or is past the end)
 		}
 	}
-	w := text[i:j]
-	if class == clsLower {
-		n, ok := stemString(w)
-		if !ok {
-			return 0, 0, 0, false
-		}
-		return hashString(w[:n]), j, class, true
-	}
-	if len(w) > len(room) {
-		return 0, 0, 0, false
-	}
-	b := room[:len(w)]
-	for x := 0; x < len(w); x++ {
-		b[x] = byte(tab[w[x]])
-	}
-	var n int
-	if class&clsDigit == 0 {
-		n = stemLetters(b)
-	} else {
-		n = len(b) // stem leaves words with digits whole
-	}
-	return hashBytes(b[:n]), j, class, true
+	return dst, min(i, len(text))
 }
 
-// stemString is stemLetters for a word of ASCII lower-case letters read in
-// place. ok is false for a plural in -ies, whose stem ends in a letter the
-// word does not have there ("ies" → "y"): stemLetters reads that one.
-func stemString(w string) (n int, ok bool) { return stemPlain(w) }
+// doubled reports whether t's top two bytes are the same consonant other
+// than l, s and z ("running" → "run").
+func doubled(t uint64) bool {
+	a := byte(t >> 56)
+	return a == byte(t>>48) && a != 'l' && a != 's' && a != 'z'
+}
+
+// stemEnds has bit c&31 set for each letter c a suffix the stemmer strips
+// can end in: s, g, d, y and e.
+const stemEnds = 1<<('s'&31) | 1<<('g'&31) | 1<<('d'&31) | 1<<('y'&31) | 1<<('e'&31)
 
 // stemPlain strips the suffixes of stem from a word of ASCII lower-case
 // letters and returns the stem's length; ok is false, and the word left
-// to its caller, for a plural in -ies (see stemLetters).
-func stemPlain[W ~string | ~[]byte](w W) (n int, ok bool) {
+// to its caller, for a plural in -ies (see stemLetters). asciiWords has
+// the same rules, on the word's last eight bytes in a register: a change
+// here is one there (TestASCIIWordsMatchesStemLetters holds it to
+// stemLetters).
+func stemPlain(w []byte) (n int, ok bool) {
 	n = len(w)
 	if n <= 3 {
 		return n, true
@@ -397,6 +620,7 @@ func (tz *tokenizer) lookup(toks []token) {
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
+				t.flags &^= fLooked
 				continue
 			}
 			if c, ok := canonOf[t.hash]; ok {
@@ -404,40 +628,73 @@ func (tz *tokenizer) lookup(toks []token) {
 			}
 			t.flags |= wordFlags(t.hash)
 		}
-	case tz.weights:
+	case len(tz.vocab.tab.slots) == 0 || len(tz.vocab.flags.slots) == 0:
+		// Tables without slots read the lexicon's maps (see get).
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
+				t.flags &^= fLooked
 				continue
 			}
-			f, wt, c := tz.vocab.lookup(t.hash)
-			t.flags |= f | fWeighed
-			t.w = wt
-			if c != 0 {
-				t.hash = c
+			var f uint16
+			var c uint64
+			if tz.weights {
+				f, t.w, c = tz.vocab.lookup(t.hash)
+				f |= fWeighed
+			} else {
+				f, _, _, c = tz.vocab.flags.get(t.hash)
 			}
-		}
-	default:
-		tab := &tz.vocab.flags
-		for i := range toks {
-			t := &toks[i]
-			if t.flags&fLooked != 0 {
-				continue
-			}
-			// Most words of a context are in no list: the filter
-			// tells, without a call.
-			if !tab.mayHave(t.hash) {
-				continue
-			}
-			f, _, _, c := tab.get(t.hash)
 			t.flags |= f
 			if c != 0 {
 				t.hash = c
 			}
 		}
-	}
-	for i := range toks {
-		toks[i].flags &^= fLooked
+	case tz.weights:
+		// vocabulary.lookup, written out, the table's fields in registers.
+		tab, unknown := &tz.vocab.tab, tz.vocab.unknown
+		bloom, slots, shift, idfs, canons := &tab.bloom, tab.slots, tab.shift, tab.idfs, tab.canons
+		for i := range toks {
+			t := &toks[i]
+			if t.flags&fLooked != 0 {
+				t.flags &^= fLooked
+				continue
+			}
+			var val, c uint32
+			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
+				val, c = findSlot(slots, shift, h)
+			}
+			f, w := uint16(val), unknown
+			switch {
+			case f&fStop != 0:
+				w = 0
+			case val&lexKnown != 0:
+				w = idfs[val>>18]
+			}
+			t.flags |= f | fWeighed
+			t.w = w
+			if c != 0 {
+				t.hash = canons[c]
+			}
+		}
+	default:
+		tab := &tz.vocab.flags
+		bloom, slots, shift, canons := &tab.bloom, tab.slots, tab.shift, tab.canons
+		for i := range toks {
+			t := &toks[i]
+			if t.flags&fLooked != 0 {
+				t.flags &^= fLooked
+				continue
+			}
+			// Most words of a context are in no list: the filter tells,
+			// without reading the slots.
+			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
+				val, c := findSlot(slots, shift, h)
+				t.flags |= uint16(val)
+				if c != 0 {
+					t.hash = canons[c]
+				}
+			}
+		}
 	}
 }
 

@@ -34,31 +34,72 @@ func BenchmarkTokenizeDev(b *testing.B) {
 	}
 }
 
-// TestStemStringMatchesStemLetters checks the in-place stemmer of the
-// tokenizer's fast path against stemLetters on every lower-case word of the
-// development texts and on the suffix patterns stemLetters knows.
-func TestStemStringMatchesStemLetters(t *testing.T) {
+// TestASCIIWordsMatchesStemLetters checks the stem and hash asciiWords
+// gives a word, read from its last eight bytes in a register, against the
+// hash of stemLetters' stem, on every lower-case word of the development
+// texts, on the suffix patterns stemLetters knows, and on every word of up
+// to six letters over an alphabet of the letters its suffixes are made
+// of: each word lower-case and upper-case, at the start of a text and at
+// its end (where the last eight bytes are read from before the word).
+func TestASCIIWordsMatchesStemLetters(t *testing.T) {
 	words := []string{"a", "is", "gas", "bass", "pass", "passes", "ies", "dies", "allies", "assemblies",
 		"running", "stopped", "falling", "hissed", "buzzing", "agreed", "freed", "quickly", "early",
-		"based", "bases", "basing", "base", "focus", "crisis", "ring", "sing", "bring", "bed", "need", "ly", "fly"}
-	short, contexts := devTexts(t)
-	for _, s := range append(short, contexts...) {
-		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 'a' || r > 'z' }) {
-			words = append(words, w)
+		"based", "bases", "basing", "base", "focus", "crisis", "ring", "sing", "bring", "bed", "need", "ly", "fly",
+		"agreeings", "freeings", "runnings", "possesses", "stressed", "dressing", "supplies", "seeing", "belies",
+		"abcdefghijklmnopqrstuvwxyz", "abcdefghijklmnopqrstuvwxyzing", "abcdefghijklmnoped", "abcdefghijklmnopies"}
+	if !testing.Short() {
+		seen := map[string]bool{}
+		short, contexts := devTexts(t)
+		for _, s := range append(short, contexts...) {
+			for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 'a' || r > 'z' }) {
+				if !seen[w] {
+					seen[w] = true
+					words = append(words, w)
+				}
+			}
+		}
+	}
+	dst := make([]token, 0, 2)
+	check := func(w string) {
+		if w == "" {
+			return
+		}
+		b := []byte(w)
+		want := hashBytes(b[:stemLetters(b)])
+		for _, s := range []string{"........ " + w + " .......", "........ " + strings.ToUpper(w) + " ......."} {
+			// The word at the start of a text and at its end.
+			for _, text := range []string{s[9:], s[:9+len(w)]} {
+				start := 0
+				if text[0] == '.' {
+					start = 9
+				}
+				got, _ := asciiWords(dst[:0], text, start, 0)
+				if len(got) == 0 {
+					if !(len(w) >= 8 && strings.HasSuffix(w, "ies")) {
+						t.Fatalf("asciiWords(%q) refused a word that is no plural in -ies of eight letters or more", text)
+					}
+					continue
+				}
+				if len(got) != 1 || got[0].hash != want || int(got[0].end-got[0].start) != len(w) {
+					t.Fatalf("asciiWords(%q) = %+v; want one token with the hash %#x of stemLetters' stem %q",
+						text, got, want, b[:stemLetters(b)])
+				}
+			}
 		}
 	}
 	for _, w := range words {
-		b := []byte(w)
-		want := string(b[:stemLetters(b)])
-		n, ok := stemString(w)
-		if !ok {
-			if !(len(w) > 4 && strings.HasSuffix(w, "ies")) {
-				t.Fatalf("stemString(%q) refused a word that is no plural in -ies", w)
-			}
-			continue
+		check(w)
+	}
+	const alpha = "adegilnsuyz"
+	var rec func(w []byte)
+	rec = func(w []byte) {
+		check(string(w))
+		if len(w) == 6 || testing.Short() && len(w) == 4 {
+			return
 		}
-		if got := w[:n]; got != want {
-			t.Fatalf("stemString(%q) = %q, stemLetters gives %q", w, got, want)
+		for i := range len(alpha) {
+			rec(append(w, alpha[i]))
 		}
 	}
+	rec(nil)
 }

@@ -297,11 +297,6 @@ func (t *lexTable) value(h uint64) uint32 {
 
 func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
 
-// mayHave reports whether h may have a slot: false proves it has none.
-func (t *lexTable) mayHave(h uint64) bool {
-	return len(t.slots) == 0 || t.bloom[h>>52]&(1<<(h>>46&63)) != 0
-}
-
 func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon uint64) {
 	if len(t.slots) == 0 {
 		loadLexiconMaps()
@@ -310,17 +305,26 @@ func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon u
 	if t.bloom[h>>52]&(1<<(h>>46&63)) == 0 {
 		return 0, 0, false, 0
 	}
-	mask := len(t.slots) - 1
-	for j := t.slot(h); ; j = (j + 1) & mask {
-		s := &t.slots[j]
-		if s.val == 0 {
-			return 0, 0, false, 0
-		}
-		if s.key == h {
-			if s.val&lexKnown != 0 {
-				return uint16(s.val), t.idfs[s.val>>18], true, t.canons[s.canon]
-			}
-			return uint16(s.val), 0, false, t.canons[s.canon]
+	val, c := t.find(h)
+	if val&lexKnown != 0 {
+		return uint16(val), t.idfs[val>>18], true, t.canons[c]
+	}
+	return uint16(val), 0, false, t.canons[c]
+}
+
+// find returns the value and the canon index of h's slot, both 0 when h
+// has none. The table has slots.
+func (t *lexTable) find(h uint64) (val, canon uint32) { return findSlot(t.slots, t.shift, h) }
+
+// findSlot is find on a table's slots and shift, for loops that keep them
+// in registers. An empty slot's key is 0, so a key of 0 finds an empty
+// slot, and the same zeros.
+func findSlot(slots []lexSlot, shift uint, h uint64) (val, canon uint32) {
+	mask := len(slots) - 1
+	for j := int(h*0x9e3779b97f4a7c15>>(shift&63)) & mask; ; j = (j + 1) & mask {
+		s := &slots[j]
+		if s.key == h || s.val == 0 {
+			return s.val, s.canon
 		}
 	}
 }
