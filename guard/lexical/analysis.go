@@ -57,6 +57,8 @@ type analysis struct {
 	simFor    []int32     // see conflictScan.simOf
 	simVal    []float64   // see conflictScan.simOf
 	simCost   []int32     // see conflictScan.simOf
+	simTabs   [2]hashSet  // see analysis.hashTable
+	tabLast   int         // see analysis.hashTable
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64

@@ -494,6 +494,7 @@ func (a *analysis) buildSentSets() {
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	a.simTabs[0].g, a.simTabs[1].g = -1, -1 // the sets they held are gone
 	a.resetSimRuns()
 	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]
 	for i := range a.qcov {
@@ -618,15 +619,35 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 		}
 	}
 	inter, union := 0.0, 0.0
-	for _, t := range r1 {
-		union += t.w
-		if a.sentHas(g2, t.hash) {
-			inter += t.w
-		}
-	}
-	for _, t := range r2 {
-		if !a.sentHas(g1, t.hash) {
+	if a.setSorted[g1] || a.setSorted[g2] {
+		// A long sentence's set is sorted: sentHas searches it.
+		for _, t := range r1 {
 			union += t.w
+			if a.sentHas(g2, t.hash) {
+				inter += t.w
+			}
+		}
+		for _, t := range r2 {
+			if !a.sentHas(g1, t.hash) {
+				union += t.w
+			}
+		}
+	} else {
+		// A short sentence's set is in token order, and a hit scans
+		// half of it: each side's words are looked up in a table of the
+		// other's set instead, built for this pair.
+		set2 := a.hashTable(g2)
+		for _, t := range r1 {
+			union += t.w
+			if set2.has(t.hash) {
+				inter += t.w
+			}
+		}
+		set1 := a.hashTable(g1)
+		for _, t := range r2 {
+			if !set1.has(t.hash) {
+				union += t.w
+			}
 		}
 	}
 	if union == 0 {
@@ -634,6 +655,78 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 	}
 	return inter / union
 }
+
+// hashTable returns a table of the hashes of sentence g's set (an
+// unsorted one, of at most setSortMin hashes), one of the two a.simTabs:
+// the one that holds it already, or else the one not asked for last.
+// Consecutive pairs often share a sentence.
+func (a *analysis) hashTable(g int) *hashSet {
+	i := a.tabLast
+	if a.simTabs[i].g != g {
+		i ^= 1
+		if a.simTabs[i].g != g {
+			a.simTabs[i].fill(a.setHashes[a.setAt[g]:a.setAt[g+1]])
+			a.simTabs[i].g = g
+		}
+	}
+	a.tabLast = i
+	return &a.simTabs[i]
+}
+
+// hashSet is a small open-addressing set of hashes, for at most setSortMin
+// of them: the exact similarity of two short sentences looks every word of
+// one up in the other's set.
+type hashSet struct {
+	slots [hashSetMax]uint64 // 0: empty
+	mask  uint64             // the slots in use: a power of two minus one
+	g     int                // the global index of the sentence whose set it is, -1 for none
+	zero  bool               // the set holds hash 0, which marks an empty slot
+}
+
+// hashSetMax is the most slots a hashSet uses: twice setSortMin, so that
+// at most half are taken.
+const hashSetMax = 2 * setSortMin
+
+// fill makes t the set of hs (at most setSortMin hashes), using the fewest
+// slots that leave at least half of them empty.
+func (t *hashSet) fill(hs []uint64) {
+	n := 16
+	for n < 2*len(hs) {
+		n *= 2
+	}
+	t.mask, t.zero = uint64(n-1), false
+	clear(t.slots[:n])
+	for _, h := range hs {
+		if h == 0 {
+			t.zero = true
+			continue
+		}
+		i := hashSlot(h) & t.mask
+		for t.slots[i] != 0 && t.slots[i] != h {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = h
+	}
+}
+
+// has reports whether t holds h.
+func (t *hashSet) has(h uint64) bool {
+	if h == 0 {
+		return t.zero
+	}
+	for i := hashSlot(h) & t.mask; ; i = (i + 1) & t.mask {
+		switch t.slots[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// hashSlot spreads a hash's bits over its low ones, where hashSet reads
+// the slot.
+func hashSlot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> 32 }
 
 // roughBound is an upper bound of the similarity of sentences g1 and g2
 // (global indices, their runs built) from their summaries alone, +Inf when
