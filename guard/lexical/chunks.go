@@ -483,10 +483,12 @@ func (a *analysis) buildSentSets() {
 			run := d.sentToks(k)
 			a.setLen = append(a.setLen, int32(len(run)))
 			var sig [4]uint64
+			var flags uint16 // of all the sentence's tokens
 			for i := range run {
 				h := run[i].hash
 				a.setHashes = append(a.setHashes, h)
 				sig[h>>62] |= 1 << (h >> 56 & 63)
+				flags |= run[i].flags
 			}
 			a.setSig = append(a.setSig, sig)
 			sorted := len(run) > setSortMin
@@ -496,7 +498,7 @@ func (a *analysis) buildSentSets() {
 				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
 			}
 			a.setSorted = append(a.setSorted, sorted)
-			a.sentNeg = append(a.sentNeg, hasNeg(run))
+			a.sentNeg = append(a.sentNeg, flags&fNeg != 0) // hasNeg(run)
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
@@ -587,9 +589,11 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 // The second reads each word's presence from the other sentence's
 // signature, which never misses a word it holds: the weights of the words
 // that may be shared over those of the first sentence's words and the
-// second's words it certainly lacks. Both sums add a part of similarity's
-// terms, in its order, or a superset of them; rounding keeps the order, so
-// the bound is never below the exact value.
+// second's words it certainly lacks, tried first over the first sentence's
+// words alone: most pairs are settled before the second's are read. The
+// sums add a part of similarity's terms, in its order, or a superset of
+// them; rounding keeps the order, so the bound is never below the exact
+// value.
 func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float64) float64 {
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
 	a.m.spend(int(a.setLen[g1] + a.setLen[g2]))
@@ -599,18 +603,27 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 		a.simRun(c1, k1, g1, v)
 		a.simRun(c2, k2, g2, v)
 	}
-	at1, at2 := a.simAt[g1], a.simAt[g2]
-	r1, r2 := a.simToks[at1[0]:at1[1]], a.simToks[at2[0]:at2[1]]
 	if thr > 0 {
 		if ub := a.roughBound(g1, g2, thr); ub < thr {
 			return ub
 		}
+	}
+	at1, at2 := a.simAt[g1], a.simAt[g2]
+	r1, r2 := a.simToks[at1[0]:at1[1]], a.simToks[at2[0]:at2[1]]
+	if thr > 0 {
 		sig1, sig2 := &a.setSig[g1], &a.setSig[g2]
-		maybe, lacks := 0.0, 0.0
+		maybe := 0.0
 		for _, t := range r1 {
-			lacks += t.w
 			if h := t.hash; sig2[h>>62]&(1<<(h>>56&63)) != 0 {
 				maybe += t.w
+			}
+		}
+		// The union holds the first sentence's words, which similarity
+		// adds first: their weights in order, the run's summed weight.
+		lacks := a.simInfo[g1].w
+		if lacks > 0 {
+			if ub := maybe / lacks; ub < thr {
+				return ub
 			}
 		}
 		for _, t := range r2 {
