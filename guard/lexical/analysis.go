@@ -51,16 +51,18 @@ type analysis struct {
 	qruns     []quantRun  // see quantRuns
 	runAt     []int32     // see quantRuns
 	famFirst  []int32     // see quantRuns
-	qsent     []int32     // see quantRuns
+	relSent   []int32     // see quantRuns
 	quantBase []int32     // see quantRuns
 	maybe     []pairMaybe // see conflictScan.under
 	simFor    []int32     // see conflictScan.simOf
 	simVal    []float64   // see conflictScan.simOf
-	simCost   []int32     // see conflictScan.simOf
+	simTabs   [2]hashSet  // see analysis.hashTable
+	tabLast   int         // see analysis.hashTable
 
 	// sentence sets (see buildSentSets), by global sentence index
 	setHashes []uint64
 	setAt     []int32
+	setLen    []int32 // the sentence's tokens (charged by similarity), also when its set is made distinct
 	setSig    [][4]uint64
 	setSorted []bool // the sentence's hashes are sorted and distinct (see buildSentSets)
 	sentNeg   []bool

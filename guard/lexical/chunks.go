@@ -165,16 +165,19 @@ type quantRun struct {
 // of context ci from a.runAt[ci]), links the runs of each slot family
 // (the first of family f in context ci at a.famFirst[ci*famSlots+f]), and
 // records the sentence of quantity k of context ci at
-// a.qsent[a.quantBase[ci]+k]. Run it after markRelevantSentences.
+// a.relSent[a.quantBase[ci]+k] as its global index when it is relevant
+// (sentRel), -1 when it is not or there is none: numberConflicts compares
+// the sentences of two quantities only when both are relevant. Run it
+// after markRelevantSentences.
 func (a *analysis) quantRuns() {
 	runs, runAt := a.qruns[:0], a.runAt[:0]
-	qsent, base := a.qsent[:0], a.quantBase[:0]
+	relSent, base := a.relSent[:0], a.quantBase[:0]
 	first := slices.Grow(a.famFirst[:0], len(a.ctxs)*famSlots)[:len(a.ctxs)*famSlots]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		qs := d.quants
 		runAt = append(runAt, int32(len(runs)))
-		base = append(base, int32(len(qsent)))
+		base = append(base, int32(len(relSent)))
 		fams := first[ci*famSlots : (ci+1)*famSlots]
 		for f := range fams {
 			fams[f] = -1
@@ -183,8 +186,12 @@ func (a *analysis) quantRuns() {
 		k0 := 0
 		for k := range qs {
 			sk := sentOfFrom(d, qs[k].Start, &k0)
-			qsent = append(qsent, int32(sk))
-			rel := sk >= 0 && a.sentRel[a.global(ci, sk)]
+			g := -1
+			if sk >= 0 && a.sentRel[a.global(ci, sk)] {
+				g = a.global(ci, sk)
+			}
+			relSent = append(relSent, int32(g))
+			rel := g >= 0
 			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
 				runs[len(runs)-1].end++
 				runs[len(runs)-1].rel = runs[len(runs)-1].rel || rel
@@ -202,7 +209,7 @@ func (a *analysis) quantRuns() {
 		}
 	}
 	runAt = append(runAt, int32(len(runs)))
-	a.qruns, a.runAt, a.famFirst, a.qsent, a.quantBase = runs, runAt, first, qsent, base
+	a.qruns, a.runAt, a.famFirst, a.relSent, a.quantBase = runs, runAt, first, relSent, base
 }
 
 // famSlots is the room famFirst has for each context: a slot for every
@@ -243,21 +250,17 @@ func (c *conflictScan) questionCoverage(g int) float64 {
 }
 
 // simOf is a.similarity of sentences g1 and g2 (global indices of
-// sentence si of context ci and sj of cj), remembered for the last g1:
+// sentence si of context ci and sj of cj) when it is at least 0.3, and a
+// value below 0.3 otherwise (similarityAbove), remembered for the last g1:
 // quantities of one sentence meet the same sentences of other contexts
-// again (resetSimCache empties it for each sample). The work meter is
-// charged as if it were computed each time, the amount similarity charges
-// being remembered with the value (simCost); numberConflicts reads the
-// memory in place.
+// again (resetSimCache empties the memory for each sample).
+// numberConflicts reads the memory (simFor, simVal) in place and calls
+// simOf when it misses; a remembered value is charged to the work meter
+// as similarity charges it, the two sentences' lengths (setLen).
 func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 	a := c.a
-	if a.simFor[g2] == int32(g1) {
-		a.m.spend(int(a.simCost[g2]))
-		return a.simVal[g2]
-	}
 	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
-	a.simCost[g2] = int32(len(a.ctxs[ci].sentToks(si)) + len(a.ctxs[cj].sentToks(sj)))
 	return sim
 }
 
@@ -265,7 +268,6 @@ func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
 func (a *analysis) resetSimCache() {
 	a.simFor = slices.Grow(a.simFor[:0], a.nsent)[:a.nsent]
 	a.simVal = slices.Grow(a.simVal[:0], a.nsent)[:a.nsent]
-	a.simCost = slices.Grow(a.simCost[:0], a.nsent)[:a.nsent]
 	for i := range a.simFor {
 		a.simFor[i] = -1
 	}
@@ -287,20 +289,18 @@ func (c *conflictScan) numberConflicts() float64 {
 	a.resetSimCache()
 	for ci := 0; ci < n && c.under(); ci++ {
 		di := &a.ctxs[ci]
-		qsent := a.qsent[a.quantBase[ci]:]
+		relSent := a.relSent[a.quantBase[ci]:]
 		for qi := range di.quants {
 			q := &di.quants[qi]
-			si := int(qsent[qi])
-			qf := q.Kind.Family() // 0 for kind 0: no slot
-			g1 := -1
-			if si >= 0 {
-				g1 = a.global(ci, si)
-			}
-			qrel := g1 >= 0 && a.sentRel[g1]
+			qf := q.Kind.Family()  // 0 for kind 0: no slot
+			g1 := int(relSent[qi]) // -1: no relevant sentence
+			qrel := g1 >= 0
+			si := g1 - int(a.sentBase[ci])
 			for cj := ci + 1; cj < n && c.under(); cj++ {
 				looked := int(a.runAt[cj+1] - a.runAt[cj])
 				if qf != 0 {
 					dj := &a.ctxs[cj]
+					rels := a.relSent[a.quantBase[cj]:]
 					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
 						run := &a.qruns[ri]
 						if run.end-run.first == 1 && !(qrel && run.rel) {
@@ -310,24 +310,28 @@ func (c *conflictScan) numberConflicts() float64 {
 						if !conflicting(q, &dj.quants[run.first]) {
 							continue
 						}
+						// Every member of the run is a pair looked at.
 						looked += int(run.end-run.first) - 1
-						sents := a.qsent[a.quantBase[cj]:]
+						c.pairs += int(run.end - run.first)
+						if !qrel || !run.rel {
+							continue
+						}
 						for qj := int(run.first); qj < int(run.end); qj++ {
-							c.pairs++
-							sj := int(sents[qj])
-							if !qrel || sj < 0 {
+							g2 := int(rels[qj])
+							if g2 < 0 {
 								continue
 							}
-							g2 := a.global(cj, sj)
-							if !a.sentRel[g2] || !a.canReach(g1, g2, 0.3) {
-								continue
-							}
+							sj := g2 - int(a.sentBase[cj])
 							var sim float64
-							if a.simFor[g2] == int32(g1) {
-								// simOf's memory, read in place.
-								a.m.spend(int(a.simCost[g2]))
+							switch {
+							case a.simFor[g2] == int32(g1):
+								// simOf's memory, read in place: the
+								// pair passed canReach before.
+								a.m.spend(int(a.setLen[g1] + a.setLen[g2]))
 								sim = a.simVal[g2]
-							} else {
+							case !a.canReach(g1, g2, 0.3):
+								continue
+							default:
 								sim = c.simOf(ci, si, cj, sj, g1, g2)
 							}
 							if sim >= 0.3 {
@@ -467,6 +471,7 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 func (a *analysis) buildSentSets() {
 	a.setHashes = a.setHashes[:0]
 	a.setAt = a.setAt[:0]
+	a.setLen = a.setLen[:0]
 	a.setSig = a.setSig[:0]
 	a.sentNeg = a.sentNeg[:0]
 	a.setSorted = a.setSorted[:0]
@@ -476,11 +481,14 @@ func (a *analysis) buildSentSets() {
 			start := len(a.setHashes)
 			a.setAt = append(a.setAt, int32(start))
 			run := d.sentToks(k)
+			a.setLen = append(a.setLen, int32(len(run)))
 			var sig [4]uint64
+			var flags uint16 // of all the sentence's tokens
 			for i := range run {
 				h := run[i].hash
 				a.setHashes = append(a.setHashes, h)
 				sig[h>>62] |= 1 << (h >> 56 & 63)
+				flags |= run[i].flags
 			}
 			a.setSig = append(a.setSig, sig)
 			sorted := len(run) > setSortMin
@@ -490,10 +498,11 @@ func (a *analysis) buildSentSets() {
 				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
 			}
 			a.setSorted = append(a.setSorted, sorted)
-			a.sentNeg = append(a.sentNeg, hasNeg(run))
+			a.sentNeg = append(a.sentNeg, flags&fNeg != 0) // hasNeg(run)
 		}
 	}
 	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	a.simTabs[0].g, a.simTabs[1].g = -1, -1 // the sets they held are gone
 	a.resetSimRuns()
 	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]
 	for i := range a.qcov {
@@ -580,30 +589,41 @@ func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 // The second reads each word's presence from the other sentence's
 // signature, which never misses a word it holds: the weights of the words
 // that may be shared over those of the first sentence's words and the
-// second's words it certainly lacks. Both sums add a part of similarity's
-// terms, in its order, or a superset of them; rounding keeps the order, so
-// the bound is never below the exact value.
+// second's words it certainly lacks, tried first over the first sentence's
+// words alone: most pairs are settled before the second's are read. The
+// sums add a part of similarity's terms, in its order, or a superset of
+// them; rounding keeps the order, so the bound is never below the exact
+// value.
 func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float64) float64 {
 	g1, g2 := a.global(c1, k1), a.global(c2, k2)
-	a.m.spend(len(a.ctxs[c1].sentToks(k1)) + len(a.ctxs[c2].sentToks(k2)))
+	a.m.spend(int(a.setLen[g1] + a.setLen[g2]))
 	// simRun, with the test for a built run in place: the runs of the
 	// sentences the scans compare are built before (weighRelevantSentences).
 	if a.simAt[g1][0] < 0 || a.simAt[g2][0] < 0 {
 		a.simRun(c1, k1, g1, v)
 		a.simRun(c2, k2, g2, v)
 	}
-	at1, at2 := a.simAt[g1], a.simAt[g2]
-	r1, r2 := a.simToks[at1[0]:at1[1]], a.simToks[at2[0]:at2[1]]
 	if thr > 0 {
 		if ub := a.roughBound(g1, g2, thr); ub < thr {
 			return ub
 		}
+	}
+	at1, at2 := a.simAt[g1], a.simAt[g2]
+	r1, r2 := a.simToks[at1[0]:at1[1]], a.simToks[at2[0]:at2[1]]
+	if thr > 0 {
 		sig1, sig2 := &a.setSig[g1], &a.setSig[g2]
-		maybe, lacks := 0.0, 0.0
+		maybe := 0.0
 		for _, t := range r1 {
-			lacks += t.w
 			if h := t.hash; sig2[h>>62]&(1<<(h>>56&63)) != 0 {
 				maybe += t.w
+			}
+		}
+		// The union holds the first sentence's words, which similarity
+		// adds first: their weights in order, the run's summed weight.
+		lacks := a.simInfo[g1].w
+		if lacks > 0 {
+			if ub := maybe / lacks; ub < thr {
+				return ub
 			}
 		}
 		for _, t := range r2 {
@@ -618,15 +638,35 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 		}
 	}
 	inter, union := 0.0, 0.0
-	for _, t := range r1 {
-		union += t.w
-		if a.sentHas(g2, t.hash) {
-			inter += t.w
-		}
-	}
-	for _, t := range r2 {
-		if !a.sentHas(g1, t.hash) {
+	if a.setSorted[g1] || a.setSorted[g2] {
+		// A long sentence's set is sorted: sentHas searches it.
+		for _, t := range r1 {
 			union += t.w
+			if a.sentHas(g2, t.hash) {
+				inter += t.w
+			}
+		}
+		for _, t := range r2 {
+			if !a.sentHas(g1, t.hash) {
+				union += t.w
+			}
+		}
+	} else {
+		// A short sentence's set is in token order, and a hit scans
+		// half of it: each side's words are looked up in a table of the
+		// other's set instead, built for this pair.
+		set2 := a.hashTable(g2)
+		for _, t := range r1 {
+			union += t.w
+			if set2.has(t.hash) {
+				inter += t.w
+			}
+		}
+		set1 := a.hashTable(g1)
+		for _, t := range r2 {
+			if !set1.has(t.hash) {
+				union += t.w
+			}
 		}
 	}
 	if union == 0 {
@@ -634,6 +674,78 @@ func (a *analysis) similarityAbove(c1, k1, c2, k2 int, v *vocabulary, thr float6
 	}
 	return inter / union
 }
+
+// hashTable returns a table of the hashes of sentence g's set (an
+// unsorted one, of at most setSortMin hashes), one of the two a.simTabs:
+// the one that holds it already, or else the one not asked for last.
+// Consecutive pairs often share a sentence.
+func (a *analysis) hashTable(g int) *hashSet {
+	i := a.tabLast
+	if a.simTabs[i].g != g {
+		i ^= 1
+		if a.simTabs[i].g != g {
+			a.simTabs[i].fill(a.setHashes[a.setAt[g]:a.setAt[g+1]])
+			a.simTabs[i].g = g
+		}
+	}
+	a.tabLast = i
+	return &a.simTabs[i]
+}
+
+// hashSet is a small open-addressing set of hashes, for at most setSortMin
+// of them: the exact similarity of two short sentences looks every word of
+// one up in the other's set.
+type hashSet struct {
+	slots [hashSetMax]uint64 // 0: empty
+	mask  uint64             // the slots in use: a power of two minus one
+	g     int                // the global index of the sentence whose set it is, -1 for none
+	zero  bool               // the set holds hash 0, which marks an empty slot
+}
+
+// hashSetMax is the most slots a hashSet uses: twice setSortMin, so that
+// at most half are taken.
+const hashSetMax = 2 * setSortMin
+
+// fill makes t the set of hs (at most setSortMin hashes), using the fewest
+// slots that leave at least half of them empty.
+func (t *hashSet) fill(hs []uint64) {
+	n := 16
+	for n < 2*len(hs) {
+		n *= 2
+	}
+	t.mask, t.zero = uint64(n-1), false
+	clear(t.slots[:n])
+	for _, h := range hs {
+		if h == 0 {
+			t.zero = true
+			continue
+		}
+		i := hashSlot(h) & t.mask
+		for t.slots[i] != 0 && t.slots[i] != h {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = h
+	}
+}
+
+// has reports whether t holds h.
+func (t *hashSet) has(h uint64) bool {
+	if h == 0 {
+		return t.zero
+	}
+	for i := hashSlot(h) & t.mask; ; i = (i + 1) & t.mask {
+		switch t.slots[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// hashSlot spreads a hash's bits over its low ones, where hashSet reads
+// the slot.
+func hashSlot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> 32 }
 
 // roughBound is an upper bound of the similarity of sentences g1 and g2
 // (global indices, their runs built) from their summaries alone, +Inf when
