@@ -150,9 +150,10 @@ func (d *doc) reset() {
 func (a *analysis) analyze(d *doc, s string, ctx int) {
 	d.s = s
 	d.ctx = ctx
-	// Context words are many and few of their weights are read: those are
-	// looked up on demand (see vocabulary.weight).
-	a.tz.weights = ctx < 0
+	// Every text's words get their weights as they are read, contexts'
+	// too: in the tokenizer's lookup loop the table reads overlap, where a
+	// weight looked up on first use (see vocabulary.weight) waits alone.
+	a.tz.weights = true
 	d.toks, d.sents = a.tz.tokenize(d.toks[:0], s, d.sents[:0])
 	// sentence → first token
 	d.sentAt = d.sentAt[:0]

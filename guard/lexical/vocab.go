@@ -146,9 +146,9 @@ func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64, canon uint6
 	return flags, v.unknown, canon
 }
 
-// weight is the IDF weight of a token, 0 for a function word. Tokens of
-// the question, answer and reference carry it from the tokenizer; context
-// tokens get it here, on first use, and keep it.
+// weight is the IDF weight of a token, 0 for a function word. The judges'
+// tokens carry it from the tokenizer (analyze sets tokenizer.weights);
+// tokens read without weights get it here, on first use, and keep it.
 func (v *vocabulary) weight(t *token) float64 {
 	if t.flags&fWeighed != 0 {
 		return t.w
