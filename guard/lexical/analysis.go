@@ -150,10 +150,6 @@ func (d *doc) reset() {
 func (a *analysis) analyze(d *doc, s string, ctx int) {
 	d.s = s
 	d.ctx = ctx
-	// Every text's words get their weights as they are read, contexts'
-	// too: in the tokenizer's lookup loop the table reads overlap, where a
-	// weight looked up on first use (see vocabulary.weight) waits alone.
-	a.tz.weights = true
 	d.toks, d.sents = a.tz.tokenize(d.toks[:0], s, d.sents[:0])
 	// sentence → first token
 	d.sentAt = d.sentAt[:0]
@@ -181,7 +177,7 @@ func (a *analysis) analyze(d *doc, s string, ctx int) {
 func (a *analysis) analyzeCached(d *doc, s string, ctx int) {
 	if h, ok := a.cache.load(d, s, ctx); !ok {
 		a.analyze(d, s, ctx)
-		a.cache.store(h, d, a.tz.vocab)
+		a.cache.store(h, d)
 	}
 }
 

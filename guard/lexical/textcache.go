@@ -67,7 +67,6 @@ type textShard struct {
 // stored: readers copy it into their own doc.
 type textEntry struct {
 	text   string
-	ctx    bool // read as a context (see analysis.analyze)
 	toks   []token
 	sents  []span
 	sentAt []int32
@@ -103,23 +102,19 @@ func (c *textCache) load(d *doc, text string, ctx int) (uint64, bool) {
 	if c == nil {
 		return 0, false
 	}
+	// A text reads the same as a context, a question or a reference: one
+	// entry serves all three.
 	h := maphash.String(c.seed, text)
-	if ctx < 0 {
-		// A question's or a reference's words carry their weights and
-		// all their flags (see analysis.analyze); a context's, fewer: the
-		// two readings of one text are two entries.
-		h = ^h
-	}
 	sh := &c.shards[h%textShards]
 	sh.mu.Lock()
 	e := sh.cur[h]
 	if e == nil {
-		if e = sh.old[h]; e != nil && e.text == text && e.ctx == (ctx >= 0) {
+		if e = sh.old[h]; e != nil && e.text == text {
 			sh.put(h, e, c.budget)
 		}
 	}
 	sh.mu.Unlock()
-	if e == nil || e.text != text || e.ctx != (ctx >= 0) {
+	if e == nil || e.text != text {
 		return h, false
 	}
 	d.s = text
@@ -133,11 +128,8 @@ func (c *textCache) load(d *doc, text string, ctx int) (uint64, bool) {
 }
 
 // store keeps a copy of d, just read from its text, under hash h, if d's
-// text was read before (see textCache) and fits the budget. The copy's
-// tokens carry their weights from v (which a sample otherwise looks up as
-// it needs them, see vocabulary.weight): a kept context is read by many
-// samples, and each would look them up again.
-func (c *textCache) store(h uint64, d *doc, v *vocabulary) {
+// text was read before (see textCache) and fits the budget.
+func (c *textCache) store(h uint64, d *doc) {
 	if c == nil {
 		return
 	}
@@ -163,17 +155,11 @@ func (c *textCache) store(h uint64, d *doc, v *vocabulary) {
 		// (judge slices every text out of its input line), which the
 		// entry would keep alive outside its budget.
 		text:   strings.Clone(d.s),
-		ctx:    d.ctx >= 0,
 		toks:   append([]token(nil), d.toks...),
 		sents:  append([]span(nil), d.sents...),
 		sentAt: append([]int32(nil), d.sentAt...),
 		quants: append([]quant.Quantity(nil), d.quants...),
 		size:   size,
-	}
-	if v != nil {
-		for i := range e.toks {
-			v.weight(&e.toks[i])
-		}
 	}
 	sh.mu.Lock()
 	delete(sh.seen, h)

@@ -111,7 +111,7 @@ func TestTextCacheBounded(t *testing.T) {
 			d := &doc{}
 			if h, ok := c.load(d, text, 0); !ok {
 				a.analyze(d, text, 0)
-				c.store(h, d, nil)
+				c.store(h, d)
 			}
 		}
 		if n := c.bytes(); n > budget {
@@ -124,7 +124,7 @@ func TestTextCacheBounded(t *testing.T) {
 		d := &doc{}
 		if h, ok := c.load(d, text, -1); !ok {
 			a.analyze(d, text, -1)
-			c.store(h, d, nil)
+			c.store(h, d)
 		}
 		if i%1000 == 0 {
 			if n := c.bytes(); n > budget {
@@ -154,8 +154,8 @@ func TestTextCacheChecksTheText(t *testing.T) {
 	var d doc
 	a.analyze(&d, "The fee is 5 dollars.", 0)
 	h, _ := c.load(&doc{}, "The fee is 9 dollars.", 0)
-	c.store(h, &d, nil) // first sight: noted only
-	c.store(h, &d, nil) // second: stored under the other text's hash
+	c.store(h, &d) // first sight: noted only
+	c.store(h, &d) // second: stored under the other text's hash
 	if _, ok := c.load(&doc{}, "The fee is 9 dollars.", 0); ok {
 		t.Fatal("a text was loaded from an entry of another text with its hash")
 	}
@@ -166,11 +166,11 @@ func loadedVocab() *vocabulary {
 	return defaultVocab
 }
 
-// TestTextCacheKeepsReadingsApart judges samples in which one text is a
-// question in some and a context in others (a context's words carry fewer
-// flags than a question's): each reading is kept apart, and the estimates
-// are those of a judge without a cache.
-func TestTextCacheKeepsReadingsApart(t *testing.T) {
+// TestTextCacheSharesReadings judges samples in which one text is a
+// question in some, a context in others and a reference in one: a text
+// reads the same in each role, so one entry serves them all, and the
+// estimates are those of a judge without a cache.
+func TestTextCacheSharesReadings(t *testing.T) {
 	text := "Which refund window applies to opened electronics bought in 2024?"
 	other := "Opened electronics can be refunded within 15 days. The refund window for unopened items is 30 days."
 	rows := []guard.Sample{
@@ -178,21 +178,22 @@ func TestTextCacheKeepsReadingsApart(t *testing.T) {
 		{ID: "c", Question: "How long is the window?", Answer: "30 days.", Contexts: []guard.Context{{ID: "c1", Text: text}, {ID: "c2", Text: other}}},
 		{ID: "r", Question: other, Answer: "15 days.", Reference: &text, Contexts: []guard.Context{{ID: "c1", Text: text}}},
 	}
-	// At the level of the reading: a text kept as a context, read as a
-	// question, gives the question's reading.
+	// At the level of the reading: a text kept as a context is found as a
+	// question, and reads as a question read afresh does.
 	c := newTextCache(1 << 20)
 	var a analysis
 	a.tz.vocab = loadedVocab()
-	for range 3 {
+	for range 2 {
 		var d doc
 		a.analyzeCachedWith(c, &d, text, 0)
 	}
 	var fresh, got doc
 	a.analyze(&fresh, text, -1)
-	a.analyzeCachedWith(c, &got, text, -1)
-	a.analyzeCachedWith(c, &got, text, -1)
-	if !reflect.DeepEqual(got.toks, fresh.toks) {
-		t.Fatal("a text kept as a context and read as a question does not read as a question")
+	if _, ok := c.load(&got, text, -1); !ok {
+		t.Fatal("a text kept as a context is not found as a question")
+	}
+	if got.ctx != -1 || !reflect.DeepEqual(got.toks, fresh.toks) || !reflect.DeepEqual(got.quants, fresh.quants) {
+		t.Fatal("a text kept as a context does not read as a question read afresh")
 	}
 
 	off, _ := New(nil, WithTextCache(0))

@@ -134,10 +134,6 @@ type tokenizer struct {
 	// (for offline tools only: it allocates).
 	keep  bool
 	stems []string
-
-	// weights, when set, makes tokenize look up each word's weight as well
-	// as its flags (see vocabulary.weight for the words it skips).
-	weights bool
 }
 
 // asciiTab maps an ASCII letter or digit to itself lower-cased in its low
@@ -608,10 +604,10 @@ func stemPlain(w []byte) (n int, ok bool) {
 	return n, true
 }
 
-// lookup gives each token the flags, the canonical hash and, when
-// tz.weights is set, the weight the vocabulary has for its stem. It runs
-// after the text is read, in a loop of its own: each lookup is a read from
-// a table mostly outside the processor's caches, and a short loop of
+// lookup gives each token the flags, the canonical hash and, with a
+// vocabulary, the weight the vocabulary has for its stem. It runs after
+// the text is read, in a loop of its own: each lookup is a read from a
+// table mostly outside the processor's caches, and a short loop of
 // independent reads lets the processor wait for several at once, where
 // reads interleaved with the reading of the text wait one at a time.
 func (tz *tokenizer) lookup(toks []token) {
@@ -628,28 +624,22 @@ func (tz *tokenizer) lookup(toks []token) {
 			}
 			t.flags |= wordFlags(t.hash)
 		}
-	case len(tz.vocab.tab.slots) == 0 || len(tz.vocab.flags.slots) == 0:
-		// Tables without slots read the lexicon's maps (see get).
+	case len(tz.vocab.tab.slots) == 0:
+		// A table without slots reads the lexicon's maps (see get).
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
 				t.flags &^= fLooked
 				continue
 			}
-			var f uint16
-			var c uint64
-			if tz.weights {
-				f, t.w, c = tz.vocab.lookup(t.hash)
-				f |= fWeighed
-			} else {
-				f, _, _, c = tz.vocab.flags.get(t.hash)
-			}
-			t.flags |= f
+			f, w, c := tz.vocab.lookup(t.hash)
+			t.flags |= f | fWeighed
+			t.w = w
 			if c != 0 {
 				t.hash = c
 			}
 		}
-	case tz.weights:
+	default:
 		// vocabulary.lookup, written out, the table's fields in registers.
 		tab, unknown := &tz.vocab.tab, tz.vocab.unknown
 		bloom, slots, shift, idfs, canons := &tab.bloom, tab.slots, tab.shift, tab.idfs, tab.canons
@@ -674,25 +664,6 @@ func (tz *tokenizer) lookup(toks []token) {
 			t.w = w
 			if c != 0 {
 				t.hash = canons[c]
-			}
-		}
-	default:
-		tab := &tz.vocab.flags
-		bloom, slots, shift, canons := &tab.bloom, tab.slots, tab.shift, tab.canons
-		for i := range toks {
-			t := &toks[i]
-			if t.flags&fLooked != 0 {
-				t.flags &^= fLooked
-				continue
-			}
-			// Most words of a context are in no list: the filter tells,
-			// without reading the slots.
-			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
-				val, c := findSlot(slots, shift, h)
-				t.flags |= uint16(val)
-				if c != 0 {
-					t.hash = canons[c]
-				}
 			}
 		}
 	}
@@ -779,7 +750,7 @@ func (tz *tokenizer) appendNot(dst []token, start, end int, sent int32) []token 
 	}
 	// Its flags are known: lookup leaves it as it is (fLooked).
 	nt := token{start: int32(start), end: int32(end), hash: hNot, sent: sent, flags: fStop | fNeg | fLooked}
-	if tz.weights {
+	if tz.vocab != nil {
 		nt.flags |= fWeighed // a function word: weight 0
 	}
 	return append(dst, nt)

@@ -9,25 +9,23 @@ import (
 	"testing"
 )
 
-// tokenizerModes are the ways the package runs the tokenizer: questions
-// and answers with weights, contexts with flags only, the offline tools
-// without a vocabulary, and Stems. sameTokens (reference_test.go) reads
+// tokenizerModes are the ways the package runs the tokenizer: the judges
+// with their vocabulary, the offline tools without one, and Stems. sameTokens (reference_test.go) reads
 // the stems only, on the general path; these read every word as the
 // judges do.
 var tokenizerModes = []struct {
 	name string
 	tz   func() tokenizer
 }{
-	{"weights", func() tokenizer { return tokenizer{vocab: defaultVocab, weights: true} }},
-	{"flags", func() tokenizer { return tokenizer{vocab: defaultVocab} }},
+	{"weights", func() tokenizer { return tokenizer{vocab: defaultVocab} }},
 	{"novocab", func() tokenizer { return tokenizer{} }},
 	{"keep", func() tokenizer { return tokenizer{keep: true} }},
 }
 
 // sameAsReference reports how tokenize differs from refTokenizer on text,
 // in every mode: spans, hashes, sentences and stems; flags as the mode
-// reads them (no synonym flag for contexts; fWeighed with weights); the
-// weight, bit for bit (0 without weights). tokenize appends to a slice
+// reads them (fWeighed with weights); the weight, bit for bit (0 without
+// weights). tokenize appends to a slice
 // that already holds a token: full (buffers&1), so that it grows it, or
 // with room filled with garbage (buffers&2), as the judges' reused
 // buffers are.
@@ -60,8 +58,6 @@ func sameAsReference(text string, buffers int) string {
 			switch m.name {
 			case "weights":
 				wantFlags, wantW = w.flags|fWeighed, refWeight(&w)
-			case "flags":
-				wantFlags = w.flags &^ fSynSet // context tokens do not read synonyms
 			}
 			if g.start != w.start || g.end != w.end || g.hash != w.hash || g.sent != w.sent || g.flags != wantFlags ||
 				math.Float64bits(g.w) != math.Float64bits(wantW) {

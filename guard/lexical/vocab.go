@@ -19,14 +19,12 @@ import (
 var vocabText string
 
 // vocabulary maps a stem hash to its inverse document frequency, and holds
-// the lexicon tables the tokenizer reads each word's flags and weight from:
-// tab has every word with flags or an IDF; flags, much smaller, only the
-// words with flags, for texts whose weights are rarely needed (contexts).
+// the lexicon table the tokenizer reads each word's flags and weight from:
+// every word with flags or an IDF.
 type vocabulary struct {
 	unknown float64 // IDF of a stem never seen
 	docs    int
 	tab     lexTable
-	flags   lexTable
 }
 
 // vocabWord is one line of the vocabulary: a stem's hash and document
@@ -36,21 +34,10 @@ type vocabWord struct {
 	df int
 }
 
-// build fills the vocabulary's two tables, the second on a goroutine of its
-// own that build waits for: on more than one CPU, start-up takes the time
-// of the larger table only.
+// build fills the vocabulary's table.
 func (v *vocabulary) build(words []vocabWord, lex []lexEntry) {
 	v.unknown = idf(0, v.docs)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		// Context tokens need no synonym flag (synonyms are looked up for
-		// the question's and the answer's words only): the table they read
-		// is kept small.
-		v.flags = newLexTable(lex, nil, v.docs, ^fSynSet)
-	}()
-	v.tab = newLexTable(lex, words, v.docs, ^uint16(0))
-	<-done
+	v.tab = newLexTable(lex, words, v.docs)
 }
 
 // readWords reads the "#docs N" line into v.docs and returns the "stem df"
@@ -146,9 +133,9 @@ func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64, canon uint6
 	return flags, v.unknown, canon
 }
 
-// weight is the IDF weight of a token, 0 for a function word. The judges'
-// tokens carry it from the tokenizer (analyze sets tokenizer.weights);
-// tokens read without weights get it here, on first use, and keep it.
+// weight is the IDF weight of a token, 0 for a function word. Tokens read
+// with a vocabulary carry it from the tokenizer; others get it here, on
+// first use, and keep it.
 func (v *vocabulary) weight(t *token) float64 {
 	if t.flags&fWeighed != 0 {
 		return t.w
@@ -196,13 +183,13 @@ const (
 	lexKnown = 1 << 17
 )
 
-// newLexTable builds the table of the lexicon entries' flags (those in
-// mask) and the IDFs of words, computed with docs documents. A form with a
-// base reads as its base: the base's hash, flags and IDF.
-func newLexTable(lex []lexEntry, words []vocabWord, docs int, mask uint16) lexTable {
+// newLexTable builds the table of the lexicon entries' flags and the IDFs
+// of words, computed with docs documents. A form with a base reads as its
+// base: the base's hash, flags and IDF.
+func newLexTable(lex []lexEntry, words []vocabWord, docs int) lexTable {
 	nFlags, nCanon := 0, 0
 	for _, e := range lex {
-		if e.flags&mask != 0 {
+		if e.flags != 0 {
 			nFlags++
 		}
 		if e.canon != 0 {
@@ -215,8 +202,8 @@ func newLexTable(lex []lexEntry, words []vocabWord, docs int, mask uint16) lexTa
 	}
 	t := lexTable{slots: make([]lexSlot, 1<<bits), shift: 64 - bits}
 	for _, e := range lex {
-		if f := e.flags & mask; f != 0 {
-			t.set(e.h, uint32(f))
+		if e.flags != 0 {
+			t.set(e.h, uint32(e.flags))
 		}
 	}
 	t.addIDFs(words, docs)
