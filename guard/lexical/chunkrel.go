@@ -393,6 +393,9 @@ func (a *analysis) eachContext(h uint64, fn func(ci int)) {
 func (j *Judge) chunksTo(est []guard.Estimate, a *analysis, f *featureSet, s *guard.Sample) {
 	var lowAt [16]int32
 	low := lowAt[:0] // the contexts whose estimate needs evidence
+	if len(est) > len(lowAt) {
+		low = make([]int32, 0, len(est))
+	}
 	for ci := range est {
 		if j.chunkTo(&est[ci], f, s, ci) {
 			low = append(low, int32(ci))
@@ -404,6 +407,16 @@ func (j *Judge) chunksTo(est []guard.Estimate, a *analysis, f *featureSet, s *gu
 	var bufAt [1024]byte
 	var endAt [16]int32
 	buf, ends := bufAt[:0], endAt[:0]
+	if len(low) > chunkDetailsOnStack {
+		// Past what the stack buffer holds, the details are measured
+		// first and written into one allocation of their size: grown by
+		// append, the buffer's steps would allocate several times that.
+		n := 0
+		for _, ci := range low {
+			n += len(appendChunkDetail(bufAt[:0], f.chunks[ci]))
+		}
+		buf, ends = make([]byte, 0, n), make([]int32, 0, len(low))
+	}
 	for _, ci := range low {
 		buf = appendChunkDetail(buf, f.chunks[ci])
 		ends = append(ends, int32(len(buf)))
@@ -418,6 +431,10 @@ func (j *Judge) chunksTo(est []guard.Estimate, a *analysis, f *featureSet, s *gu
 		from = ends[k]
 	}
 }
+
+// chunkDetailsOnStack is the number of chunk details chunksTo writes into
+// its stack buffer: a detail takes about 100 bytes.
+const chunkDetailsOnStack = 8
 
 // chunkTo writes to *e, the zero Estimate, the chunk relevance estimate of
 // context ci without its evidence, and reports whether it needs some

@@ -214,7 +214,7 @@ func (a *analysis) quantRuns() {
 
 // famSlots is the room famFirst has for each context: a slot for every
 // kind of quantity (and kind 0), each family's slot being its Family kind.
-const famSlots = int(quant.Ordinal) + 1
+const famSlots = int(quant.Ordinal) + 1 // TestFamSlotsHoldEveryKind checks it
 
 // firstRun returns the index in a.qruns of the first run of slot family f in
 // context ci, -1 for none.
@@ -386,10 +386,10 @@ func (c *conflictScan) negationConflicts() float64 {
 }
 
 // antonymConflicts finds, for each context word with antonyms (listed by
-// simRun), the similar
-// sentences of other contexts that hold one of its antonyms (read from the
-// term index) and not the word itself, and returns the highest similarity
-// found. Only relevant sentences are looked at, so the words of the others
+// simRun), the similar sentences of other contexts that hold one of its
+// antonyms (read from the term index) and not the word itself, and returns
+// the highest similarity found. Only relevant sentences are looked at (their
+// runs are built by weighRelevantSentences), so the words of the others
 // are skipped whole.
 func (c *conflictScan) antonymConflicts() float64 {
 	a, n, best := c.a, len(c.a.ctxs), 0.0
@@ -749,14 +749,14 @@ func hashSlot(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> 32 }
 
 // roughBound is an upper bound of the similarity of sentences g1 and g2
 // (global indices, their runs built) from their summaries alone, +Inf when
-// it has none; a first, rougher one when that is below thr. At most n1 words of g1's run have their bit in g2's
-// signature (the bits the two share, plus the run's repeated bits), so the
-// intersection weighs at most n1 times the run's largest weight, and at
-// most the run's weight; likewise at most n2 words of g2's run may be in
-// g1, so the union weighs at least g1's run and the rest of g2's. The sums
-// similarity adds differ from these by rounding, far less than roughSlack
-// for any sentence a sample can hold: the bound leaves that much room on
-// each side.
+// it has none: similarityAbove's first, rougher bound. At most n1 words of
+// g1's run have their bit in g2's signature (the bits the two share, plus
+// the run's repeated bits), so the intersection weighs at most n1 times the
+// run's largest weight, and at most the run's weight; likewise at most n2
+// words of g2's run may be in g1, so the union weighs at least g1's run and
+// the rest of g2's. The sums similarity adds differ from these by rounding,
+// far less than roughSlack for any sentence a sample can hold: the bound
+// leaves that much room on each side.
 func (a *analysis) roughBound(g1, g2 int, thr float64) float64 {
 	s1, s2 := &a.simInfo[g1], &a.simInfo[g2]
 	set1, set2 := &a.setSig[g1], &a.setSig[g2]
@@ -804,6 +804,7 @@ func (a *analysis) resetSimRuns() {
 	a.simInfo = slices.Grow(a.simInfo[:0], a.nsent)[:a.nsent]
 	for i := range a.simAt {
 		a.simAt[i] = [2]int32{-1, -1}
+		a.simInfo[i] = simInfo{} // a pooled analysis keeps the last sample's
 	}
 }
 

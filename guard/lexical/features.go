@@ -858,8 +858,8 @@ func (a *analysis) hasPair(h1, h2 uint64) bool {
 // alone: it records d's pairs of adjacent words and its words in a small
 // set, then marks those some context holds: through the term index when it
 // shows them all, else in one pass over the contexts. hasPair then reads
-// the marks: the same answers as the contexts' table,
-// without writing a table as large as the contexts.
+// the marks: the same answers as the contexts' table, without writing a
+// table as large as the contexts.
 func (a *analysis) buildAnswerPairs(d *doc) {
 	size := 16
 	for size < 4*len(d.toks) {

@@ -198,8 +198,9 @@ const (
 // "n't" becomes a separate negation token "not"; hyphens and other
 // punctuation split words. Sentence indices come from sentence boundaries
 // found in the same pass (see sentenceEnd). Words of ASCII letters and
-// digits are read eight bytes at a time (see asciiWords); other words byte
-// by byte, and text outside ASCII rune by rune (see word).
+// digits are read eight bytes at a time (see asciiWords) in texts of eight
+// bytes or more, except for Stems; other words byte by byte, and text
+// outside ASCII rune by rune (see word).
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
 	loadLexicon()
 	// Folding never more than doubles a word's length (a 2-byte letter may
