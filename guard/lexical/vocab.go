@@ -167,8 +167,8 @@ type lexTable struct {
 	canons []uint64
 	shift  uint
 	// bloom has bit h>>46 set for every key h: a clear bit proves a word
-	// absent without touching the slots (most context words are absent
-	// from the flags-only table).
+	// absent without touching the slots (a name or a word too rare for the
+	// vocabulary).
 	bloom [1 << 18 / 64]uint64
 }
 
