@@ -536,35 +536,60 @@ func (sc *scanner) letters(i int) int {
 		}
 	}
 	for {
-		// letterEnd, inline.
-		j := i + 1
-		for j+8 <= len(s) {
-			if m := nonLetters(load64(s, j)); m != 0 {
+		// letterEnd, inline, from the word's first byte: s[i] is a letter
+		// on the first pass, but after a space it may not be, and the
+		// first load tells (bit 7 of m) without a load of its own.
+		// The first load also gives the first letter, for maybeTable.
+		j := i
+		var first byte
+		if j+8 <= len(s) {
+			x := load64(s, j)
+			first = byte(x)
+			if m := nonLetters(x); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
 				goto end
 			}
 			j += 8
+			for j+8 <= len(s) {
+				if m := nonLetters(load64(s, j)); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
+					goto end
+				}
+				j += 8
+			}
+		} else if j < len(s) {
+			first = s[j]
 		}
 		for j < len(s) && isLetter(s[j]) {
 			j++
 		}
 	end:
-		// After one space and a letter run would come back here for the
-		// next word, which has a boundary before it.
-		next := j+1 < len(s) && s[j] == ' ' && isLetter(s[j+1])
-		if !next && j < len(s) && wordNeedsLook[s[j]] {
-			return sc.word(i, j)
+		if j == i {
+			// No word after the space: run would step over the space
+			// and find the same byte here.
+			return i
 		}
-		if maybeTable(s[i], s[j-1], j-i) {
+		if j+1 >= len(s) || s[j] != ' ' {
+			if j < len(s) && wordNeedsLook[s[j]] {
+				return sc.word(i, j)
+			}
+			if maybeTable(first, s[j-1], j-i) {
+				if r, done := sc.tableWord(i, j); done {
+					return r
+				}
+			}
+			sc.prevStart, sc.prevEnd = i, j
+			return j
+		}
+		// A space follows with a byte after it: on to that byte, which
+		// has a boundary before it if it starts a word.
+		if maybeTable(first, s[j-1], j-i) {
 			if r, done := sc.tableWord(i, j); done {
 				return r
 			}
 		}
 		// What classedWord does with a plain word.
 		sc.prevStart, sc.prevEnd = i, j
-		if !next {
-			return j
-		}
 		i = j + 1
 	}
 }

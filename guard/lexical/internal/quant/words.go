@@ -634,7 +634,7 @@ func init() {
 // for the word w of n ASCII letters that starts with first and ends with
 // last.
 func maybeTable(first, last byte, n int) bool {
-	return tableShape[first&63][last&63]>>(n&15)&1 != 0
+	return uint32(tableShape[first&63][last&63])>>(n&15)&1 != 0
 }
 
 // dollarPrefix maps the letters glued before '$' ("US$", "A$") to a currency.
