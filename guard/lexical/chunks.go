@@ -156,33 +156,30 @@ func conflicting(q, r *quant.Quantity) bool { return quant.Conflicts(q, r) }
 type quantRun struct {
 	first, end int32      // the run's quantities, by index within the context
 	ctx        int32      // the context
+	rel0       int32      // index in a.relSent of the run's first quantity
 	fam        quant.Kind // their slot family
-	next       int32      // index in qruns of the context's next run of the same family, -1 for none
 	rel        bool       // the sentence of a quantity of the run is relevant (sentRel)
 }
 
-// quantRuns splits each context's quantities into runs (a.qruns, the runs
-// of context ci from a.runAt[ci]), links the runs of each slot family
-// (the first of family f in context ci at a.famFirst[ci*famSlots+f]), and
-// records the sentence of quantity k of context ci at
-// a.relSent[a.quantBase[ci]+k] as its global index when it is relevant
-// (sentRel), -1 when it is not or there is none: numberConflicts compares
-// the sentences of two quantities only when both are relevant. Run it
-// after markRelevantSentences.
+// quantRuns splits each context's quantities into runs and lays them out
+// in a.qruns by context, then by slot family, each family's runs in the
+// order of their quantities: the runs of family f in context ci are
+// a.qruns[a.famAt[ci*famStride+f]:a.famAt[ci*famStride+f+1]], and all of
+// the context's runs end at a.famAt[ci*famStride+famSlots]. It records the
+// sentence of quantity k of context ci at a.relSent[a.quantBase[ci]+k] as
+// its global index when it is relevant (sentRel), -1 when it is not or
+// there is none: numberConflicts compares the sentences of two quantities
+// only when both are relevant. Run it after markRelevantSentences.
 func (a *analysis) quantRuns() {
-	runs, runAt := a.qruns[:0], a.runAt[:0]
+	runs, tmp := a.qruns[:0], a.runTmp
 	relSent, base := a.relSent[:0], a.quantBase[:0]
-	first := slices.Grow(a.famFirst[:0], len(a.ctxs)*famSlots)[:len(a.ctxs)*famSlots]
+	famAt := slices.Grow(a.famAt[:0], len(a.ctxs)*famStride)[:len(a.ctxs)*famStride]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		qs := d.quants
-		runAt = append(runAt, int32(len(runs)))
 		base = append(base, int32(len(relSent)))
-		fams := first[ci*famSlots : (ci+1)*famSlots]
-		for f := range fams {
-			fams[f] = -1
-		}
-		var last [famSlots]int32 // the family's last run so far
+		tmp = tmp[:0]
+		var count [famSlots]int32 // the context's runs of each family
 		k0 := 0
 		for k := range qs {
 			sk := sentOfFrom(d, qs[k].Start, &k0)
@@ -190,35 +187,42 @@ func (a *analysis) quantRuns() {
 			if sk >= 0 && a.sentRel[a.global(ci, sk)] {
 				g = a.global(ci, sk)
 			}
-			relSent = append(relSent, int32(g))
 			rel := g >= 0
 			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
-				runs[len(runs)-1].end++
-				runs[len(runs)-1].rel = runs[len(runs)-1].rel || rel
-				continue
-			}
-			r := int32(len(runs))
-			f := qs[k].Kind.Family()
-			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), fam: f, next: -1, rel: rel})
-			if fams[f] < 0 {
-				fams[f] = r
+				tmp[len(tmp)-1].end++
+				tmp[len(tmp)-1].rel = tmp[len(tmp)-1].rel || rel
 			} else {
-				runs[last[f]].next = r
+				f := qs[k].Kind.Family()
+				tmp = append(tmp, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), rel0: int32(len(relSent)), fam: f, rel: rel})
+				count[f]++
 			}
-			last[f] = r
+			relSent = append(relSent, int32(g))
+		}
+		// Each family's runs from where the ones before it end.
+		at := famAt[ci*famStride : (ci+1)*famStride]
+		end := int32(len(runs))
+		var next [famSlots]int32
+		for f := range count {
+			at[f], next[f] = end, end
+			end += count[f]
+		}
+		at[famSlots] = end
+		runs = slices.Grow(runs, len(tmp))[:end]
+		for _, r := range tmp {
+			runs[next[r.fam]] = r
+			next[r.fam]++
 		}
 	}
-	runAt = append(runAt, int32(len(runs)))
-	a.qruns, a.runAt, a.famFirst, a.relSent, a.quantBase = runs, runAt, first, relSent, base
+	a.qruns, a.runTmp, a.famAt, a.relSent, a.quantBase = runs, tmp, famAt, relSent, base
 }
 
-// famSlots is the room famFirst has for each context: a slot for every
-// kind of quantity (and kind 0), each family's slot being its Family kind.
+// famSlots is the room famAt has for each context: a slot for every kind
+// of quantity (and kind 0), each family's slot being its Family kind.
 const famSlots = int(quant.Ordinal) + 1 // TestFamSlotsHoldEveryKind checks it
 
-// firstRun returns the index in a.qruns of the first run of slot family f in
-// context ci, -1 for none.
-func (a *analysis) firstRun(ci int, f quant.Kind) int32 { return a.famFirst[ci*famSlots+int(f)] }
+// famStride is the entries of famAt for each context: the start of each
+// family slot's runs, and the end of the last.
+const famStride = famSlots + 1
 
 // sameQuantity reports whether two quantities are equal but for their spans.
 func sameQuantity(x, y quant.Quantity) bool {
@@ -250,16 +254,16 @@ func (c *conflictScan) questionCoverage(g int) float64 {
 }
 
 // simOf is a.similarity of sentences g1 and g2 (global indices of
-// sentence si of context ci and sj of cj) when it is at least 0.3, and a
+// sentences of contexts ci and cj) when it is at least 0.3, and a
 // value below 0.3 otherwise (similarityAbove), remembered for the last g1:
 // quantities of one sentence meet the same sentences of other contexts
 // again (resetSimCache empties the memory for each sample).
 // numberConflicts reads the memory (simFor, simVal) in place and calls
 // simOf when it misses; a remembered value is charged to the work meter
 // as similarity charges it, the two sentences' lengths (setLen).
-func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
+func (c *conflictScan) simOf(ci, cj, g1, g2 int) float64 {
 	a := c.a
-	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
+	sim := a.similarityAbove(ci, g1-int(a.sentBase[ci]), cj, g2-int(a.sentBase[cj]), c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
 	return sim
 }
@@ -292,36 +296,35 @@ func (c *conflictScan) numberConflicts() float64 {
 		relSent := a.relSent[a.quantBase[ci]:]
 		for qi := range di.quants {
 			q := &di.quants[qi]
-			qf := q.Kind.Family()  // 0 for kind 0: no slot
-			g1 := int(relSent[qi]) // -1: no relevant sentence
+			qf := int(q.Kind.Family()) // 0 for kind 0: no slot
+			g1 := int(relSent[qi])     // -1: no relevant sentence
 			qrel := g1 >= 0
-			si := g1 - int(a.sentBase[ci])
 			for cj := ci + 1; cj < n && c.under(); cj++ {
-				looked := int(a.runAt[cj+1] - a.runAt[cj])
-				if qf != 0 {
-					dj := &a.ctxs[cj]
-					rels := a.relSent[a.quantBase[cj]:]
-					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
+				at := a.famAt[cj*famStride : (cj+1)*famStride]
+				looked := int(at[famSlots] - at[0])
+				if lo, hi := at[qf], at[qf+1]; qf != 0 && lo < hi {
+					quants := a.ctxs[cj].quants
+					for ri := lo; ri < hi; ri++ {
 						run := &a.qruns[ri]
-						if run.end-run.first == 1 && !(qrel && run.rel) {
+						both := qrel && run.rel
+						if !both && run.end-run.first == 1 {
 							a.maybe = append(a.maybe, pairMaybe{int32(ci), int32(qi), ri})
 							continue
 						}
-						if !conflicting(q, &dj.quants[run.first]) {
+						if !conflicting(q, &quants[run.first]) {
 							continue
 						}
 						// Every member of the run is a pair looked at.
 						looked += int(run.end-run.first) - 1
 						c.pairs += int(run.end - run.first)
-						if !qrel || !run.rel {
+						if !both {
 							continue
 						}
-						for qj := int(run.first); qj < int(run.end); qj++ {
-							g2 := int(rels[qj])
+						for r := run.rel0; r < run.rel0+run.end-run.first; r++ {
+							g2 := a.relSent[r]
 							if g2 < 0 {
 								continue
 							}
-							sj := g2 - int(a.sentBase[cj])
 							var sim float64
 							switch {
 							case a.simFor[g2] == int32(g1):
@@ -329,13 +332,15 @@ func (c *conflictScan) numberConflicts() float64 {
 								// pair passed canReach before.
 								a.m.spend(int(a.setLen[g1] + a.setLen[g2]))
 								sim = a.simVal[g2]
-							case !a.canReach(g1, g2, 0.3):
+							case !a.canReach(g1, int(g2), 0.3):
 								continue
 							default:
-								sim = c.simOf(ci, si, cj, sj, g1, g2)
+								sim = c.simOf(ci, cj, g1, int(g2))
 							}
 							if sim >= 0.3 {
 								best = math.Max(best, sim)
+								si, sj := g1-int(a.sentBase[ci]), int(g2)-int(a.sentBase[cj])
+								qj := int(run.first + r - run.rel0)
 								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
 							}
 						}
