@@ -75,8 +75,10 @@ var relScanMax = 1 << 16
 
 // markRelevantByScan is markRelevantSentences by looking every content word
 // of the question and the answer up in every sentence's set. The words are
-// listed once, and a sentence's signature is read in place: most lookups
-// stop there.
+// listed once; the sentences that hold one of them as a content word are
+// read from the term index, which lists the words' occurrences, and only
+// the others are asked (a word may stand in them as a function word).
+// A sentence's signature is read in place: most lookups stop there.
 func (a *analysis) markRelevantByScan() {
 	hs := a.relHashes[:0]
 	for _, d := range [2]*doc{&a.q, &a.a} {
@@ -87,17 +89,29 @@ func (a *analysis) markRelevantByScan() {
 		}
 	}
 	a.relHashes = hs
-	a.sentRel = a.sentRel[:0]
+	rel := slices.Grow(a.sentRel[:0], len(a.setSig))[:len(a.setSig)]
+	clear(rel)
+	// The sentences where a word occurs as a content word are in the term
+	// index: they are relevant. Only the others are looked at word by word,
+	// for the word as a function word.
+	for _, h := range hs {
+		for o := a.head(h); o != 0; o = a.occ[o-1].next {
+			rel[a.occ[o-1].sent] = true
+		}
+	}
 	for g := range a.setSig {
-		sig, rel := &a.setSig[g], false
+		if rel[g] {
+			continue
+		}
+		sig := &a.setSig[g]
 		for _, h := range hs {
 			if sig[h>>62]&(1<<(h>>56&63)) != 0 && a.sentHas(g, h) {
-				rel = true
+				rel[g] = true
 				break
 			}
 		}
-		a.sentRel = append(a.sentRel, rel)
 	}
+	a.sentRel = rel
 }
 
 // maxConflictPairs bounds the sentence pairs one sample's conflict search
