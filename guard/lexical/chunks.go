@@ -11,7 +11,8 @@ import (
 // conflictFeatures looks for pairs of context sentences that talk about the
 // same thing and disagree: the same quantity slot with different values, or
 // one negated and the other not, or an antonym swap. Word membership in a
-// sentence is read from the sentence sets (see buildSentSets).
+// sentence is read from the sentence sets (see buildSentSets), which only
+// the relevant sentences need: relevance is found first, without them.
 func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 	if len(a.ctxs) < 2 {
 		// One context cannot disagree with another.
@@ -19,8 +20,8 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		return
 	}
 	a.m.at("comparing the contexts with each other")
-	a.buildSentSets()
 	a.markRelevantSentences()
+	a.buildSets(a.sentRel)
 	a.weighRelevantSentences(v)
 	c := conflictScan{a: a, v: v, f: f}
 	numC := c.numberConflicts()
@@ -35,7 +36,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 // answer depends on it, and the pairs of unrelated sentences in long
 // contexts are most of the cost.
 func (a *analysis) markRelevantSentences() {
-	if len(a.setSig)*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
+	if a.nsent*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
 		a.markRelevantByScan()
 		return
 	}
@@ -68,50 +69,56 @@ func (a *analysis) markRelevantSentences() {
 }
 
 // relScanMax is the number of sentence × word lookups up to which
-// markRelevantSentences asks each sentence's set (its signature rejects
-// most words at once) rather than build a set of the question's and the
-// answer's words.
+// markRelevantSentences scans the sentences for the question's and the
+// answer's words (the term index finds most) rather than build a set of
+// them.
 var relScanMax = 1 << 16
 
-// markRelevantByScan is markRelevantSentences by looking every content word
-// of the question and the answer up in every sentence's set. The words are
-// listed once; the sentences that hold one of them as a content word are
-// read from the term index, which lists the words' occurrences, and only
-// the others are asked (a word may stand in them as a function word).
-// A sentence's signature is read in place: most lookups stop there.
+// markRelevantByScan is markRelevantSentences by looking for every content
+// word of the question and the answer in every sentence. The sentences
+// that hold one of them as a content word are read from the term index,
+// which lists the words' occurrences; only the others are scanned token by
+// token (a word may stand in them as a function word), each token's hash
+// tried first on a 256-bit signature of the words.
 func (a *analysis) markRelevantByScan() {
 	hs := a.relHashes[:0]
+	var sig [4]uint64
 	for _, d := range [2]*doc{&a.q, &a.a} {
 		for i := range d.toks {
 			if t := &d.toks[i]; t.content() {
 				hs = append(hs, t.hash)
+				sig[t.hash>>62] |= 1 << (t.hash >> 56 & 63)
 			}
 		}
 	}
 	a.relHashes = hs
-	rel := slices.Grow(a.sentRel[:0], len(a.setSig))[:len(a.setSig)]
+	rel := slices.Grow(a.sentRel[:0], a.nsent)[:a.nsent]
 	clear(rel)
-	// The sentences where a word occurs as a content word are in the term
-	// index: they are relevant. Only the others are looked at word by word,
-	// for the word as a function word.
 	for _, h := range hs {
 		for o := a.head(h); o != 0; o = a.occ[o-1].next {
 			rel[a.occ[o-1].sent] = true
 		}
 	}
-	for g := range a.setSig {
-		if rel[g] {
-			continue
-		}
-		sig := &a.setSig[g]
-		for _, h := range hs {
-			if sig[h>>62]&(1<<(h>>56&63)) != 0 && a.sentHas(g, h) {
-				rel[g] = true
-				break
+	for ci := range a.ctxs {
+		d, g := &a.ctxs[ci], int(a.sentBase[ci])
+		for k := range d.sents {
+			if !rel[g+k] {
+				rel[g+k] = holdsAny(d.sentToks(k), &sig, hs)
 			}
 		}
 	}
 	a.sentRel = rel
+}
+
+// holdsAny reports whether a token of run has one of the hashes hs, whose
+// signature (as setSig's) is sig.
+func holdsAny(run []token, sig *[4]uint64, hs []uint64) bool {
+	for i := range run {
+		if h := run[i].hash; sig[h>>62]&(1<<(h>>56&63)) != 0 && slices.Contains(hs, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxConflictPairs bounds the sentence pairs one sample's conflict search
@@ -487,40 +494,58 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 // sorted and made distinct, so that sentHas is a binary search; a shorter
 // sentence's stay in token order, to be scanned: sorting every short
 // sentence cost more than the scans it would spare.
-func (a *analysis) buildSentSets() {
-	a.setHashes = a.setHashes[:0]
-	a.setAt = a.setAt[:0]
-	a.setLen = a.setLen[:0]
-	a.setSig = a.setSig[:0]
-	a.sentNeg = a.sentNeg[:0]
-	a.setSorted = a.setSorted[:0]
+func (a *analysis) buildSentSets() { a.buildSets(nil) }
+
+// buildSets is buildSentSets for the sentences g with only[g] (all when
+// only is nil): the conflict scans read the sets of relevant sentences
+// only (sentRel). Every other sentence gets an empty set and signature,
+// no negation, and its token count (setLen).
+func (a *analysis) buildSets(only []bool) {
+	// Every table is sized once and written in place: a sentence's set
+	// holds at most its tokens.
+	ntok := 0
+	for ci := range a.ctxs {
+		ntok += len(a.ctxs[ci].toks)
+	}
+	hs := slices.Grow(a.setHashes[:0], ntok)[:ntok]
+	setAt := slices.Grow(a.setAt[:0], a.nsent+1)[:a.nsent+1]
+	setLen := slices.Grow(a.setLen[:0], a.nsent)[:a.nsent]
+	setSig := slices.Grow(a.setSig[:0], a.nsent)[:a.nsent]
+	sorted := slices.Grow(a.setSorted[:0], a.nsent)[:a.nsent]
+	neg := slices.Grow(a.sentNeg[:0], a.nsent)[:a.nsent]
+	n, g := 0, 0
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
-			start := len(a.setHashes)
-			a.setAt = append(a.setAt, int32(start))
 			run := d.sentToks(k)
-			a.setLen = append(a.setLen, int32(len(run)))
+			setAt[g], setLen[g] = int32(n), int32(len(run))
+			if only != nil && !only[g] {
+				setSig[g], sorted[g], neg[g] = [4]uint64{}, false, false
+				g++
+				continue
+			}
+			set := hs[n : n+len(run)]
 			var sig [4]uint64
 			var flags uint16 // of all the sentence's tokens
 			for i := range run {
 				h := run[i].hash
-				a.setHashes = append(a.setHashes, h)
+				set[i] = h
 				sig[h>>62] |= 1 << (h >> 56 & 63)
 				flags |= run[i].flags
 			}
-			a.setSig = append(a.setSig, sig)
-			sorted := len(run) > setSortMin
-			if sorted {
-				set := a.setHashes[start:]
+			setSig[g] = sig
+			sorted[g] = len(run) > setSortMin
+			if sorted[g] {
 				slices.Sort(set)
-				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+				set = slices.Compact(set)
 			}
-			a.setSorted = append(a.setSorted, sorted)
-			a.sentNeg = append(a.sentNeg, flags&fNeg != 0) // hasNeg(run)
+			neg[g] = flags&fNeg != 0 // hasNeg(run)
+			n += len(set)
+			g++
 		}
 	}
-	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	setAt[g] = int32(n)
+	a.setHashes, a.setAt, a.setLen, a.setSig, a.setSorted, a.sentNeg = hs[:n], setAt, setLen, setSig, sorted, neg
 	a.simTabs[0].g, a.simTabs[1].g = -1, -1 // the sets they held are gone
 	a.resetSimRuns()
 	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]

@@ -1,6 +1,10 @@
 package lexical
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ragtriage/ragtriage/guard"
+)
 
 // TestRelevantByScanMatchesTokens holds markRelevantByScan, which reads the
 // term index first, to its definition: a context sentence is relevant when
@@ -43,5 +47,49 @@ func TestRelevantByScanMatchesTokens(t *testing.T) {
 	}
 	if sents < 1000 {
 		t.Fatalf("only %d sentences checked", sents)
+	}
+}
+
+// TestRelevantByFunctionWord: a content word of the question that a
+// context sentence holds only as a function word, so that the term index
+// does not list it there, still makes the sentence relevant.
+func TestRelevantByFunctionWord(t *testing.T) {
+	j, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := guard.Sample{
+		Question: "When did the ferry leave?",
+		Contexts: []guard.Context{
+			{ID: "c1", Text: "Boats sail daily. The ferry left at noon."},
+			{ID: "c2", Text: "Buses run hourly. A train left at dawn."},
+		},
+		Answer: "At noon.",
+	}
+	a := new(analysis)
+	loadSample(a, &s, j.vocab)
+	// Give the question's "ferry" the hash of the function word "at",
+	// which every second sentence holds and the term index does not list.
+	var at uint64
+	for _, tk := range a.ctxs[1].toks {
+		if a.ctxs[1].s[tk.start:tk.end] == "at" {
+			at = tk.hash
+		}
+	}
+	changed := false
+	for i := range a.q.toks {
+		if tk := &a.q.toks[i]; a.q.s[tk.start:tk.end] == "ferry" && tk.content() {
+			tk.hash, changed = at, true
+		}
+	}
+	if at == 0 || !changed || a.head(at) != 0 {
+		t.Fatal("test sentences lack the words it needs")
+	}
+	a.markRelevantByScan()
+	want := []bool{false, true, false, true}
+	for g, rel := range a.sentRel {
+		if rel != want[g] {
+			t.Fatalf("sentRel = %v; want %v", a.sentRel, want)
+		}
 	}
 }
