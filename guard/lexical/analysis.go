@@ -49,8 +49,8 @@ type analysis struct {
 	nquant    int   // quantities of the contexts in all
 	qidx      quantIndex
 	qruns     []quantRun  // see quantRuns
-	runAt     []int32     // see quantRuns
-	famFirst  []int32     // see quantRuns
+	runTmp    []quantRun  // scratch of quantRuns
+	famAt     []int32     // see quantRuns
 	relSent   []int32     // see quantRuns
 	quantBase []int32     // see quantRuns
 	maybe     []pairMaybe // see conflictScan.under

@@ -11,7 +11,8 @@ import (
 // conflictFeatures looks for pairs of context sentences that talk about the
 // same thing and disagree: the same quantity slot with different values, or
 // one negated and the other not, or an antonym swap. Word membership in a
-// sentence is read from the sentence sets (see buildSentSets).
+// sentence is read from the sentence sets (see buildSentSets), which only
+// the relevant sentences need: relevance is found first, without them.
 func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 	if len(a.ctxs) < 2 {
 		// One context cannot disagree with another.
@@ -19,8 +20,8 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 		return
 	}
 	a.m.at("comparing the contexts with each other")
-	a.buildSentSets()
 	a.markRelevantSentences()
+	a.buildSets(a.sentRel)
 	a.weighRelevantSentences(v)
 	c := conflictScan{a: a, v: v, f: f}
 	numC := c.numberConflicts()
@@ -35,7 +36,7 @@ func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 // answer depends on it, and the pairs of unrelated sentences in long
 // contexts are most of the cost.
 func (a *analysis) markRelevantSentences() {
-	if len(a.setSig)*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
+	if a.nsent*(len(a.q.toks)+len(a.a.toks)) <= relScanMax {
 		a.markRelevantByScan()
 		return
 	}
@@ -68,36 +69,56 @@ func (a *analysis) markRelevantSentences() {
 }
 
 // relScanMax is the number of sentence × word lookups up to which
-// markRelevantSentences asks each sentence's set (its signature rejects
-// most words at once) rather than build a set of the question's and the
-// answer's words.
+// markRelevantSentences scans the sentences for the question's and the
+// answer's words (the term index finds most) rather than build a set of
+// them.
 var relScanMax = 1 << 16
 
-// markRelevantByScan is markRelevantSentences by looking every content word
-// of the question and the answer up in every sentence's set. The words are
-// listed once, and a sentence's signature is read in place: most lookups
-// stop there.
+// markRelevantByScan is markRelevantSentences by looking for every content
+// word of the question and the answer in every sentence. The sentences
+// that hold one of them as a content word are read from the term index,
+// which lists the words' occurrences; only the others are scanned token by
+// token (a word may stand in them as a function word), each token's hash
+// tried first on a 256-bit signature of the words.
 func (a *analysis) markRelevantByScan() {
 	hs := a.relHashes[:0]
+	var sig [4]uint64
 	for _, d := range [2]*doc{&a.q, &a.a} {
 		for i := range d.toks {
 			if t := &d.toks[i]; t.content() {
 				hs = append(hs, t.hash)
+				sig[t.hash>>62] |= 1 << (t.hash >> 56 & 63)
 			}
 		}
 	}
 	a.relHashes = hs
-	a.sentRel = a.sentRel[:0]
-	for g := range a.setSig {
-		sig, rel := &a.setSig[g], false
-		for _, h := range hs {
-			if sig[h>>62]&(1<<(h>>56&63)) != 0 && a.sentHas(g, h) {
-				rel = true
-				break
+	rel := slices.Grow(a.sentRel[:0], a.nsent)[:a.nsent]
+	clear(rel)
+	for _, h := range hs {
+		for o := a.head(h); o != 0; o = a.occ[o-1].next {
+			rel[a.occ[o-1].sent] = true
+		}
+	}
+	for ci := range a.ctxs {
+		d, g := &a.ctxs[ci], int(a.sentBase[ci])
+		for k := range d.sents {
+			if !rel[g+k] {
+				rel[g+k] = holdsAny(d.sentToks(k), &sig, hs)
 			}
 		}
-		a.sentRel = append(a.sentRel, rel)
 	}
+	a.sentRel = rel
+}
+
+// holdsAny reports whether a token of run has one of the hashes hs, whose
+// signature (as setSig's) is sig.
+func holdsAny(run []token, sig *[4]uint64, hs []uint64) bool {
+	for i := range run {
+		if h := run[i].hash; sig[h>>62]&(1<<(h>>56&63)) != 0 && slices.Contains(hs, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxConflictPairs bounds the sentence pairs one sample's conflict search
@@ -156,33 +177,30 @@ func conflicting(q, r *quant.Quantity) bool { return quant.Conflicts(q, r) }
 type quantRun struct {
 	first, end int32      // the run's quantities, by index within the context
 	ctx        int32      // the context
+	rel0       int32      // index in a.relSent of the run's first quantity
 	fam        quant.Kind // their slot family
-	next       int32      // index in qruns of the context's next run of the same family, -1 for none
 	rel        bool       // the sentence of a quantity of the run is relevant (sentRel)
 }
 
-// quantRuns splits each context's quantities into runs (a.qruns, the runs
-// of context ci from a.runAt[ci]), links the runs of each slot family
-// (the first of family f in context ci at a.famFirst[ci*famSlots+f]), and
-// records the sentence of quantity k of context ci at
-// a.relSent[a.quantBase[ci]+k] as its global index when it is relevant
-// (sentRel), -1 when it is not or there is none: numberConflicts compares
-// the sentences of two quantities only when both are relevant. Run it
-// after markRelevantSentences.
+// quantRuns splits each context's quantities into runs and lays them out
+// in a.qruns by context, then by slot family, each family's runs in the
+// order of their quantities: the runs of family f in context ci are
+// a.qruns[a.famAt[ci*famStride+f]:a.famAt[ci*famStride+f+1]], and all of
+// the context's runs end at a.famAt[ci*famStride+famSlots]. It records the
+// sentence of quantity k of context ci at a.relSent[a.quantBase[ci]+k] as
+// its global index when it is relevant (sentRel), -1 when it is not or
+// there is none: numberConflicts compares the sentences of two quantities
+// only when both are relevant. Run it after markRelevantSentences.
 func (a *analysis) quantRuns() {
-	runs, runAt := a.qruns[:0], a.runAt[:0]
+	runs, tmp := a.qruns[:0], a.runTmp
 	relSent, base := a.relSent[:0], a.quantBase[:0]
-	first := slices.Grow(a.famFirst[:0], len(a.ctxs)*famSlots)[:len(a.ctxs)*famSlots]
+	famAt := slices.Grow(a.famAt[:0], len(a.ctxs)*famStride)[:len(a.ctxs)*famStride]
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		qs := d.quants
-		runAt = append(runAt, int32(len(runs)))
 		base = append(base, int32(len(relSent)))
-		fams := first[ci*famSlots : (ci+1)*famSlots]
-		for f := range fams {
-			fams[f] = -1
-		}
-		var last [famSlots]int32 // the family's last run so far
+		tmp = tmp[:0]
+		var count [famSlots]int32 // the context's runs of each family
 		k0 := 0
 		for k := range qs {
 			sk := sentOfFrom(d, qs[k].Start, &k0)
@@ -190,35 +208,42 @@ func (a *analysis) quantRuns() {
 			if sk >= 0 && a.sentRel[a.global(ci, sk)] {
 				g = a.global(ci, sk)
 			}
-			relSent = append(relSent, int32(g))
 			rel := g >= 0
 			if k > 0 && sameQuantity(qs[k-1], qs[k]) {
-				runs[len(runs)-1].end++
-				runs[len(runs)-1].rel = runs[len(runs)-1].rel || rel
-				continue
-			}
-			r := int32(len(runs))
-			f := qs[k].Kind.Family()
-			runs = append(runs, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), fam: f, next: -1, rel: rel})
-			if fams[f] < 0 {
-				fams[f] = r
+				tmp[len(tmp)-1].end++
+				tmp[len(tmp)-1].rel = tmp[len(tmp)-1].rel || rel
 			} else {
-				runs[last[f]].next = r
+				f := qs[k].Kind.Family()
+				tmp = append(tmp, quantRun{first: int32(k), end: int32(k + 1), ctx: int32(ci), rel0: int32(len(relSent)), fam: f, rel: rel})
+				count[f]++
 			}
-			last[f] = r
+			relSent = append(relSent, int32(g))
+		}
+		// Each family's runs from where the ones before it end.
+		at := famAt[ci*famStride : (ci+1)*famStride]
+		end := int32(len(runs))
+		var next [famSlots]int32
+		for f := range count {
+			at[f], next[f] = end, end
+			end += count[f]
+		}
+		at[famSlots] = end
+		runs = slices.Grow(runs, len(tmp))[:end]
+		for _, r := range tmp {
+			runs[next[r.fam]] = r
+			next[r.fam]++
 		}
 	}
-	runAt = append(runAt, int32(len(runs)))
-	a.qruns, a.runAt, a.famFirst, a.relSent, a.quantBase = runs, runAt, first, relSent, base
+	a.qruns, a.runTmp, a.famAt, a.relSent, a.quantBase = runs, tmp, famAt, relSent, base
 }
 
-// famSlots is the room famFirst has for each context: a slot for every
-// kind of quantity (and kind 0), each family's slot being its Family kind.
+// famSlots is the room famAt has for each context: a slot for every kind
+// of quantity (and kind 0), each family's slot being its Family kind.
 const famSlots = int(quant.Ordinal) + 1 // TestFamSlotsHoldEveryKind checks it
 
-// firstRun returns the index in a.qruns of the first run of slot family f in
-// context ci, -1 for none.
-func (a *analysis) firstRun(ci int, f quant.Kind) int32 { return a.famFirst[ci*famSlots+int(f)] }
+// famStride is the entries of famAt for each context: the start of each
+// family slot's runs, and the end of the last.
+const famStride = famSlots + 1
 
 // sameQuantity reports whether two quantities are equal but for their spans.
 func sameQuantity(x, y quant.Quantity) bool {
@@ -250,16 +275,16 @@ func (c *conflictScan) questionCoverage(g int) float64 {
 }
 
 // simOf is a.similarity of sentences g1 and g2 (global indices of
-// sentence si of context ci and sj of cj) when it is at least 0.3, and a
+// sentences of contexts ci and cj) when it is at least 0.3, and a
 // value below 0.3 otherwise (similarityAbove), remembered for the last g1:
 // quantities of one sentence meet the same sentences of other contexts
 // again (resetSimCache empties the memory for each sample).
 // numberConflicts reads the memory (simFor, simVal) in place and calls
 // simOf when it misses; a remembered value is charged to the work meter
 // as similarity charges it, the two sentences' lengths (setLen).
-func (c *conflictScan) simOf(ci, si, cj, sj, g1, g2 int) float64 {
+func (c *conflictScan) simOf(ci, cj, g1, g2 int) float64 {
 	a := c.a
-	sim := a.similarityAbove(ci, si, cj, sj, c.v, 0.3)
+	sim := a.similarityAbove(ci, g1-int(a.sentBase[ci]), cj, g2-int(a.sentBase[cj]), c.v, 0.3)
 	a.simFor[g2], a.simVal[g2] = int32(g1), sim
 	return sim
 }
@@ -292,36 +317,35 @@ func (c *conflictScan) numberConflicts() float64 {
 		relSent := a.relSent[a.quantBase[ci]:]
 		for qi := range di.quants {
 			q := &di.quants[qi]
-			qf := q.Kind.Family()  // 0 for kind 0: no slot
-			g1 := int(relSent[qi]) // -1: no relevant sentence
+			qf := int(q.Kind.Family()) // 0 for kind 0: no slot
+			g1 := int(relSent[qi])     // -1: no relevant sentence
 			qrel := g1 >= 0
-			si := g1 - int(a.sentBase[ci])
 			for cj := ci + 1; cj < n && c.under(); cj++ {
-				looked := int(a.runAt[cj+1] - a.runAt[cj])
-				if qf != 0 {
-					dj := &a.ctxs[cj]
-					rels := a.relSent[a.quantBase[cj]:]
-					for ri := a.firstRun(cj, qf); ri >= 0; ri = a.qruns[ri].next {
+				at := a.famAt[cj*famStride : (cj+1)*famStride]
+				looked := int(at[famSlots] - at[0])
+				if lo, hi := at[qf], at[qf+1]; qf != 0 && lo < hi {
+					quants := a.ctxs[cj].quants
+					for ri := lo; ri < hi; ri++ {
 						run := &a.qruns[ri]
-						if run.end-run.first == 1 && !(qrel && run.rel) {
+						both := qrel && run.rel
+						if !both && run.end-run.first == 1 {
 							a.maybe = append(a.maybe, pairMaybe{int32(ci), int32(qi), ri})
 							continue
 						}
-						if !conflicting(q, &dj.quants[run.first]) {
+						if !conflicting(q, &quants[run.first]) {
 							continue
 						}
 						// Every member of the run is a pair looked at.
 						looked += int(run.end-run.first) - 1
 						c.pairs += int(run.end - run.first)
-						if !qrel || !run.rel {
+						if !both {
 							continue
 						}
-						for qj := int(run.first); qj < int(run.end); qj++ {
-							g2 := int(rels[qj])
+						for r := run.rel0; r < run.rel0+run.end-run.first; r++ {
+							g2 := a.relSent[r]
 							if g2 < 0 {
 								continue
 							}
-							sj := g2 - int(a.sentBase[cj])
 							var sim float64
 							switch {
 							case a.simFor[g2] == int32(g1):
@@ -329,13 +353,15 @@ func (c *conflictScan) numberConflicts() float64 {
 								// pair passed canReach before.
 								a.m.spend(int(a.setLen[g1] + a.setLen[g2]))
 								sim = a.simVal[g2]
-							case !a.canReach(g1, g2, 0.3):
+							case !a.canReach(g1, int(g2), 0.3):
 								continue
 							default:
-								sim = c.simOf(ci, si, cj, sj, g1, g2)
+								sim = c.simOf(ci, cj, g1, int(g2))
 							}
 							if sim >= 0.3 {
 								best = math.Max(best, sim)
+								si, sj := g1-int(a.sentBase[ci]), int(g2)-int(a.sentBase[cj])
+								qj := int(run.first + r - run.rel0)
 								c.consider(conflictPair{ci, si, cj, sj, qi, qj, "number", sim})
 							}
 						}
@@ -468,40 +494,58 @@ func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 // sorted and made distinct, so that sentHas is a binary search; a shorter
 // sentence's stay in token order, to be scanned: sorting every short
 // sentence cost more than the scans it would spare.
-func (a *analysis) buildSentSets() {
-	a.setHashes = a.setHashes[:0]
-	a.setAt = a.setAt[:0]
-	a.setLen = a.setLen[:0]
-	a.setSig = a.setSig[:0]
-	a.sentNeg = a.sentNeg[:0]
-	a.setSorted = a.setSorted[:0]
+func (a *analysis) buildSentSets() { a.buildSets(nil) }
+
+// buildSets is buildSentSets for the sentences g with only[g] (all when
+// only is nil): the conflict scans read the sets of relevant sentences
+// only (sentRel). Every other sentence gets an empty set and signature,
+// no negation, and its token count (setLen).
+func (a *analysis) buildSets(only []bool) {
+	// Every table is sized once and written in place: a sentence's set
+	// holds at most its tokens.
+	ntok := 0
+	for ci := range a.ctxs {
+		ntok += len(a.ctxs[ci].toks)
+	}
+	hs := slices.Grow(a.setHashes[:0], ntok)[:ntok]
+	setAt := slices.Grow(a.setAt[:0], a.nsent+1)[:a.nsent+1]
+	setLen := slices.Grow(a.setLen[:0], a.nsent)[:a.nsent]
+	setSig := slices.Grow(a.setSig[:0], a.nsent)[:a.nsent]
+	sorted := slices.Grow(a.setSorted[:0], a.nsent)[:a.nsent]
+	neg := slices.Grow(a.sentNeg[:0], a.nsent)[:a.nsent]
+	n, g := 0, 0
 	for ci := range a.ctxs {
 		d := &a.ctxs[ci]
 		for k := range d.sents {
-			start := len(a.setHashes)
-			a.setAt = append(a.setAt, int32(start))
 			run := d.sentToks(k)
-			a.setLen = append(a.setLen, int32(len(run)))
+			setAt[g], setLen[g] = int32(n), int32(len(run))
+			if only != nil && !only[g] {
+				setSig[g], sorted[g], neg[g] = [4]uint64{}, false, false
+				g++
+				continue
+			}
+			set := hs[n : n+len(run)]
 			var sig [4]uint64
 			var flags uint16 // of all the sentence's tokens
 			for i := range run {
 				h := run[i].hash
-				a.setHashes = append(a.setHashes, h)
+				set[i] = h
 				sig[h>>62] |= 1 << (h >> 56 & 63)
 				flags |= run[i].flags
 			}
-			a.setSig = append(a.setSig, sig)
-			sorted := len(run) > setSortMin
-			if sorted {
-				set := a.setHashes[start:]
+			setSig[g] = sig
+			sorted[g] = len(run) > setSortMin
+			if sorted[g] {
 				slices.Sort(set)
-				a.setHashes = a.setHashes[:start+len(slices.Compact(set))]
+				set = slices.Compact(set)
 			}
-			a.setSorted = append(a.setSorted, sorted)
-			a.sentNeg = append(a.sentNeg, flags&fNeg != 0) // hasNeg(run)
+			neg[g] = flags&fNeg != 0 // hasNeg(run)
+			n += len(set)
+			g++
 		}
 	}
-	a.setAt = append(a.setAt, int32(len(a.setHashes)))
+	setAt[g] = int32(n)
+	a.setHashes, a.setAt, a.setLen, a.setSig, a.setSorted, a.sentNeg = hs[:n], setAt, setLen, setSig, sorted, neg
 	a.simTabs[0].g, a.simTabs[1].g = -1, -1 // the sets they held are gone
 	a.resetSimRuns()
 	a.qcov = slices.Grow(a.qcov[:0], a.nsent)[:a.nsent]
