@@ -7,7 +7,7 @@ import (
 	"github.com/ragtriage/ragtriage/guard/lexical/internal/quant"
 )
 
-// TestFamSlotsHoldEveryKind checks that famFirst has a slot for the family
+// TestFamSlotsHoldEveryKind checks that famAt has a slot for the family
 // of every kind quant knows: a kind added after Ordinal would otherwise
 // write into the next context's slots.
 func TestFamSlotsHoldEveryKind(t *testing.T) {
@@ -17,7 +17,7 @@ func TestFamSlotsHoldEveryKind(t *testing.T) {
 			continue // not a kind quant knows
 		}
 		if f := int(kind.Family()); f >= famSlots {
-			t.Errorf("kind %v has family %d, outside famFirst's %d slots a context", kind, f, famSlots)
+			t.Errorf("kind %v has family %d, outside famAt's %d slots a context", kind, f, famSlots)
 		}
 	}
 }
