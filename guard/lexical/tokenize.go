@@ -641,9 +641,9 @@ func (tz *tokenizer) lookup(toks []token) {
 			}
 		}
 	default:
-		// vocabulary.lookup, written out, the table's fields in registers.
-		tab, unknown := &tz.vocab.tab, tz.vocab.unknown
-		bloom, slots, shift, idfs, canons := &tab.bloom, tab.slots, tab.shift, tab.idfs, tab.canons
+		// lexTable.get, written out, the table's fields in registers.
+		tab := &tz.vocab.tab
+		bloom, slots, shift, weights, canons := &tab.bloom, tab.slots, tab.shift, tab.weights, tab.canons
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
@@ -654,15 +654,8 @@ func (tz *tokenizer) lookup(toks []token) {
 			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
 				val, c = findSlot(slots, shift, h)
 			}
-			f, w := uint16(val), unknown
-			switch {
-			case f&fStop != 0:
-				w = 0
-			case val&lexKnown != 0:
-				w = idfs[val>>18]
-			}
-			t.flags |= f | fWeighed
-			t.w = w
+			t.flags |= uint16(val) | fWeighed
+			t.w = weights[val>>lexWeight]
 			if c != 0 {
 				t.hash = canons[c]
 			}
