@@ -200,8 +200,19 @@ const (
 // found in the same pass (see sentenceEnd). Words of ASCII letters and
 // digits are read eight bytes at a time (see asciiWords) in texts of eight
 // bytes or more, except for Stems; other words byte by byte, and text
-// outside ASCII rune by rune (see word).
+// outside ASCII rune by rune (see word). The words' flags, canonical
+// hashes and weights are read from the vocabulary after the text (see
+// lookup).
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
+	first := len(dst)
+	dst, sents = tz.read(dst, text, sents)
+	tz.lookup(dst[first:])
+	return dst, sents
+}
+
+// read is tokenize but for lookup: its tokens have the hashes of their
+// stems and the flags their places give them.
+func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []span) {
 	loadLexicon()
 	// Folding never more than doubles a word's length (a 2-byte letter may
 	// lower-case to 3 bytes): with room for twice the text, words are
@@ -276,7 +287,6 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	if len(dst) > sentTok {
 		sents = append(sents, span{sentStart, len(text)})
 	}
-	tz.lookup(dst[first:])
 	return dst, sents
 }
 
