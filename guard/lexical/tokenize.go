@@ -200,8 +200,19 @@ const (
 // found in the same pass (see sentenceEnd). Words of ASCII letters and
 // digits are read eight bytes at a time (see asciiWords) in texts of eight
 // bytes or more, except for Stems; other words byte by byte, and text
-// outside ASCII rune by rune (see word).
+// outside ASCII rune by rune (see word). The words' flags, canonical
+// hashes and weights are read from the vocabulary after the text (see
+// lookup).
 func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, []span) {
+	first := len(dst)
+	dst, sents = tz.read(dst, text, sents)
+	tz.lookup(dst[first:])
+	return dst, sents
+}
+
+// read is tokenize but for lookup: its tokens have the hashes of their
+// stems and the flags their places give them.
+func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []span) {
 	loadLexicon()
 	// Folding never more than doubles a word's length (a 2-byte letter may
 	// lower-case to 3 bytes): with room for twice the text, words are
@@ -276,7 +287,6 @@ func (tz *tokenizer) tokenize(dst []token, text string, sents []span) ([]token, 
 	if len(dst) > sentTok {
 		sents = append(sents, span{sentStart, len(text)})
 	}
-	tz.lookup(dst[first:])
 	return dst, sents
 }
 
@@ -641,9 +651,9 @@ func (tz *tokenizer) lookup(toks []token) {
 			}
 		}
 	default:
-		// vocabulary.lookup, written out, the table's fields in registers.
-		tab, unknown := &tz.vocab.tab, tz.vocab.unknown
-		bloom, slots, shift, idfs, canons := &tab.bloom, tab.slots, tab.shift, tab.idfs, tab.canons
+		// lexTable.get, written out, the table's fields in registers.
+		tab := &tz.vocab.tab
+		bloom, slots, shift, weights, canons := &tab.bloom, tab.slots, tab.shift, tab.weights, tab.canons
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
@@ -654,15 +664,8 @@ func (tz *tokenizer) lookup(toks []token) {
 			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
 				val, c = findSlot(slots, shift, h)
 			}
-			f, w := uint16(val), unknown
-			switch {
-			case f&fStop != 0:
-				w = 0
-			case val&lexKnown != 0:
-				w = idfs[val>>18]
-			}
-			t.flags |= f | fWeighed
-			t.w = w
+			t.flags |= uint16(val) | fWeighed
+			t.w = weights[val>>lexWeight]
 			if c != 0 {
 				t.hash = canons[c]
 			}

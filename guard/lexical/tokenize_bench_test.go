@@ -31,6 +31,31 @@ func BenchmarkTokenizeDev(b *testing.B) {
 	}
 }
 
+// BenchmarkTokenizeLookupDev gives the tokens of every text of the
+// development rows of the judge's speed check their flags, canonical hashes
+// and weights once per op (tokenizer.lookup), each text's tokens copied in
+// as reading left them. ns/token is the time of a token, the copy's
+// included.
+func BenchmarkTokenizeLookupDev(b *testing.B) {
+	short, contexts := devTexts(b)
+	loadLexicon()
+	tz := tokenizer{vocab: defaultVocab}
+	var read [][]token
+	n, most := 0, 0
+	for _, s := range append(short, contexts...) {
+		toks, _ := tz.read(nil, s, nil)
+		read = append(read, toks)
+		n, most = n+len(toks), max(most, len(toks))
+	}
+	work := make([]token, most)
+	for b.Loop() {
+		for _, toks := range read {
+			tz.lookup(work[:copy(work, toks)])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/token")
+}
+
 // TestASCIIWordsMatchesStemLetters checks the stem and hash asciiWords
 // gives a word, read from its last eight bytes in a register, against the
 // hash of stemLetters' stem, on every lower-case word of the development

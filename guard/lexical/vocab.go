@@ -123,14 +123,17 @@ func idf(df, n int) float64 {
 // for a function word, else its IDF (the IDF of an unseen word when the
 // vocabulary does not have it).
 func (v *vocabulary) lookup(h uint64) (flags uint16, weight float64, canon uint64) {
-	flags, w, known, canon := v.tab.get(h)
-	switch {
-	case flags&fStop != 0:
-		return flags, 0, canon
-	case known:
-		return flags, w, canon
+	if len(v.tab.slots) == 0 {
+		// A table without slots reads the lexicon's maps, which have no
+		// IDFs.
+		loadLexiconMaps()
+		flags, canon = wordFlagMap[h], canonOf[h]
+		if flags&fStop != 0 {
+			return flags, 0, canon
+		}
+		return flags, v.unknown, canon
 	}
-	return flags, v.unknown, canon
+	return v.tab.get(h)
 }
 
 // weight is the IDF weight of a token, 0 for a function word. Tokens read
@@ -154,12 +157,18 @@ func (v *vocabulary) weigh(t *token) float64 {
 }
 
 // lexTable is an open-addressing hash table from a stem hash to the word's
-// flags and IDF. It replaces two Go map lookups per token in the tokenizer's
-// inner loop. Distinct IDF values (one per document frequency) are stored
-// once and referred to by index.
+// flags and weight. It replaces two Go map lookups per token in the
+// tokenizer's inner loop. Distinct weights (one per document frequency) are
+// stored once and referred to by index.
 type lexTable struct {
 	slots []lexSlot
-	idfs  []float64
+	// weights holds the distinct weights: an unseen word's IDF (wUnseen),
+	// a function word's 0 (wStop), then the IDFs of document frequencies.
+	// A slot's value indexes it, so that a word's weight is one load
+	// whatever the word: choosing between the three kinds took branches
+	// that function and content words, coming in no pattern, mispredicted
+	// for many tokens (tokenizer.lookup took twice the time).
+	weights []float64
 	// canons holds the distinct bases' hashes a slot's canon indexes
 	// (canons[0] is 0: no base), so that a slot takes 16 bytes, four to a
 	// cache line: the table is read once per token, mostly from outside the
@@ -174,13 +183,18 @@ type lexTable struct {
 
 type lexSlot struct {
 	key   uint64
-	val   uint32 // 0: empty; else lexUsed | flags, lexKnown and the IDF index above bit 17
+	val   uint32 // 0: empty; else lexUsed | flags | the index of the word's weight in weights << lexWeight
 	canon uint32 // index in canons of the base's hash for an inflected or derived form (see canonOf), else 0
 }
 
 const (
-	lexUsed  = 1 << 16
-	lexKnown = 1 << 17
+	lexUsed   = 1 << 16
+	lexWeight = 17 // val>>lexWeight indexes weights
+
+	// The indexes in weights of the weight of a word without a document
+	// frequency and of a function word.
+	wUnseen = 0
+	wStop   = 1
 )
 
 // newLexTable builds the table of the lexicon entries' flags and the IDFs
@@ -201,9 +215,14 @@ func newLexTable(lex []lexEntry, words []vocabWord, docs int) lexTable {
 		bits++
 	}
 	t := lexTable{slots: make([]lexSlot, 1<<bits), shift: 64 - bits}
+	t.weights = []float64{wUnseen: idf(0, docs), wStop: 0}
 	for _, e := range lex {
 		if e.flags != 0 {
-			t.set(e.h, uint32(e.flags))
+			val := uint32(e.flags)
+			if e.flags&fStop != 0 {
+				val |= wStop << lexWeight
+			}
+			t.set(e.h, val)
 		}
 	}
 	t.addIDFs(words, docs)
@@ -233,25 +252,27 @@ func newLexTable(lex []lexEntry, words []vocabWord, docs int) lexTable {
 	return t
 }
 
-// addIDFs sets the IDF of each word, the last line winning for a word
-// listed twice. Distinct IDF values (one per document frequency) are stored
-// once, in order of first use.
+// addIDFs makes the IDF of each word its weight, but a function word's (0),
+// the last line winning for a word listed twice. Distinct IDF values (one
+// per document frequency) are stored once, in order of first use.
 func (t *lexTable) addIDFs(words []vocabWord, docs int) {
 	if len(words) == 0 {
 		return
 	}
-	index := make([]int32, docs+1) // document frequency → IDF index + 1
+	index := make([]int32, docs+1) // document frequency → index in weights, 0 for none yet
 	for _, w := range words {
 		k := index[w.df]
 		if k == 0 {
-			t.idfs = append(t.idfs, idf(w.df, docs))
-			k = int32(len(t.idfs))
+			k = int32(len(t.weights))
+			t.weights = append(t.weights, idf(w.df, docs))
 			index[w.df] = k
 		}
 		sl := &t.slots[t.set(w.h, 0)]
-		sl.val = sl.val&(lexKnown-1) | lexKnown | uint32(k-1)<<18
+		if sl.val&uint32(fStop) == 0 {
+			sl.val = sl.val&(1<<lexWeight-1) | uint32(k)<<lexWeight
+		}
 	}
-	if len(t.idfs) >= 1<<14 {
+	if len(t.weights) > 1<<(32-lexWeight) {
 		panic("lexical: too many distinct IDF values")
 	}
 }
@@ -284,19 +305,14 @@ func (t *lexTable) value(h uint64) uint32 {
 
 func (t *lexTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
 
-func (t *lexTable) get(h uint64) (flags uint16, idf float64, known bool, canon uint64) {
-	if len(t.slots) == 0 {
-		loadLexiconMaps()
-		return wordFlagMap[h], 0, false, canonOf[h]
+// get returns the flags, the weight and the canonical hash (0 for none)
+// of h. The table has slots.
+func (t *lexTable) get(h uint64) (flags uint16, weight float64, canon uint64) {
+	var val, c uint32
+	if t.bloom[h>>52]&(1<<(h>>46&63)) != 0 {
+		val, c = t.find(h)
 	}
-	if t.bloom[h>>52]&(1<<(h>>46&63)) == 0 {
-		return 0, 0, false, 0
-	}
-	val, c := t.find(h)
-	if val&lexKnown != 0 {
-		return uint16(val), t.idfs[val>>18], true, t.canons[c]
-	}
-	return uint16(val), 0, false, t.canons[c]
+	return uint16(val), t.weights[val>>lexWeight], t.canons[c]
 }
 
 // find returns the value and the canon index of h's slot, both 0 when h
