@@ -59,12 +59,12 @@ type analysis struct {
 	simTabs   [2]hashSet  // see analysis.hashTable
 	tabLast   int         // see analysis.hashTable
 
-	// sentence sets (see buildSentSets), by global sentence index
+	// sentence sets (see buildSets), by global sentence index
 	setHashes []uint64
 	setAt     []int32
 	setLen    []int32 // the sentence's tokens (charged by similarity), also when its set is made distinct
 	setSig    [][4]uint64
-	setSorted []bool // the sentence's hashes are sorted and distinct (see buildSentSets)
+	setSorted []bool // the sentence's hashes are sorted and distinct (see buildSets)
 	sentNeg   []bool
 	sentW     []float64 // weighted size of each context sentence, as similarity counts it
 	sentRel   []bool    // the sentence shares a content word with the question or the answer

@@ -11,7 +11,7 @@ import (
 // conflictFeatures looks for pairs of context sentences that talk about the
 // same thing and disagree: the same quantity slot with different values, or
 // one negated and the other not, or an antonym swap. Word membership in a
-// sentence is read from the sentence sets (see buildSentSets), which only
+// sentence is read from the sentence sets (see buildSets), which only
 // the relevant sentences need: relevance is found first, without them.
 func (a *analysis) conflictFeatures(f *featureSet, v *vocabulary) {
 	if len(a.ctxs) < 2 {
@@ -487,19 +487,16 @@ func (c *conflictScan) antonymIn(ci, si int, g1 int32, h, ant uint64) (float64, 
 // global returns the global index of sentence k of context ci.
 func (a *analysis) global(ci, k int) int { return int(a.sentBase[ci]) + k }
 
-// buildSentSets records, for every context sentence, the hashes of its
-// tokens, a 256-bit signature of them (a Bloom filter with one hash
-// function: most lookups of absent words stop there), and whether it holds
-// a negation. The hashes of a sentence of more than setSortMin tokens are
-// sorted and made distinct, so that sentHas is a binary search; a shorter
-// sentence's stay in token order, to be scanned: sorting every short
-// sentence cost more than the scans it would spare.
-func (a *analysis) buildSentSets() { a.buildSets(nil) }
-
-// buildSets is buildSentSets for the sentences g with only[g] (all when
-// only is nil): the conflict scans read the sets of relevant sentences
-// only (sentRel). Every other sentence gets an empty set and signature,
-// no negation, and its token count (setLen).
+// buildSets records, for the context sentences g with only[g] (every
+// sentence when only is nil), the hashes of its tokens, a 256-bit
+// signature of them (a Bloom filter with one hash function: most lookups
+// of absent words stop there), and whether it holds a negation. The
+// conflict scans read the sets of relevant sentences only (sentRel): every
+// other sentence gets an empty set and signature, no negation, and its
+// token count (setLen). The hashes of a sentence of more than setSortMin
+// tokens are sorted and made distinct, so that sentHas is a binary search;
+// a shorter sentence's stay in token order, to be scanned: sorting every
+// short sentence cost more than the scans it would spare.
 func (a *analysis) buildSets(only []bool) {
 	// Every table is sized once and written in place: a sentence's set
 	// holds at most its tokens.
@@ -555,7 +552,7 @@ func (a *analysis) buildSets(only []bool) {
 }
 
 // setSortMin is the number of tokens above which a sentence's set is sorted
-// (see buildSentSets).
+// (see buildSets).
 const setSortMin = 64
 
 // weighRelevantSentences records the weighted size of every relevant
@@ -620,7 +617,7 @@ func sentOfFrom(d *doc, off int, k *int) int {
 // weights of the first's words, the shared ones in the intersection, over
 // those of the first's words and the second's words the first lacks, every
 // occurrence counted, summed in token order. Each word is looked up in the
-// other sentence's set (buildSentSets); similarityAbove spares most pairs
+// other sentence's set (buildSets); similarityAbove spares most pairs
 // even that.
 func (a *analysis) similarity(c1, k1, c2, k2 int, v *vocabulary) float64 {
 	return a.similarityAbove(c1, k1, c2, k2, v, 0)

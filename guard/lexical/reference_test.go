@@ -630,3 +630,7 @@ func TestSimilarityWordOutsideSet(t *testing.T) {
 		t.Fatalf("similarity the other way = %v; sentHas gives %v", back, setSimilarity(a, 1, 0, 0, 0, j.vocab))
 	}
 }
+
+// buildSentSets builds the sets of every context sentence (see buildSets),
+// for the tests that read them all.
+func (a *analysis) buildSentSets() { a.buildSets(nil) }

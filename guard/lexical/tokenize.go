@@ -636,7 +636,7 @@ func (tz *tokenizer) lookup(toks []token) {
 			t.flags |= wordFlags(t.hash)
 		}
 	case len(tz.vocab.tab.slots) == 0:
-		// A table without slots reads the lexicon's maps (see get).
+		// A table without slots reads the lexicon's maps (see vocabulary.lookup).
 		for i := range toks {
 			t := &toks[i]
 			if t.flags&fLooked != 0 {
