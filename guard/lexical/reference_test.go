@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -634,3 +635,61 @@ func TestSimilarityWordOutsideSet(t *testing.T) {
 // buildSentSets builds the sets of every context sentence (see buildSets),
 // for the tests that read them all.
 func (a *analysis) buildSentSets() { a.buildSets(nil) }
+
+// refSentStarts is how analyze found each sentence's first token before
+// sentStarts: a look at every token.
+func refSentStarts(toks []token, nsent int) []int32 {
+	var at []int32
+	k := int32(-1)
+	for i := range toks {
+		for toks[i].sent > k {
+			at = append(at, int32(i))
+			k++
+		}
+	}
+	for int(k)+1 < nsent {
+		at = append(at, int32(len(toks)))
+		k++
+	}
+	at = append(at, int32(len(toks)))
+	if nsent == 0 {
+		at = at[:1]
+		at[0] = int32(len(toks))
+	}
+	return at
+}
+
+// TestSentStartsMatchesScan holds sentStarts to the token scan it replaced,
+// on every development text and on token runs with sentences of every
+// length, empty ones among them (seeded).
+func TestSentStartsMatchesScan(t *testing.T) {
+	check := func(what string, toks []token, nsent int) {
+		t.Helper()
+		if got, want := sentStarts(nil, toks, nsent), refSentStarts(toks, nsent); !slices.Equal(got, want) {
+			t.Fatalf("%s: sentStarts = %v; want %v", what, got, want)
+		}
+	}
+	short, contexts := devTexts(t)
+	var tz tokenizer
+	tz.vocab = loadedVocab()
+	for i, s := range append(short, contexts...) {
+		toks, sents := tz.tokenize(nil, s, nil)
+		check(fmt.Sprintf("dev text %d", i), toks, len(sents))
+	}
+	rng := rand.New(rand.NewPCG(18, 2026))
+	for n := range 2000 {
+		var toks []token
+		nsent := rng.IntN(40)
+		for k := range nsent {
+			for range rng.IntN(4) * rng.IntN(12) { // often none
+				toks = append(toks, token{sent: int32(k)})
+			}
+		}
+		if n%50 == 0 && len(toks) > 0 {
+			nsent = rng.IntN(int(toks[len(toks)-1].sent) + 1) // tokens past the sentences
+		}
+		check(fmt.Sprintf("random run %d", n), toks, nsent)
+	}
+	check("no tokens, no sentences", nil, 0)
+	check("tokens of no sentence", []token{{sent: 0}, {sent: 0}}, 0)
+}
