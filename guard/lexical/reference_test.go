@@ -47,7 +47,7 @@ var refIDF = func() map[uint64]float64 {
 			docs = n
 			continue
 		}
-		m[hashString(f[0])] = idf(n, docs)
+		m[hashStem(f[0])] = idf(n, docs)
 	}
 	return m
 }()
@@ -137,7 +137,7 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 		}
 		n := refStem(tz.buf)
 		w := tz.buf[:n]
-		h := hashBytes(w)
+		h := hashStem(w)
 		if tz.keep {
 			if b, ok := canonStem[h]; ok {
 				tz.stems = append(tz.stems, b)
