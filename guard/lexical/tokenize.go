@@ -48,16 +48,19 @@ const (
 // A word is known by the hash of its stem (folded and stemmed: see stem).
 // hashStem is the only hash of a stem: the vocabulary, the lexicon, the
 // word lists and the tokenizer's general path call it, and asciiWords
-// computes it with the same steps, hashSeed, hashMix and lowBytes, from
-// the word's bytes in a register (TestASCIIWordsMatchesStemLetters holds
-// the two to each other).
+// computes it with the same steps, hashSeed and hashMix, from the word's
+// bytes in a register. TestASCIIWordsMatchesStemLetters holds asciiWords
+// to hashStem, and the tokenizer's equivalence tests and fuzz target hold
+// both to refHashStem.
 //
 // The stem's bytes are read as little-endian 64-bit blocks, the last of
 // one to eight bytes padded with zeros, and folded into a state that
 // starts as hashSeed with the stem's length, a block at a time: one
 // multiplication a block, where FNV-1a took one a byte. Stems hold no zero
 // byte, so the padded blocks tell stems of different lengths apart; the
-// length is mixed in as well.
+// length is mixed in as well. No table stores a hash: all are built from
+// the words' text when the lexicon loads, so the hash may change with
+// hashStem.
 const (
 	// hashSeed's top byte, 0xff, is no byte of valid UTF-8, so no first
 	// block of a stem equals hashSeed with a length (< 2^56) in it, and the
@@ -66,22 +69,19 @@ const (
 	hashMul  = 0xe7037ed1a0b428db // odd, bits well mixed
 )
 
-// hashMix folds the block w into the state h: the 128-bit product of h^w
-// and hashMul, its high and low halves xor-ed. Every bit of h^w reaches
-// the high half's top bits, the ones the tables read (the lexicon's bloom
-// filter, the sentence signatures, the tables' slots); the low half keeps
-// the product a one-to-one function of h^w before the fold. The result is
-// 0 only when both halves are equal: a chance of one in 2^64 a stem, as
-// for any 64-bit hash (0 marks an empty slot in the tables).
+// hashMix folds the block w into the state h: the 128-bit product of
+// x = h^w and hashMul, its high and low halves xor-ed. Every bit of the
+// high half depends on every bit of x (through the carries), and so do
+// the low half's top bits: the result's top bits, which the tables read
+// (the lexicon's bloom filter, the sentence signatures, the slots of
+// tables that multiply by the golden ratio), and its low bits, which
+// analysis' word index reads (h & mask), mix all of x. The result is 0
+// only for x = 0 or when the halves are equal: a chance of one in 2^64 a
+// stem, as for any 64-bit hash (0 marks an empty slot in the tables).
 func hashMix(h, w uint64) uint64 {
 	hi, lo := bits.Mul64(h^w, hashMul)
 	return hi ^ lo
 }
-
-// lowBytes is the mask of a word's n low bytes, for n from 1 to 8. The
-// shift is taken mod 64 so that n = 8 shifts by 0, not by 64 (which
-// would give 0): no branch on n.
-func lowBytes(n int) uint64 { return ^uint64(0) >> ((64 - 8*uint(n)) & 63) }
 
 // hashStem returns the hash of the stem s (see hashMix): the blocks of
 // eight bytes before its last one, then its last one to eight bytes
@@ -545,6 +545,10 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		// last one, from the text, then its last one to eight bytes,
 		// zero-padded: x's low n bytes for a stem of up to eight, the
 		// stem's last n bytes, loaded and shifted down, for a longer one.
+		// x<<pad drops the bytes after the stem off the top and >>pad
+		// brings the stem back down with zeros above it. n is 1 to 8
+		// there: pad is 56 to 0, and "& 63" makes 64 - 64 no special case
+		// (Go would shift by 64 and give 0) and no branch.
 		h := hashSeed ^ uint64(n)
 		if n > 8 {
 			p := i
@@ -554,7 +558,8 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 			}
 			x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
 		}
-		h = hashMix(h, x&lowBytes(n))
+		pad := (64 - 8*uint(n)) & 63
+		h = hashMix(h, x<<pad>>pad)
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
