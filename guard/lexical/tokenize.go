@@ -93,9 +93,18 @@ func hashStem[S string | []byte](s S) uint64 {
 			uint64(s[4])<<32|uint64(s[5])<<40|uint64(s[6])<<48|uint64(s[7])<<56)
 		s = s[8:]
 	}
+	// The last block, without a loop over its bytes: its first and last
+	// four bytes (its first, middle and last byte when it has fewer than
+	// four), each shifted to its place. Where two of them overlap they
+	// hold the same bytes, so OR-ing them sets each byte once.
 	var w uint64
-	for i := len(s) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(s[i])
+	switch n := len(s); {
+	case n >= 4:
+		first := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+		last := uint64(s[n-4]) | uint64(s[n-3])<<8 | uint64(s[n-2])<<16 | uint64(s[n-1])<<24
+		w = first | last<<(8*uint(n-4))
+	case n > 0:
+		w = uint64(s[0]) | uint64(s[n/2])<<(8*uint(n/2)) | uint64(s[n-1])<<(8*uint(n-1))
 	}
 	return hashMix(h, w)
 }
