@@ -14,7 +14,7 @@ func normHash(word string) uint64 {
 	for _, r := range word {
 		b = append(b, string(foldRune(r))...)
 	}
-	return hashBytes(b[:stem(b)])
+	return hashStem(b[:stem(b)])
 }
 
 var hNot = normHash("not")
@@ -153,7 +153,7 @@ func newRelTable(n int, edges []uint64) relTable {
 func (t *relTable) slot(h uint64) int { return int((h * 0x9e3779b97f4a7c15) >> t.shift) }
 
 // add sets h's list to edges[off:off+n]. Key 0 is never a stem's hash
-// (see hashString): 0 marks an empty slot.
+// (see hashMix): 0 marks an empty slot.
 func (t *relTable) add(h uint64, off, n int) {
 	mask := len(t.keys) - 1
 	j := t.slot(h)
@@ -264,12 +264,12 @@ func buildLexiconMaps() {
 	canonOf = make(map[uint64]uint64, n.canon)
 	canonStem = make(map[uint64]string, n.canon)
 	err := scanLexicon(lexiconText, func(stem string, flags uint16, base, _, _ string) {
-		h := hashString(stem)
+		h := hashStem(stem)
 		if flags != 0 {
 			wordFlagMap[h] = flags
 		}
 		if base != "" {
-			canonOf[h] = hashString(base)
+			canonOf[h] = hashStem(base)
 			canonStem[h] = base
 		}
 	})
@@ -298,10 +298,10 @@ func readLexicon(text string) ([]lexEntry, error) {
 	edges := make([]uint64, 0, n.edges) // the shared backing of the lists
 	syn, ant := newRelTable(n.syn, nil), newRelTable(n.ant, nil)
 	err := scanLexicon(text, func(stem string, flags uint16, base, syns, ants string) {
-		h := hashString(stem)
+		h := hashStem(stem)
 		e := lexEntry{h: h, flags: flags}
 		if base != "" {
-			e.canon = hashString(base)
+			e.canon = hashStem(base)
 		}
 		entries = append(entries, e)
 		if syns != "" {
@@ -366,7 +366,7 @@ func appendStemHashes(dst []uint64, list string) []uint64 {
 		var s string
 		s, list = cut(list, ' ')
 		if s != "" {
-			dst = append(dst, hashString(s))
+			dst = append(dst, hashStem(s))
 		}
 	}
 	return dst

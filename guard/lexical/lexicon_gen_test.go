@@ -46,7 +46,7 @@ type stemHasher struct{ buf []byte }
 
 func (s *stemHasher) hash(w string) uint64 {
 	s.buf = append(s.buf[:0], w...)
-	return hashBytes(s.buf[:stem(s.buf)])
+	return hashStem(s.buf[:stem(s.buf)])
 }
 
 func (s *stemHasher) stem(w string) string {

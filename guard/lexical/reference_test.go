@@ -2,9 +2,11 @@ package lexical
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -20,6 +22,23 @@ import (
 // This file keeps the straightforward versions of code that was made faster
 // (the tokenizer, stemming, refusal search, similarity, index lookups) and
 // holds the fast versions to them: same output, bit for bit.
+
+// refHashStem is hashStem as its comment states it: the stem copied into
+// zero-padded blocks of eight bytes (one for an empty stem), read as
+// little-endian words and folded into hashSeed with the stem's length, a
+// block at a time, each by the high and low halves of its 128-bit product
+// with hashMul.
+func refHashStem(stem []byte) uint64 {
+	blocks := max(1, (len(stem)+7)/8)
+	padded := make([]byte, 8*blocks)
+	copy(padded, stem)
+	h := uint64(hashSeed) ^ uint64(len(stem))
+	for b := range blocks {
+		hi, lo := bits.Mul64(h^binary.LittleEndian.Uint64(padded[8*b:]), hashMul)
+		h = hi ^ lo
+	}
+	return h
+}
 
 // refTokenizer is the tokenizer as it was before its fast paths (ASCII
 // without rune decoding, one table lookup for flags and weight). The
@@ -48,7 +67,7 @@ var refIDF = func() map[uint64]float64 {
 			docs = n
 			continue
 		}
-		m[hashString(f[0])] = idf(n, docs)
+		m[refHashStem([]byte(f[0]))] = idf(n, docs)
 	}
 	return m
 }()
@@ -138,7 +157,7 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 		}
 		n := refStem(tz.buf)
 		w := tz.buf[:n]
-		h := hashBytes(w)
+		h := refHashStem(w)
 		if tz.keep {
 			if b, ok := canonStem[h]; ok {
 				tz.stems = append(tz.stems, b)

@@ -38,28 +38,75 @@ const (
 func (t *token) content() bool { return t.flags&fStop == 0 }
 func (t *token) entity() bool  { return t.flags&fCap != 0 || t.flags&fNum != 0 }
 
-// fnv-1a 64
+// FNV-1a's 64-bit offset basis and prime. ground.go and grouped.go combine
+// ids with them; words are hashed with hashStem.
 const (
 	fnvOffset = 14695981039346656037
 	fnvPrime  = 1099511628211
 )
 
-func hashBytes(b []byte) uint64 {
-	h := uint64(fnvOffset)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= fnvPrime
-	}
-	return h
+// A word is known by the hash of its stem (folded and stemmed: see stem).
+// hashStem is the only hash of a stem: the vocabulary, the lexicon, the
+// word lists and the tokenizer's general path call it, and asciiWords
+// computes it with the same steps, hashSeed and hashMix, from the word's
+// bytes in a register. TestASCIIWordsMatchesStemLetters holds asciiWords
+// to hashStem, and the tokenizer's equivalence tests and fuzz target hold
+// both to refHashStem.
+//
+// The stem's bytes are read as little-endian 64-bit blocks, the last of
+// one to eight bytes padded with zeros, and folded into a state that
+// starts as hashSeed with the stem's length, a block at a time: one
+// multiplication a block, where FNV-1a took one a byte. Stems hold no zero
+// byte, so the padded blocks tell stems of different lengths apart; the
+// length is mixed in as well. No table stores a hash: all are built from
+// the words' text when the lexicon loads, so the hash may change with
+// hashStem.
+const (
+	// hashSeed's top byte, 0xff, is no byte of valid UTF-8, so no first
+	// block of a stem equals hashSeed with a length (< 2^56) in it, and the
+	// first product's factor h^w is never 0 (see hashMix).
+	hashSeed = 0xff51afd7ed558ccd
+	hashMul  = 0xe7037ed1a0b428db // odd, bits well mixed
+)
+
+// hashMix folds the block w into the state h: the 128-bit product of
+// x = h^w and hashMul, its high and low halves xor-ed. Every bit of the
+// high half depends on every bit of x (through the carries), and so do
+// the low half's top bits: the result's top bits, which the tables read
+// (the lexicon's bloom filter, the sentence signatures, the slots of
+// tables that multiply by the golden ratio), and its low bits, which
+// analysis' word index reads (h & mask), mix all of x. The result is 0
+// only for x = 0 or when the halves are equal: a chance of one in 2^64 a
+// stem, as for any 64-bit hash (0 marks an empty slot in the tables).
+func hashMix(h, w uint64) uint64 {
+	hi, lo := bits.Mul64(h^w, hashMul)
+	return hi ^ lo
 }
 
-func hashString(s string) uint64 {
-	h := uint64(fnvOffset)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= fnvPrime
+// hashStem returns the hash of the stem s (see hashMix): the blocks of
+// eight bytes before its last one, then its last one to eight bytes
+// (none for an empty s), zero-padded.
+func hashStem[S string | []byte](s S) uint64 {
+	h := hashSeed ^ uint64(len(s))
+	for len(s) > 8 {
+		h = hashMix(h, uint64(s[0])|uint64(s[1])<<8|uint64(s[2])<<16|uint64(s[3])<<24|
+			uint64(s[4])<<32|uint64(s[5])<<40|uint64(s[6])<<48|uint64(s[7])<<56)
+		s = s[8:]
 	}
-	return h
+	// The last block, without a loop over its bytes: its first and last
+	// four bytes (its first, middle and last byte when it has fewer than
+	// four), each shifted to its place. Where two of them overlap they
+	// hold the same bytes, so OR-ing them sets each byte once.
+	var w uint64
+	switch n := len(s); {
+	case n >= 4:
+		first := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+		last := uint64(s[n-4]) | uint64(s[n-3])<<8 | uint64(s[n-2])<<16 | uint64(s[n-1])<<24
+		w = first | last<<(8*uint(n-4))
+	case n > 0:
+		w = uint64(s[0]) | uint64(s[n/2])<<(8*uint(n/2)) | uint64(s[n-1])<<(8*uint(n-1))
+	}
+	return hashMix(h, w)
 }
 
 // foldRune lower-cases r and strips the accent of common Latin letters.
@@ -325,7 +372,7 @@ func (tz *tokenizer) word(dst []token, text string, i int, room []byte, fl uint1
 	} else {
 		n = stem(buf)
 	}
-	h := hashBytes(buf[:n])
+	h := hashStem(buf[:n])
 	if tz.keep {
 		if b, ok := canonStem[h]; ok {
 			tz.stems = append(tz.stems, b)
@@ -503,54 +550,25 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 				}
 			}
 		}
-		// The stem's FNV-1a hash, eight bytes at a time, then the rest.
-		h := uint64(fnvOffset)
-		if n >= 8 {
+		// The stem's hash, as hashStem computes it: the blocks before its
+		// last one, from the text, then its last one to eight bytes,
+		// zero-padded: x's low n bytes for a stem of up to eight, the
+		// stem's last n bytes, loaded and shifted down, for a longer one.
+		// x<<pad drops the bytes after the stem off the top and >>pad
+		// brings the stem back down with zeros above it. n is 1 to 8
+		// there: pad is 56 to 0, and "& 63" makes 64 - 64 no special case
+		// (Go would shift by 64 and give 0) and no branch.
+		h := hashSeed ^ uint64(n)
+		if n > 8 {
 			p := i
-			for ; n >= 8; n -= 8 {
-				y := load64(text, p) | fold64
-				h = (h ^ y&0xff) * fnvPrime
-				h = (h ^ y>>8&0xff) * fnvPrime
-				h = (h ^ y>>16&0xff) * fnvPrime
-				h = (h ^ y>>24&0xff) * fnvPrime
-				h = (h ^ y>>32&0xff) * fnvPrime
-				h = (h ^ y>>40&0xff) * fnvPrime
-				h = (h ^ y>>48&0xff) * fnvPrime
-				h = (h ^ y>>56) * fnvPrime
+			for ; n > 8; n -= 8 {
+				h = hashMix(h, load64(text, p)|fold64)
 				p += 8
 			}
-			if n > 0 {
-				x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
-			}
+			x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
 		}
-		switch n {
-		case 7:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 6:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 5:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 4:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 3:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 2:
-			h = (h ^ x&0xff) * fnvPrime
-			x >>= 8
-			fallthrough
-		case 1:
-			h = (h ^ x&0xff) * fnvPrime
-		}
+		pad := (64 - 8*uint(n)) & 63
+		h = hashMix(h, x<<pad>>pad)
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl

@@ -87,7 +87,7 @@ func TestASCIIWordsMatchesStemLetters(t *testing.T) {
 			return
 		}
 		b := []byte(w)
-		want := hashBytes(b[:stemLetters(b)])
+		want := hashStem(b[:stemLetters(b)])
 		for _, s := range []string{"........ " + w + " .......", "........ " + strings.ToUpper(w) + " ......."} {
 			// The word at the start of a text and at its end.
 			for _, text := range []string{s[9:], s[:9+len(w)]} {

@@ -72,7 +72,7 @@ func (v *vocabulary) readWords(text string) ([]vocabWord, error) {
 		if err != nil || df < 0 || df > v.docs {
 			return nil, fmt.Errorf("lexical: vocabulary line %d: bad document frequency %q", line, f1)
 		}
-		words = append(words, vocabWord{hashString(f0), df})
+		words = append(words, vocabWord{hashStem(f0), df})
 	}
 	if v.docs == 0 {
 		return nil, fmt.Errorf("lexical: empty vocabulary")
