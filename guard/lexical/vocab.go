@@ -249,12 +249,12 @@ func newLexTable(lex []lexEntry, words []vocabWord, docs int) lexTable {
 	return t
 }
 
-// claimHomes adds the vocabulary's words to the table, without values, in
-// order of falling document frequency (ties in the order of the lines).
-// With linear probing a key takes the first free slot from its home, so the
-// keys added first are the ones found at their home slot, in one read:
-// the words running text is mostly made of. The table reads the same
-// whatever the order; only where the keys sit changes.
+// claimHomes adds the homeWords words of highest document frequency to the
+// table, without values, most frequent first (ties in the order of the
+// lines). With linear probing a key takes the first free slot from its
+// home, so the keys added first are the ones found at their home slot, in
+// one read: the words running text is mostly made of. The table reads the
+// same whatever the order; only where the keys sit changes.
 func (t *lexTable) claimHomes(words []vocabWord, docs int) {
 	// A counting sort on the document frequency: at[docs-df] is, after
 	// the sums, the place in order of the first word of frequency df.
@@ -271,10 +271,17 @@ func (t *lexTable) claimHomes(words []vocabWord, docs int) {
 		order[*k] = int32(i)
 		*k++
 	}
-	for _, i := range order {
+	for _, i := range order[:min(homeWords, len(order))] {
 		t.set(words[i].h, 0)
 	}
 }
+
+// homeWords is the number of words claimHomes places: the 2,048 most
+// frequent words are most of a text's tokens, and each one more placed is
+// a read from a table of megabytes while the guard is built (on the
+// development HotpotQA rows, probes a row: 1,327 with none placed, 1,192
+// with 2,048, 1,149 with all 13,100).
+const homeWords = 2048
 
 // addIDFs makes the IDF of each word its weight, but a function word's (0),
 // the last line winning for a word listed twice. Distinct IDF values (one
