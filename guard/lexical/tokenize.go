@@ -669,24 +669,26 @@ func (tz *tokenizer) lookup(toks []token) {
 			}
 		}
 	default:
-		// lexTable.get, written out, the table's fields in registers.
 		tab := &tz.vocab.tab
-		bloom, slots, shift, weights, canons := &tab.bloom, tab.slots, tab.shift, tab.weights, tab.canons
-		for i := range toks {
-			t := &toks[i]
-			if t.flags&fLooked != 0 {
-				t.flags &^= fLooked
-				continue
-			}
-			var val, c uint32
-			if h := t.hash; bloom[h>>52]&(1<<(h>>46&63)) != 0 {
-				val, c = findSlot(slots, shift, h)
-			}
-			t.flags |= uint16(val) | fWeighed
-			t.w = weights[val>>lexWeight]
-			if c != 0 {
-				t.hash = canons[c]
-			}
+		lookupTable(toks, tab.slots, tab.shift, tab.weights, tab.canons)
+	}
+}
+
+// lookupTable is lexTable.get written out for each token of toks but
+// those marked fLooked. It works on its arguments alone, so that the loop
+// keeps them in registers.
+func lookupTable(toks []token, slots []lexSlot, shift uint, weights []float64, canons []uint64) {
+	for i := range toks {
+		t := &toks[i]
+		if t.flags&fLooked != 0 {
+			t.flags &^= fLooked
+			continue
+		}
+		val, c := findSlot(slots, shift, t.hash)
+		t.flags |= uint16(val) | fWeighed
+		t.w = weights[val>>lexWeight]
+		if c != 0 {
+			t.hash = canons[c]
 		}
 	}
 }
