@@ -539,11 +539,13 @@ func (sc *scanner) letters(i int) int {
 		// letterEnd, inline, from the word's first byte: s[i] is a letter
 		// on the first pass, but after a space it may not be, and the
 		// first load tells (bit 7 of m) without a load of its own.
-		// The first load also gives the first letter, for maybeTable.
+		// The first load also gives the first letter, for maybeTable,
+		// and the word itself, for tableWord, if it is short.
 		j := i
 		var first byte
+		var x uint64 // s[i:i+8], if there are eight bytes; else 0
 		if j+8 <= len(s) {
-			x := load64(s, j)
+			x = load64(s, j)
 			first = byte(x)
 			if m := nonLetters(x); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
@@ -574,7 +576,7 @@ func (sc *scanner) letters(i int) int {
 				return sc.word(i, j)
 			}
 			if maybeTable(first, s[j-1], j-i) {
-				if r, done := sc.tableWord(i, j); done {
+				if r, done := sc.tableWord(i, j, x); done {
 					return r
 				}
 			}
@@ -584,7 +586,7 @@ func (sc *scanner) letters(i int) int {
 		// A space follows with a byte after it: on to that byte, which
 		// has a boundary before it if it starts a word.
 		if maybeTable(first, s[j-1], j-i) {
-			if r, done := sc.tableWord(i, j); done {
+			if r, done := sc.tableWord(i, j, x); done {
 				return r
 			}
 		}
@@ -596,22 +598,67 @@ func (sc *scanner) letters(i int) int {
 
 // tableWord handles for letters the word s[i:j] that maybeTable lets
 // through, and reports whether it is done with it: if not, the word is to
-// be taken as a plain word (as are maybeTable's false positives).
-func (sc *scanner) tableWord(i, j int) (int, bool) {
-	w := sc.s[i:j]
-	switch wi := probeGeneral(w); wi.cls {
+// be taken as a plain word (as are maybeTable's false positives). x holds
+// the eight bytes at i, or is 0 if the text ends before them.
+func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
+	var wi wordInfo
+	short := x != 0 && j-i <= 8 && !slowWords
+	if short {
+		e := probeShort(loadedKey(x, j-i))
+		wi = wordInfo{e.cls, e.val}
+	} else {
+		wi = probeGeneral(sc.s[i:j])
+	}
+	switch wi.cls {
 	case wAnd, wHundred, wScale, wDozen, wPer:
 		// Nothing to do on their own: as a plain word.
 	case wYearPrep:
 		sc.prepEnd = j
 	case wNone:
-		if maybeCode(w) {
+		if maybeCode(sc.s[i:j]) {
 			return sc.classedWord(i, j, wi), true
 		}
+	case wA:
+		if short && sc.plainArticle(j) {
+			// What classedWord does with it.
+			return 0, false
+		}
+		return sc.classedWord(i, j, wi), true
 	default:
 		return sc.classedWord(i, j, wi), true
 	}
 	return 0, false
+}
+
+// slowWords makes tableWord take the way it took before shortTable and
+// plainArticle, for tests that hold the two to it.
+var slowWords = false
+
+// plainArticle reports whether the "a" or "an" that ends at j is a plain
+// word for numberWord, as it is before most words: when a space and a word
+// follow that is no magnitude, fraction or period word (a tail in
+// shortTable). It reports false when it cannot tell cheaply, and then
+// numberWord decides.
+func (sc *scanner) plainArticle(j int) bool {
+	s := sc.s
+	p := j + 1
+	if p+8 > len(s) || s[j] != ' ' {
+		return false
+	}
+	x := load64(s, p)
+	m := nonLetters(x)
+	if m&0x80 != 0 {
+		// No letter right after the space.
+		return false
+	}
+	n := 8
+	if m != 0 {
+		n = bits.TrailingZeros64(m) >> 3
+	} else if p+8 < len(s) && isLetter(s[p+8]) {
+		// Nine letters or more: no tail is that long.
+		return true
+	}
+	return !probeShort(loadedKey(x, n)).tail
 }
 
 // wordNeedsLook marks the bytes after a word that letters leaves to word:
