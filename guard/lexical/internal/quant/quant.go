@@ -535,6 +535,9 @@ func (sc *scanner) letters(i int) int {
 			return letterEnd(s, i)
 		}
 	}
+	if slowWords {
+		return sc.word(i, letterEnd(s, i))
+	}
 	for {
 		// letterEnd, inline, from the word's first byte: s[i] is a letter
 		// on the first pass, but after a space it may not be, and the
@@ -602,7 +605,7 @@ func (sc *scanner) letters(i int) int {
 // the eight bytes at i, or is 0 if the text ends before them.
 func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
 	var wi wordInfo
-	short := x != 0 && j-i <= 8 && !slowWords
+	short := x != 0 && j-i <= 8
 	if short {
 		e := probeShort(loadedKey(x, j-i))
 		wi = wordInfo{e.cls, e.val}
@@ -630,8 +633,10 @@ func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
 	return 0, false
 }
 
-// slowWords makes tableWord take the way it took before shortTable and
-// plainArticle, for tests that hold the two to it.
+// slowWords makes letters hand every word to word, which reads it with
+// lookupGeneral and classedWord: the way that the shortcuts of letters
+// and tableWord (the plain words it settles, shortTable, plainArticle)
+// must agree with. Tests set it.
 var slowWords = false
 
 // plainArticle reports whether the "a" or "an" that ends at j is a plain
