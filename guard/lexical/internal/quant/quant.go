@@ -548,10 +548,29 @@ func (sc *scanner) letters(i int) int {
 		var first byte
 		var x uint64 // s[i:i+8], if there are eight bytes; else 0
 		if j+8 <= len(s) {
-			x = load64(s, j)
+			w := s[j : j+8]
+			x = load64(w, 0)
 			first = byte(x)
 			if m := nonLetters(x); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
+				n := bits.TrailingZeros64(m) >> 3 & 7
+				j += n
+				if n != 0 && w[n] == ' ' && j+1 < len(s) {
+					// The common case: a word of fewer than eight
+					// letters, a space and a byte after it, settled here
+					// as below, with w[n] and w[n-1] read from w (no
+					// bounds checks).
+					if maybeTable(first, w[(n-1)&7], n) {
+						r, done := sc.tableWord(i, j, x)
+						if done {
+							return r
+						}
+						i = r + 1
+						continue
+					}
+					sc.prevStart, sc.prevEnd = i, j
+					i = j + 1
+					continue
+				}
 				goto end
 			}
 			j += 8
@@ -579,9 +598,8 @@ func (sc *scanner) letters(i int) int {
 				return sc.word(i, j)
 			}
 			if maybeTable(first, s[j-1], j-i) {
-				if r, done := sc.tableWord(i, j, x); done {
-					return r
-				}
+				r, _ := sc.tableWord(i, j, x)
+				return r
 			}
 			sc.prevStart, sc.prevEnd = i, j
 			return j
@@ -589,9 +607,12 @@ func (sc *scanner) letters(i int) int {
 		// A space follows with a byte after it: on to that byte, which
 		// has a boundary before it if it starts a word.
 		if maybeTable(first, s[j-1], j-i) {
-			if r, done := sc.tableWord(i, j, x); done {
+			r, done := sc.tableWord(i, j, x)
+			if done {
 				return r
 			}
+			i = r + 1
+			continue
 		}
 		// What classedWord does with a plain word.
 		sc.prevStart, sc.prevEnd = i, j
@@ -600,9 +621,11 @@ func (sc *scanner) letters(i int) int {
 }
 
 // tableWord handles for letters the word s[i:j] that maybeTable lets
-// through, and reports whether it is done with it: if not, the word is to
-// be taken as a plain word (as are maybeTable's false positives). x holds
-// the eight bytes at i, or is 0 if the text ends before them.
+// through, and reports whether it is done with it: if not, it has taken
+// the word as a plain word (as it does maybeTable's false positives), and
+// letters goes on after j. x holds the eight bytes at i, or is 0 if the
+// text ends before them. It returns where scanning resumes, j when it is
+// not done (so that letters need not keep i and j across the call).
 func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
 	var wi wordInfo
 	short := x != 0 && j-i <= 8
@@ -622,15 +645,15 @@ func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
 			return sc.classedWord(i, j, wi), true
 		}
 	case wA:
-		if short && sc.plainArticle(j) {
-			// What classedWord does with it.
-			return 0, false
+		if !short || !sc.plainArticle(j) {
+			return sc.classedWord(i, j, wi), true
 		}
-		return sc.classedWord(i, j, wi), true
 	default:
 		return sc.classedWord(i, j, wi), true
 	}
-	return 0, false
+	// What classedWord does with a plain word.
+	sc.prevStart, sc.prevEnd = i, j
+	return j, false
 }
 
 // slowWords makes letters hand every word to word, which reads it with

@@ -246,6 +246,19 @@ func TestShortWordsSameExtract(t *testing.T) {
 		}
 		same("a " + w + "7 and a " + w + "é or a " + w + "$5")
 	}
+	// Every prefix of texts whose words of one to ten letters end at
+	// every distance from the end of the text: letters reads eight bytes
+	// at a time when it can, and bytes one by one near the end.
+	for _, text := range []string{
+		"a thousand in 1990 and an hour by a dozen a halves, USD 5 A b cd efg hijk lmnop qrstuv wxyzabc defghijk lmnopqrst uvwxyzabcd",
+		"In May a third of the 20 km fell by a fifth.  An hour\tand a half; at least 5 US$ 3 Rs. 40 a 1990s a\u00a0day",
+		"first one two second Sept. 3 a week-long a year's a c. 5 ca. 1900 approx. 7 more than 8 up to 9 of THE USA",
+	} {
+		for k := 0; k <= len(text); k++ {
+			same(text[:k])
+			same(text[k:])
+		}
+	}
 }
 
 // identical reports whether a and b are the same quantity, a NaN value
