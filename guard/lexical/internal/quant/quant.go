@@ -519,6 +519,15 @@ var inert = func() (t [256]bool) {
 	return t
 }()
 
+// stepsOver marks the bytes that run steps over without a look when a
+// space follows: the inert ones, and '.' (which opens a number only
+// before a digit).
+var stepsOver = func() (t [256]bool) {
+	t = inert
+	t['.'] = true
+	return t
+}()
+
 // letters reads the word at i and returns where scanning resumes. Most
 // words of running text are no number word, currency code or marker: it
 // settles those here, and goes on to the next word after a single space,
@@ -598,10 +607,19 @@ func (sc *scanner) letters(i int) int {
 				return sc.word(i, j)
 			}
 			if maybeTable(first, s[j-1], j-i) {
-				r, _ := sc.tableWord(i, j, x)
-				return r
+				r, done := sc.tableWord(i, j, x)
+				if done {
+					return r
+				}
+			} else {
+				sc.prevStart, sc.prevEnd = i, j
 			}
-			sc.prevStart, sc.prevEnd = i, j
+			if j+2 < len(s) && stepsOver[s[j]] && s[j+1] == ' ' {
+				// A punctuation mark and a space, which run would step
+				// over: on to the byte after them.
+				i = j + 2
+				continue
+			}
 			return j
 		}
 		// A space follows with a byte after it: on to that byte, which

@@ -253,6 +253,7 @@ func TestShortWordsSameExtract(t *testing.T) {
 		"a thousand in 1990 and an hour by a dozen a halves, USD 5 A b cd efg hijk lmnop qrstuv wxyzabc defghijk lmnopqrst uvwxyzabcd",
 		"In May a third of the 20 km fell by a fifth.  An hour\tand a half; at least 5 US$ 3 Rs. 40 a 1990s a\u00a0day",
 		"first one two second Sept. 3 a week-long a year's a c. 5 ca. 1900 approx. 7 more than 8 up to 9 of THE USA",
+		"It fell. 5 km) (and: about, 6 miles; over. 7 ft\" a. 8 x.. y), an. hour, a, hundred) in. 1990 (by 2000",
 	} {
 		for k := 0; k <= len(text); k++ {
 			same(text[:k])
