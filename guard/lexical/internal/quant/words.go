@@ -553,7 +553,14 @@ func shortKey(w string) uint64 {
 // starts the eight bytes x read little-endian (load64): b|0x20 lower-cases
 // a letter, and the mask keeps the word's n bytes.
 func loadedKey(x uint64, n int) uint64 {
-	return (x | 0x2020202020202020) & (^uint64(0) >> ((64 - 8*n) & 63))
+	return (x | 0x2020202020202020) & keyMask[n&15]
+}
+
+// keyMask[n] keeps the low n bytes of a uint64, for n up to 8: a table,
+// as a shift by a variable count (^0 >> (64-8n)) ties up register CX.
+var keyMask = [16]uint64{
+	0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff,
+	0xffffffffffffff, 0xffffffffffffffff,
 }
 
 // probeShort returns the entry of shortTable for key, the zero entry (of
