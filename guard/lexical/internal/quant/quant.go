@@ -519,9 +519,9 @@ var inert = func() (t [256]bool) {
 	return t
 }()
 
-// stepsOver marks the bytes that run steps over without a look when a
-// space follows: the inert ones, and '.' (which opens a number only
-// before a digit).
+// stepsOver marks the bytes that run steps over without a look right
+// after a word: the inert ones, and '.' (which opens a number only where
+// no letter or digit comes before it).
 var stepsOver = func() (t [256]bool) {
 	t = inert
 	t['.'] = true
@@ -614,10 +614,13 @@ func (sc *scanner) letters(i int) int {
 			} else {
 				sc.prevStart, sc.prevEnd = i, j
 			}
-			if j+2 < len(s) && stepsOver[s[j]] && s[j+1] == ' ' {
-				// A punctuation mark and a space, which run would step
-				// over: on to the byte after them.
-				i = j + 2
+			if j+1 < len(s) && stepsOver[s[j]] {
+				// A punctuation mark, and a space if one follows, which
+				// run would step over: on to the byte after them.
+				i = j + 1
+				if s[i] == ' ' && i+1 < len(s) {
+					i++
+				}
 				continue
 			}
 			return j

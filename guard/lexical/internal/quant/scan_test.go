@@ -254,6 +254,7 @@ func TestShortWordsSameExtract(t *testing.T) {
 		"In May a third of the 20 km fell by a fifth.  An hour\tand a half; at least 5 US$ 3 Rs. 40 a 1990s a\u00a0day",
 		"first one two second Sept. 3 a week-long a year's a c. 5 ca. 1900 approx. 7 more than 8 up to 9 of THE USA",
 		"It fell. 5 km) (and: about, 6 miles; over. 7 ft\" a. 8 x.. y), an. hour, a, hundred) in. 1990 (by 2000",
+		"It's 3.5 word.5 x.y. 7 a.m. U.S. (a) [an hour] {in 1990} \"a\" 'an' a's a.5 in.1990 c.5 at.least 9 half.a day",
 	} {
 		for k := 0; k <= len(text); k++ {
 			same(text[:k])
