@@ -520,8 +520,8 @@ var inert = func() (t [256]bool) {
 }()
 
 // stepsOver marks the bytes that run steps over without a look right
-// after a word: the inert ones, and '.' (which opens a number only where
-// no letter or digit comes before it).
+// after a word: the inert ones, and '.', which opens a number only after
+// a boundary (".5"), never right after a letter.
 var stepsOver = func() (t [256]bool) {
 	t = inert
 	t['.'] = true
@@ -531,7 +531,8 @@ var stepsOver = func() (t [256]bool) {
 // letters reads the word at i and returns where scanning resumes. Most
 // words of running text are no number word, currency code or marker: it
 // settles those here, and goes on to the next word after a single space,
-// without a trip through run; the other words go to word.
+// or a punctuation mark that run would step over, without a trip through
+// run; the other words go to word (or tableWord).
 func (sc *scanner) letters(i int) int {
 	s := sc.s
 	if i > 0 {
@@ -561,6 +562,7 @@ func (sc *scanner) letters(i int) int {
 			x = load64(w, 0)
 			first = byte(x)
 			if m := nonLetters(x); m != 0 {
+				// n < 8 as m != 0; the mask tells the compiler so.
 				n := bits.TrailingZeros64(m) >> 3 & 7
 				j += n
 				if n != 0 && w[n] == ' ' && j+1 < len(s) {

@@ -501,7 +501,7 @@ func eqLetters(w, t string) bool {
 // shortTable classifies a word of one to eight ASCII letters from its
 // shortKey, in one probe and without reading the text again: letters has
 // the word's bytes in a register already. It holds every key of
-// generalWords of up to eight letters, and the words that tail marks. The
+// generalWords of up to eight letters, and the articleTails. The
 // slot of a key is its top shortBits bits after a multiplication by
 // shortMul, a multiplier chosen so that no two keys share a slot (a
 // perfect hash): a word whose slot holds another key is no key at all.
@@ -579,10 +579,12 @@ type shortWord struct {
 	tail bool
 }
 
-// shortWords returns the words that shortTable holds.
+// shortWords returns the words that shortTable holds, each once.
 func shortWords() []shortWord {
 	var words []shortWord
+	seen := map[string]bool{}
 	for w, info := range generalWords {
+		seen[w] = true
 		if len(w) <= 8 {
 			tail := info.cls == wHundred || info.cls == wScale || info.cls == wDozen
 			words = append(words, shortWord{shortKey(w), info, tail})
@@ -593,6 +595,10 @@ func shortWords() []shortWord {
 			panic("quant: article tail " + w + " is longer than eight letters")
 		}
 		if _, ok := generalWords[w]; !ok {
+			if seen[w] {
+				panic("quant: article tail " + w + " is listed twice")
+			}
+			seen[w] = true
 			words = append(words, shortWord{key: shortKey(w), tail: true})
 			continue
 		}
@@ -624,7 +630,7 @@ func init() {
 	if !separates(words, shortMul) {
 		// The word lists have changed: name a multiplier that works.
 		seed := uint64(shortMul)
-		for {
+		for range 1 << 22 {
 			seed ^= seed << 13
 			seed ^= seed >> 7
 			seed ^= seed << 17
@@ -632,6 +638,7 @@ func init() {
 				panic(fmt.Sprintf("quant: shortMul no longer separates the keys of shortTable; %#x does", seed|1))
 			}
 		}
+		panic("quant: no multiplier separates the keys of shortTable; make shortBits larger")
 	}
 	for _, w := range words {
 		shortTable[w.key*shortMul>>(64-shortBits)] = shortEntry{key: w.key, cls: w.info.cls, tail: w.tail, val: w.info.val}
