@@ -519,10 +519,20 @@ var inert = func() (t [256]bool) {
 	return t
 }()
 
+// stepsOver marks the bytes that run steps over without a look right
+// after a word: the inert ones, and '.', which opens a number only after
+// a boundary (".5"), never right after a letter.
+var stepsOver = func() (t [256]bool) {
+	t = inert
+	t['.'] = true
+	return t
+}()
+
 // letters reads the word at i and returns where scanning resumes. Most
 // words of running text are no number word, currency code or marker: it
 // settles those here, and goes on to the next word after a single space,
-// without a trip through run; the other words go to word.
+// or a punctuation mark that run would step over, without a trip through
+// run; the other words go to word (or tableWord).
 func (sc *scanner) letters(i int) int {
 	s := sc.s
 	if i > 0 {
@@ -535,18 +545,43 @@ func (sc *scanner) letters(i int) int {
 			return letterEnd(s, i)
 		}
 	}
+	if slowWords {
+		return sc.word(i, letterEnd(s, i))
+	}
 	for {
 		// letterEnd, inline, from the word's first byte: s[i] is a letter
 		// on the first pass, but after a space it may not be, and the
 		// first load tells (bit 7 of m) without a load of its own.
-		// The first load also gives the first letter, for maybeTable.
+		// The first load also gives the first letter, for maybeTable,
+		// and the word itself, for tableWord, if it is short.
 		j := i
 		var first byte
+		var x uint64 // s[i:i+8], if there are eight bytes; else 0
 		if j+8 <= len(s) {
-			x := load64(s, j)
+			w := s[j : j+8]
+			x = load64(w, 0)
 			first = byte(x)
 			if m := nonLetters(x); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
+				// n < 8 as m != 0; the mask tells the compiler so.
+				n := bits.TrailingZeros64(m) >> 3 & 7
+				j += n
+				if n != 0 && w[n] == ' ' && j+1 < len(s) {
+					// The common case: a word of fewer than eight
+					// letters, a space and a byte after it, settled here
+					// as below, with w[n] and w[n-1] read from w (no
+					// bounds checks).
+					if maybeTable(first, w[(n-1)&7], n) {
+						r, done := sc.tableWord(i, j, x)
+						if done {
+							return r
+						}
+						i = r + 1
+						continue
+					}
+					sc.prevStart, sc.prevEnd = i, j
+					i = j + 1
+					continue
+				}
 				goto end
 			}
 			j += 8
@@ -574,19 +609,33 @@ func (sc *scanner) letters(i int) int {
 				return sc.word(i, j)
 			}
 			if maybeTable(first, s[j-1], j-i) {
-				if r, done := sc.tableWord(i, j); done {
+				r, done := sc.tableWord(i, j, x)
+				if done {
 					return r
 				}
+			} else {
+				sc.prevStart, sc.prevEnd = i, j
 			}
-			sc.prevStart, sc.prevEnd = i, j
+			if j+1 < len(s) && stepsOver[s[j]] {
+				// A punctuation mark, and a space if one follows, which
+				// run would step over: on to the byte after them.
+				i = j + 1
+				if s[i] == ' ' && i+1 < len(s) {
+					i++
+				}
+				continue
+			}
 			return j
 		}
 		// A space follows with a byte after it: on to that byte, which
 		// has a boundary before it if it starts a word.
 		if maybeTable(first, s[j-1], j-i) {
-			if r, done := sc.tableWord(i, j); done {
+			r, done := sc.tableWord(i, j, x)
+			if done {
 				return r
 			}
+			i = r + 1
+			continue
 		}
 		// What classedWord does with a plain word.
 		sc.prevStart, sc.prevEnd = i, j
@@ -595,23 +644,72 @@ func (sc *scanner) letters(i int) int {
 }
 
 // tableWord handles for letters the word s[i:j] that maybeTable lets
-// through, and reports whether it is done with it: if not, the word is to
-// be taken as a plain word (as are maybeTable's false positives).
-func (sc *scanner) tableWord(i, j int) (int, bool) {
-	w := sc.s[i:j]
-	switch wi := probeGeneral(w); wi.cls {
+// through, and reports whether it is done with it: if not, it has taken
+// the word as a plain word (as it does maybeTable's false positives), and
+// letters goes on after j. x holds the eight bytes at i, or is 0 if the
+// text ends before them. It returns where scanning resumes, j when it is
+// not done (so that letters need not keep i and j across the call).
+func (sc *scanner) tableWord(i, j int, x uint64) (int, bool) {
+	var wi wordInfo
+	short := x != 0 && j-i <= 8
+	if short {
+		e := probeShort(loadedKey(x, j-i))
+		wi = wordInfo{e.cls, e.val}
+	} else {
+		wi = probeGeneral(sc.s[i:j])
+	}
+	switch wi.cls {
 	case wAnd, wHundred, wScale, wDozen, wPer:
 		// Nothing to do on their own: as a plain word.
 	case wYearPrep:
 		sc.prepEnd = j
 	case wNone:
-		if maybeCode(w) {
+		if maybeCode(sc.s[i:j]) {
+			return sc.classedWord(i, j, wi), true
+		}
+	case wA:
+		if !short || !sc.plainArticle(j) {
 			return sc.classedWord(i, j, wi), true
 		}
 	default:
 		return sc.classedWord(i, j, wi), true
 	}
-	return 0, false
+	// What classedWord does with a plain word.
+	sc.prevStart, sc.prevEnd = i, j
+	return j, false
+}
+
+// slowWords makes letters hand every word to word, which reads it with
+// lookupGeneral and classedWord: the way that the shortcuts of letters
+// and tableWord (the plain words it settles, shortTable, plainArticle)
+// must agree with. Tests set it.
+var slowWords = false
+
+// plainArticle reports whether the "a" or "an" that ends at j is a plain
+// word for numberWord, as it is before most words: when a space and a word
+// follow that is no magnitude, fraction or period word (a tail in
+// shortTable). It reports false when it cannot tell cheaply, and then
+// numberWord decides.
+func (sc *scanner) plainArticle(j int) bool {
+	s := sc.s
+	p := j + 1
+	if p+8 > len(s) || s[j] != ' ' {
+		return false
+	}
+	x := load64(s, p)
+	m := nonLetters(x)
+	if m&0x80 != 0 {
+		// No letter right after the space.
+		return false
+	}
+	n := 8
+	if m != 0 {
+		n = bits.TrailingZeros64(m) >> 3
+	} else if p+8 < len(s) && isLetter(s[p+8]) {
+		// Nine letters or more: no tail is that long.
+		return true
+	}
+	return !probeShort(loadedKey(x, n)).tail
 }
 
 // wordNeedsLook marks the bytes after a word that letters leaves to word:

@@ -621,6 +621,18 @@ func FuzzExtract(f *testing.F) {
 				}
 			}
 		}
+		// tableWord's fast ways must find what its slow way finds.
+		slowWords = true
+		slow := Extract(nil, text)
+		slowWords = false
+		if len(slow) != len(qs) {
+			t.Fatalf("%d quantities; %d with slowWords", len(qs), len(slow))
+		}
+		for i := range qs {
+			if !identical(qs[i], slow[i]) {
+				t.Fatalf("quantity %d is %+v; %+v with slowWords", i, qs[i], slow[i])
+			}
+		}
 		// appending to a non-empty dst must keep the prefix
 		pre := []Quantity{{Kind: Number, Value: 7, Start: 0, End: 1}}
 		qs2 := Extract(pre, text)

@@ -110,3 +110,164 @@ func TestNonLetters(t *testing.T) {
 		}
 	}
 }
+
+// devWords returns every distinct run of ASCII letters in the development
+// texts, as written.
+func devWords(tb testing.TB) []string {
+	seen := map[string]bool{}
+	var words []string
+	for _, s := range devTexts(tb) {
+		for i := 0; i < len(s); {
+			if !isLetter(s[i]) {
+				i++
+				continue
+			}
+			e := letterEnd(s, i)
+			if w := s[i:e]; !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+			i = e
+		}
+	}
+	return words
+}
+
+// shortCandidates returns words to hold shortTable to the map with: every
+// key of generalWords and suffixWords, every article tail, each in several
+// casings and with a letter added, dropped or changed, and the words of
+// the development texts.
+func shortCandidates(tb testing.TB) []string {
+	var base []string
+	for w := range generalWords {
+		base = append(base, w)
+	}
+	for w := range suffixWords {
+		base = append(base, w)
+	}
+	base = append(base, articleTails...)
+	var words []string
+	for _, w := range base {
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:], w + "s", "x" + w, w[:len(w)-1], w[1:], w[:len(w)-1] + "q"} {
+			if v != "" {
+				words = append(words, v)
+			}
+		}
+	}
+	return append(words, devWords(tb)...)
+}
+
+// TestShortTable holds shortTable, which tableWord reads for words of up
+// to eight letters, to the generalWords map behind probeGeneral: the same
+// class and value for every candidate word, read through loadedKey from
+// the text as letters reads it and through shortKey; and a tail mark on
+// exactly the words after which numberWord may read "a"/"an" as more than
+// a plain word.
+func TestShortTable(t *testing.T) {
+	if !separates(shortWords(), shortMul) {
+		t.Fatal("shortMul does not separate the keys of shortTable")
+	}
+	for _, w := range shortCandidates(t) {
+		if len(w) > 8 {
+			continue
+		}
+		k := shortKey(w)
+		// letters loads the word with the bytes after it.
+		for _, after := range []string{" the end", ".", "7abcdefgh", "\x00\x00\x00\x00\x00\x00\x00\x00", "\xe2\x80\x94"} {
+			s := w + after
+			if len(s) < 8 {
+				continue
+			}
+			if got := loadedKey(load64(s, 0), len(w)); got != k {
+				t.Fatalf("loadedKey(%q, %d) = %#x; shortKey says %#x", s, len(w), got, k)
+			}
+		}
+		e := probeShort(k)
+		if got, want := (wordInfo{e.cls, e.val}), probeGeneral(w); got != want {
+			t.Errorf("probeShort(%q) = %+v; probeGeneral says %+v", w, got, want)
+		}
+		lw := strings.ToLower(w)
+		cls := generalWords[lw].cls
+		tail := cls == wHundred || cls == wScale || cls == wDozen || fractionDenom(w) > 0 || periodUnit(w) != ""
+		if e.tail != tail {
+			t.Errorf("probeShort(%q).tail = %v; want %v", w, e.tail, tail)
+		}
+	}
+	for _, w := range articleTails {
+		if fractionDenom(w) == 0 && periodUnit(w) == "" {
+			t.Errorf("article tail %q is read by neither fractionDenom nor periodUnit", w)
+		}
+	}
+}
+
+// TestShortWordsSameExtract holds tableWord's fast ways (shortTable and
+// plainArticle) to the way it took before them (probeGeneral and
+// numberWord for every "a"/"an"), on every development text and on texts
+// built to reach their edges: "a"/"an" before each candidate word, in
+// several casings, spacings and punctuations, and near the end of a text.
+func TestShortWordsSameExtract(t *testing.T) {
+	defer func() { slowWords = false }()
+	same := func(text string) {
+		t.Helper()
+		slowWords = false
+		fast := Extract(nil, text)
+		slowWords = true
+		slow := Extract(nil, text)
+		slowWords = false
+		if len(fast) != len(slow) {
+			t.Fatalf("Extract(%q): %d quantities; %d the slow way\n%+v\n%+v", text, len(fast), len(slow), fast, slow)
+		}
+		for i := range fast {
+			if !identical(fast[i], slow[i]) {
+				t.Fatalf("Extract(%q): quantity %d is %+v; %+v the slow way", text, i, fast[i], slow[i])
+			}
+		}
+	}
+	for _, s := range devTexts(t) {
+		same(s)
+	}
+	for _, tc := range extractCases {
+		same(tc.text)
+	}
+	same(benchText)
+	words := shortCandidates(t)
+	if testing.Short() {
+		words = words[:2000]
+	}
+	for _, w := range words {
+		for _, a := range []string{"a", "an", "A", "AN"} {
+			for _, gap := range []string{" ", "  ", "\t", "\u00a0"} {
+				phrase := a + gap + w
+				same(phrase)
+				same("for " + phrase + ".")
+				same("It took " + phrase + " and a half to 3 km, then " + phrase + "-long wait of " + phrase + "'s work")
+				same("X " + phrase + " of the 20 votes")
+			}
+		}
+		same("a " + w + "7 and a " + w + "é or a " + w + "$5")
+	}
+	// Every prefix of texts whose words of one to ten letters end at
+	// every distance from the end of the text: letters reads eight bytes
+	// at a time when it can, and bytes one by one near the end.
+	for _, text := range []string{
+		"a thousand in 1990 and an hour by a dozen a halves, USD 5 A b cd efg hijk lmnop qrstuv wxyzabc defghijk lmnopqrst uvwxyzabcd",
+		"In May a third of the 20 km fell by a fifth.  An hour\tand a half; at least 5 US$ 3 Rs. 40 a 1990s a\u00a0day",
+		"first one two second Sept. 3 a week-long a year's a c. 5 ca. 1900 approx. 7 more than 8 up to 9 of THE USA",
+		"It fell. 5 km) (and: about, 6 miles; over. 7 ft\" a. 8 x.. y), an. hour, a, hundred) in. 1990 (by 2000",
+		"It's 3.5 word.5 x.y. 7 a.m. U.S. (a) [an hour] {in 1990} \"a\" 'an' a's a.5 in.1990 c.5 at.least 9 half.a day",
+	} {
+		for k := 0; k <= len(text); k++ {
+			same(text[:k])
+			same(text[k:])
+		}
+	}
+}
+
+// identical reports whether a and b are the same quantity, a NaN value
+// (from digits beyond float64) the same as another.
+func identical(a, b Quantity) bool {
+	if a.Value != a.Value && b.Value != b.Value {
+		a.Value, b.Value = 0, 0
+	}
+	return a == b
+}

@@ -1,5 +1,7 @@
 package quant
 
+import "fmt"
+
 // Canonical unit strings. Every Unit value produced by Extract is one of
 // these constants (or ""), so callers may compare units with == and the
 // extractor never allocates a unit string.
@@ -494,6 +496,153 @@ func eqLetters(w, t string) bool {
 		}
 	}
 	return true
+}
+
+// shortTable classifies a word of one to eight ASCII letters from its
+// shortKey, in one probe and without reading the text again: letters has
+// the word's bytes in a register already. It holds every key of
+// generalWords of up to eight letters, and the articleTails. The
+// slot of a key is its top shortBits bits after a multiplication by
+// shortMul, a multiplier chosen so that no two keys share a slot (a
+// perfect hash): a word whose slot holds another key is no key at all.
+var shortTable [1 << shortBits]shortEntry
+
+const shortBits = 10
+
+// shortMul separates the keys of shortTable. If the word lists change and
+// it no longer does, init panics with one that does, to put here.
+const shortMul = 0xcf8aa4f622b6f713
+
+type shortEntry struct {
+	key uint64
+	cls wclass
+	// tail marks a word after which "a"/"an" may be more than a plain
+	// word (see numberWord): "hundred", "thousand", "dozen" and the other
+	// magnitude words, the fraction words fractionDenom reads and the
+	// period words periodUnit reads. plainArticle relies on it.
+	tail bool
+	val  int32
+}
+
+// articleTails lists the words, besides the magnitude words of
+// generalWords, after which numberWord reads "a"/"an" as more than a plain
+// word: fractionDenom's ("a third", "a quarter"; it drops one final "s"
+// from any word but "halves", so that "halvess" is one too) and
+// periodUnit's ("an hour"). TestShortTable holds it to those two
+// functions.
+var articleTails = []string{
+	"half", "halfs", "halves", "halvess", "third", "thirds", "quarter", "quarters",
+	"fourth", "fourths", "fifth", "fifths", "sixth", "sixths", "seventh",
+	"sevenths", "eighth", "eighths", "ninth", "ninths", "tenth", "tenths",
+	"minute", "hour", "day", "week", "month", "year", "decade", "century",
+}
+
+// shortKey packs the word w of one to eight ASCII letters into a uint64,
+// lower-cased, its first byte lowest: the key of shortTable. (The unused
+// high bytes are zero, and no letter is, so words of different lengths
+// have different keys.)
+func shortKey(w string) uint64 {
+	var k uint64
+	for i := len(w) - 1; i >= 0; i-- {
+		k = k<<8 | uint64(w[i]|0x20)
+	}
+	return k
+}
+
+// loadedKey is shortKey for the word of n letters (1 <= n <= 8) that
+// starts the eight bytes x read little-endian (load64): b|0x20 lower-cases
+// a letter, and the mask keeps the word's n bytes.
+func loadedKey(x uint64, n int) uint64 {
+	return (x | 0x2020202020202020) & keyMask[n&15]
+}
+
+// keyMask[n] keeps the low n bytes of a uint64, for n up to 8: a table,
+// as a shift by a variable count (^0 >> (64-8n)) ties up register CX.
+var keyMask = [16]uint64{
+	0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff,
+	0xffffffffffffff, 0xffffffffffffffff,
+}
+
+// probeShort returns the entry of shortTable for key, the zero entry (of
+// class wNone) if key is no word it holds.
+func probeShort(key uint64) shortEntry {
+	if e := shortTable[key*shortMul>>(64-shortBits)]; e.key == key {
+		return e
+	}
+	return shortEntry{}
+}
+
+// shortWord is a word to put in shortTable.
+type shortWord struct {
+	key  uint64
+	info wordInfo
+	tail bool
+}
+
+// shortWords returns the words that shortTable holds, each once.
+func shortWords() []shortWord {
+	var words []shortWord
+	seen := map[string]bool{}
+	for w, info := range generalWords {
+		seen[w] = true
+		if len(w) <= 8 {
+			tail := info.cls == wHundred || info.cls == wScale || info.cls == wDozen
+			words = append(words, shortWord{shortKey(w), info, tail})
+		}
+	}
+	for _, w := range articleTails {
+		if len(w) > 8 {
+			panic("quant: article tail " + w + " is longer than eight letters")
+		}
+		if _, ok := generalWords[w]; !ok {
+			if seen[w] {
+				panic("quant: article tail " + w + " is listed twice")
+			}
+			seen[w] = true
+			words = append(words, shortWord{key: shortKey(w), tail: true})
+			continue
+		}
+		for k := range words {
+			if words[k].key == shortKey(w) {
+				words[k].tail = true
+			}
+		}
+	}
+	return words
+}
+
+// separates reports whether the multiplier mul sends the keys of words to
+// different slots of shortTable.
+func separates(words []shortWord, mul uint64) bool {
+	var used [1 << shortBits]bool
+	for _, w := range words {
+		h := w.key * mul >> (64 - shortBits)
+		if used[h] {
+			return false
+		}
+		used[h] = true
+	}
+	return true
+}
+
+func init() {
+	words := shortWords()
+	if !separates(words, shortMul) {
+		// The word lists have changed: name a multiplier that works.
+		seed := uint64(shortMul)
+		for range 1 << 22 {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			if separates(words, seed|1) {
+				panic(fmt.Sprintf("quant: shortMul no longer separates the keys of shortTable; %#x does", seed|1))
+			}
+		}
+		panic("quant: no multiplier separates the keys of shortTable; make shortBits larger")
+	}
+	for _, w := range words {
+		shortTable[w.key*shortMul>>(64-shortBits)] = shortEntry{key: w.key, cls: w.info.cls, tail: w.tail, val: w.info.val}
+	}
 }
 
 // lookupSuffix classifies a word that follows a number. Single letters and a
