@@ -421,6 +421,18 @@ func wordBytes(x uint64) uint64 {
 	return (letters | digits) &^ x & high64
 }
 
+// letterEnd returns the high bit of the first byte of x, folded to lower
+// case (x|fold64), that is no ASCII letter, and maybe of bytes above it:
+// the first byte whose high bit is set is exact, the bytes above it are
+// not (a sum that carries out of a byte changes the next). A folded byte
+// y below 0x80 is a letter iff y+0x1f carries into bit 7 (y ≥ 'a') and
+// y+0x05 does not (y ≤ 'z'); a byte from 0x80 up has bit 7 set in y+0x05
+// or, if that wraps, not in y+0x1f. A letter's sums carry out of no byte,
+// so the bytes below the first that is no letter leave it exact.
+func letterEnd(y uint64) uint64 {
+	return (^(y + 0x1f*ones64) | (y + 0x05*ones64)) & high64
+}
+
 // letterBytes returns the bytes of x with bit 6 set as their high bits:
 // among the bytes wordBytes returns, the letters.
 func letterBytes(x uint64) uint64 { return x << 1 & high64 }
@@ -454,48 +466,65 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 			continue
 		}
 		// The word's first eight bytes (fewer at the end of text, the
-		// bytes past it read as 0) and the classes of those that are the
-		// word's. end has the high bit of the bytes that are not.
+		// bytes past it read as 0).
 		var x uint64
 		if i+8 <= len(text) {
 			x = load64(text, i)
 		} else {
 			x = load64(text, len(text)-8) >> (8 * uint(i+8-len(text)) & 63)
 		}
-		end := high64 &^ wordBytes(x)
-		in := end&-end - 1 // the word's bytes, of x
-		letters := letterBytes(x) & in
-		digits := in & high64 &^ letters
-		// A word of eight bytes or more reads on. c is the eight bytes at
-		// j that hold the byte after the word.
-		j, c := i, x
-		for end == 0 {
-			j += 8
-			switch {
-			case j+8 <= len(text):
-				c = load64(text, j)
-			case j < len(text):
-				c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
-			default:
-				c = 0
+		// The common case first: a word of one to seven ASCII letters that
+		// a byte other than a digit, an apostrophe or a byte outside ASCII
+		// ends. k is the index of x's first byte that is no letter (see
+		// letterEnd), 8 if there is none, and after the kind of the byte
+		// there. One test of after tells the case: it fails when k is 0
+		// (x's first byte is a digit: its kind is kDigit), when k is 8 (the
+		// shift by 64&63 = 0 reads x's first byte again, a letter) and when
+		// the word goes on past its letters or ends in a mark the general
+		// path reads.
+		k := bits.TrailingZeros64(letterEnd(x|fold64)) >> 3
+		after := byteKind[byte(x>>(8*uint(k)&63))]
+		j := i + k
+		digits := uint64(0)
+		fl := wordFlags0[kind>>1&1] // kUpper is bit 1
+		if after&(kWord|kHigh|kApos) != 0 {
+			// The general path: the classes of the word's bytes (see
+			// wordBytes); end has the high bit of the bytes that are not
+			// the word's.
+			end := high64 &^ wordBytes(x)
+			in := end&-end - 1 // the word's bytes, of x
+			letters := letterBytes(x) & in
+			digits = in & high64 &^ letters
+			// A word of eight bytes or more reads on. c is the eight bytes
+			// at j that hold the byte after the word.
+			c := x
+			j = i
+			for end == 0 {
+				j += 8
+				switch {
+				case j+8 <= len(text):
+					c = load64(text, j)
+				case j < len(text):
+					c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
+				default:
+					c = 0
+				}
+				end = high64 &^ wordBytes(c)
+				in = end&-end - 1
+				l := letterBytes(c) & in
+				letters |= l
+				digits |= in & high64 &^ l
 			}
-			end = high64 &^ wordBytes(c)
-			in = end&-end - 1
-			l := letterBytes(c) & in
-			letters |= l
-			digits |= in & high64 &^ l
-		}
-		k := bits.TrailingZeros64(end) >> 3
-		after := byteKind[byte(c>>(8*uint(k)&63))]
-		j += k
-		num := letters == 0
-		if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
-			break
-		}
-		// kUpper is bit 1.
-		fl := wordFlags0[kind>>1&1]
-		if num {
-			fl |= fNum
+			k := bits.TrailingZeros64(end) >> 3
+			after = byteKind[byte(c>>(8*uint(k)&63))]
+			j += k
+			num := letters == 0
+			if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
+				break
+			}
+			if num {
+				fl |= fNum
+			}
 		}
 		// The stem: the word's n first letters, read as stemPlain does.
 		n := j - i
