@@ -456,7 +456,9 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 // a stripped suffix is shifted out. (The stemmer never reads a letter more
 // than seven from the end, and every byte it reads is the word's.)
 func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
-	for i < len(text) && len(dst) < cap(dst) {
+	// uint(i) < uint(len(text)) tells the compiler that text[i] needs no
+	// bounds check (i is never negative).
+	for uint(i) < uint(len(text)) && len(dst) < cap(dst) {
 		kind := byteKind[text[i]]
 		if kind&kWord == 0 {
 			if kind&(kSent|kHigh) != 0 {
@@ -475,16 +477,19 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		}
 		// The common case first: a word of one to seven ASCII letters that
 		// a byte other than a digit, an apostrophe or a byte outside ASCII
-		// ends. k is the index of x's first byte that is no letter (see
-		// letterEnd), 8 if there is none, and after the kind of the byte
-		// there. One test of after tells the case: it fails when k is 0
-		// (x's first byte is a digit: its kind is kDigit), when k is 8 (the
-		// shift by 64&63 = 0 reads x's first byte again, a letter) and when
-		// the word goes on past its letters or ends in a mark the general
-		// path reads.
-		k := bits.TrailingZeros64(letterEnd(x|fold64)) >> 3
-		after := byteKind[byte(x>>(8*uint(k)&63))]
-		j := i + k
+		// ends. The lowest set bit of e is the high bit of byte k, x's
+		// first byte that is no letter (see letterEnd), or bit 63 if bytes
+		// 0 to 6 are all letters: e is never 0, so its trailing zeros need
+		// no test for 0, and they are 8k+7, so "&56" gives the shift to
+		// byte k. after is the kind of byte k. One test of after tells the
+		// case: it fails when k is 0 (x's first byte is a digit: its kind
+		// is kDigit), when byte 7 is a letter too (k is 7 and after is that
+		// letter's kind), and when the word goes on past its letters or
+		// ends in a mark the general path reads.
+		e := letterEnd(x|fold64) | 1<<63
+		z := uint(bits.TrailingZeros64(e))
+		after := byteKind[byte(x>>(z&56))]
+		j := i + int(z>>3)
 		digits := uint64(0)
 		fl := wordFlags0[kind>>1&1] // kUpper is bit 1
 		if after&(kWord|kHigh|kApos) != 0 {
@@ -601,10 +606,9 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
-		i = j
-		if after&kSent == 0 {
-			i++ // the byte after the word ends no sentence (or is past the end)
-		}
+		// The byte after the word is skipped unless it may end a sentence
+		// (kSent is bit 3): i is j+1, or j for a kSent.
+		i = j + 1 - int(after>>3&1)
 	}
 	return dst, min(i, len(text))
 }
