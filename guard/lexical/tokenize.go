@@ -491,7 +491,9 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		after := byteKind[byte(x>>(z&56))]
 		j := i + int(z>>3)
 		digits := uint64(0)
-		fl := wordFlags0[kind>>1&1] // kUpper is bit 1
+		// An upper-case word (kUpper) within a sentence has fCap and
+		// fCapAny, as wordFlags0 gives it: kind&kUpper times a constant.
+		fl := uint16(kind&kUpper) * ((fCap | fCapAny) / uint16(kUpper))
 		if after&(kWord|kHigh|kApos) != 0 {
 			// The general path: the classes of the word's bytes (see
 			// wordBytes); end has the high bit of the bytes that are not
@@ -588,10 +590,9 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		// last one, from the text, then its last one to eight bytes,
 		// zero-padded: x's low n bytes for a stem of up to eight, the
 		// stem's last n bytes, loaded and shifted down, for a longer one.
-		// x<<pad drops the bytes after the stem off the top and >>pad
-		// brings the stem back down with zeros above it. n is 1 to 8
-		// there: pad is 56 to 0, and "& 63" makes 64 - 64 no special case
-		// (Go would shift by 64 and give 0) and no branch.
+		// lowBytes[n&7] keeps the stem's n bytes, 1 to 8 (8&7 is 0, and
+		// lowBytes[0] keeps all eight): a load where two shifts would tie
+		// up CX.
 		h := hashSeed ^ uint64(n)
 		if n > 8 {
 			p := i
@@ -601,8 +602,7 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 			}
 			x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
 		}
-		pad := (64 - 8*uint(n)) & 63
-		h = hashMix(h, x<<pad>>pad)
+		h = hashMix(h, x&lowBytes[n&7])
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
@@ -612,6 +612,10 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 	}
 	return dst, min(i, len(text))
 }
+
+// lowBytes[n] has the low n bytes set, for n = 1 to 7, and lowBytes[0] all
+// eight (see asciiWords: the index is a length from 1 to 8, modulo 8).
+var lowBytes = [8]uint64{^uint64(0), 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
 
 // doubled reports whether t's top two bytes are the same consonant other
 // than l, s and z ("running" → "run").
