@@ -537,11 +537,18 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		n := j - i
 		x |= fold64
 		if n > 3 && digits == 0 {
-			t := x << ((64 - 8*uint(n)) & 63)
-			if n >= 8 {
+			// t: the eight bytes that end with the word's last, from the
+			// text, or from x shifted up for a word within eight bytes of
+			// the text's start. The bytes below the word's in t are read
+			// by no rule: each reads a byte only when n says it is the
+			// word's.
+			var t uint64
+			if j >= 8 {
 				t = load64(text, j-8) | fold64
+			} else {
+				t = x << ((64 - 8*uint(n)) & 63)
 			}
-			if stemEnds>>(t>>56&31)&1 != 0 {
+			if stemEnds>>(t>>56&63)&1 != 0 {
 				switch {
 				case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
 					// A plural in -ies reads as its -y singular ("cities"
@@ -624,9 +631,10 @@ func doubled(t uint64) bool {
 	return a == byte(t>>48) && a != 'l' && a != 's' && a != 'z'
 }
 
-// stemEnds has bit c&31 set for each letter c a suffix the stemmer strips
-// can end in: s, g, d, y and e.
-const stemEnds = 1<<('s'&31) | 1<<('g'&31) | 1<<('d'&31) | 1<<('y'&31) | 1<<('e'&31)
+// stemEnds has bit c&63 set for each letter c a suffix the stemmer strips
+// can end in: s, g, d, y and e. (A shift of a 64-bit register by c&63
+// needs no AND: the processor masks the count so.)
+const stemEnds uint64 = 1<<('s'&63) | 1<<('g'&63) | 1<<('d'&63) | 1<<('y'&63) | 1<<('e'&63)
 
 // stemPlain strips the suffixes of stem from a word of ASCII lower-case
 // letters and returns the stem's length; ok is false, and the word left
