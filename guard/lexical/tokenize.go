@@ -613,9 +613,13 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
-		// The byte after the word is skipped unless it may end a sentence
-		// (kSent is bit 3): i is j+1, or j for a kSent.
-		i = j + 1 - int(after>>3&1)
+		i = j
+		// A branch, not arithmetic on after: the next word's loads wait
+		// for i, and the processor predicts a branch (rarely taken) but
+		// must wait for after's load to do the arithmetic.
+		if after&kSent == 0 {
+			i++ // the byte after the word ends no sentence (or is past the end)
+		}
 	}
 	return dst, min(i, len(text))
 }
