@@ -449,8 +449,12 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 //
 // It calls nothing, so that its state stays in registers. A word is read
 // eight bytes at a time: one load gives the bytes of a word of up to seven,
-// their classes (see wordBytes), the byte after them, and, OR-ed with 0x20
-// (lower case), its stem and the stem's hash. A word's stem is a prefix of
+// the byte after them, and, OR-ed with 0x20 (lower case), its stem and the
+// stem's hash. Most words are one to seven letters that a space or a mark
+// ends: one mask of the bytes that are no letter (see letterEnd) and one
+// test of the next byte's kind read them; any other word (digits, eight
+// bytes or more, an apostrophe or a byte outside ASCII after it) takes the
+// classes of its bytes from wordBytes, eight bytes at a time. A word's stem is a prefix of
 // it that the stemmer finds from its last eight bytes at most, held in a
 // register with its last letter on top: each suffix is one comparison, and
 // a stripped suffix is shifted out. (The stemmer never reads a letter more
