@@ -421,6 +421,18 @@ func wordBytes(x uint64) uint64 {
 	return (letters | digits) &^ x & high64
 }
 
+// letterEnd returns the high bit of the first byte of x, folded to lower
+// case (x|fold64), that is no ASCII letter, and maybe of bytes above it:
+// the first byte whose high bit is set is exact, the bytes above it are
+// not (a sum that carries out of a byte changes the next). A folded byte
+// y below 0x80 is a letter iff y+0x1f carries into bit 7 (y ≥ 'a') and
+// y+0x05 does not (y ≤ 'z'); a byte from 0x80 up has bit 7 set in y+0x05
+// or, if that wraps, not in y+0x1f. A letter's sums carry out of no byte,
+// so the bytes below the first that is no letter leave it exact.
+func letterEnd(y uint64) uint64 {
+	return (^(y + 0x1f*ones64) | (y + 0x05*ones64)) & high64
+}
+
 // letterBytes returns the bytes of x with bit 6 set as their high bits:
 // among the bytes wordBytes returns, the letters.
 func letterBytes(x uint64) uint64 { return x << 1 & high64 }
@@ -437,14 +449,20 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 //
 // It calls nothing, so that its state stays in registers. A word is read
 // eight bytes at a time: one load gives the bytes of a word of up to seven,
-// their classes (see wordBytes), the byte after them, and, OR-ed with 0x20
-// (lower case), its stem and the stem's hash. A word's stem is a prefix of
+// the byte after them, and, OR-ed with 0x20 (lower case), its stem and the
+// stem's hash. Most words are one to seven letters that a space or a mark
+// ends: one mask of the bytes that are no letter (see letterEnd) and one
+// test of the next byte's kind read them; any other word (digits, eight
+// bytes or more, an apostrophe or a byte outside ASCII after it) takes the
+// classes of its bytes from wordBytes, eight bytes at a time. A word's stem is a prefix of
 // it that the stemmer finds from its last eight bytes at most, held in a
 // register with its last letter on top: each suffix is one comparison, and
 // a stripped suffix is shifted out. (The stemmer never reads a letter more
 // than seven from the end, and every byte it reads is the word's.)
 func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
-	for i < len(text) && len(dst) < cap(dst) {
+	// uint(i) < uint(len(text)) tells the compiler that text[i] needs no
+	// bounds check (i is never negative).
+	for uint(i) < uint(len(text)) && len(dst) < cap(dst) {
 		kind := byteKind[text[i]]
 		if kind&kWord == 0 {
 			if kind&(kSent|kHigh) != 0 {
@@ -454,58 +472,87 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 			continue
 		}
 		// The word's first eight bytes (fewer at the end of text, the
-		// bytes past it read as 0) and the classes of those that are the
-		// word's. end has the high bit of the bytes that are not.
+		// bytes past it read as 0).
 		var x uint64
 		if i+8 <= len(text) {
 			x = load64(text, i)
 		} else {
 			x = load64(text, len(text)-8) >> (8 * uint(i+8-len(text)) & 63)
 		}
-		end := high64 &^ wordBytes(x)
-		in := end&-end - 1 // the word's bytes, of x
-		letters := letterBytes(x) & in
-		digits := in & high64 &^ letters
-		// A word of eight bytes or more reads on. c is the eight bytes at
-		// j that hold the byte after the word.
-		j, c := i, x
-		for end == 0 {
-			j += 8
-			switch {
-			case j+8 <= len(text):
-				c = load64(text, j)
-			case j < len(text):
-				c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
-			default:
-				c = 0
+		// The common case first: a word of one to seven ASCII letters that
+		// a byte other than a digit, an apostrophe or a byte outside ASCII
+		// ends. The lowest set bit of e is the high bit of byte k, x's
+		// first byte that is no letter (see letterEnd), or bit 63 if bytes
+		// 0 to 6 are all letters: e is never 0, so its trailing zeros need
+		// no test for 0, and they are 8k+7, so "&56" gives the shift to
+		// byte k. after is the kind of byte k. One test of after tells the
+		// case: it fails when k is 0 (x's first byte is a digit: its kind
+		// is kDigit), when byte 7 is a letter too (k is 7 and after is that
+		// letter's kind), and when the word goes on past its letters or
+		// ends in a mark the general path reads.
+		e := letterEnd(x|fold64) | 1<<63
+		z := uint(bits.TrailingZeros64(e))
+		after := byteKind[byte(x>>(z&56))]
+		j := i + int(z>>3)
+		digits := uint64(0)
+		// An upper-case word (kUpper) within a sentence has fCap and
+		// fCapAny, as wordFlags0 gives it: kind&kUpper times a constant.
+		fl := uint16(kind&kUpper) * ((fCap | fCapAny) / uint16(kUpper))
+		if after&(kWord|kHigh|kApos) != 0 {
+			// The general path: the classes of the word's bytes (see
+			// wordBytes); end has the high bit of the bytes that are not
+			// the word's.
+			end := high64 &^ wordBytes(x)
+			in := end&-end - 1 // the word's bytes, of x
+			letters := letterBytes(x) & in
+			digits = in & high64 &^ letters
+			// A word of eight bytes or more reads on. c is the eight bytes
+			// at j that hold the byte after the word.
+			c := x
+			j = i
+			for end == 0 {
+				j += 8
+				switch {
+				case j+8 <= len(text):
+					c = load64(text, j)
+				case j < len(text):
+					c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
+				default:
+					c = 0
+				}
+				end = high64 &^ wordBytes(c)
+				in = end&-end - 1
+				l := letterBytes(c) & in
+				letters |= l
+				digits |= in & high64 &^ l
 			}
-			end = high64 &^ wordBytes(c)
-			in = end&-end - 1
-			l := letterBytes(c) & in
-			letters |= l
-			digits |= in & high64 &^ l
-		}
-		k := bits.TrailingZeros64(end) >> 3
-		after := byteKind[byte(c>>(8*uint(k)&63))]
-		j += k
-		num := letters == 0
-		if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
-			break
-		}
-		// kUpper is bit 1.
-		fl := wordFlags0[kind>>1&1]
-		if num {
-			fl |= fNum
+			k := bits.TrailingZeros64(end) >> 3
+			after = byteKind[byte(c>>(8*uint(k)&63))]
+			j += k
+			num := letters == 0
+			if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
+				break
+			}
+			if num {
+				fl |= fNum
+			}
 		}
 		// The stem: the word's n first letters, read as stemPlain does.
 		n := j - i
 		x |= fold64
 		if n > 3 && digits == 0 {
-			t := x << ((64 - 8*uint(n)) & 63)
-			if n >= 8 {
+			// t: the eight bytes that end with the word's last, from the
+			// text, or from x shifted up for a word within eight bytes of
+			// the text's start. The bytes below the word's in t are read
+			// by no rule: each reads a byte only when n says it is the
+			// word's.
+			var t uint64
+			if j >= 8 {
 				t = load64(text, j-8) | fold64
+			} else {
+				t = x << ((64 - 8*uint(n)) & 63)
 			}
-			if stemEnds>>(t>>56&31)&1 != 0 {
+			if stemEnds>>(t>>56&63)&1 != 0 {
 				switch {
 				case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
 					// A plural in -ies reads as its -y singular ("cities"
@@ -554,10 +601,9 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		// last one, from the text, then its last one to eight bytes,
 		// zero-padded: x's low n bytes for a stem of up to eight, the
 		// stem's last n bytes, loaded and shifted down, for a longer one.
-		// x<<pad drops the bytes after the stem off the top and >>pad
-		// brings the stem back down with zeros above it. n is 1 to 8
-		// there: pad is 56 to 0, and "& 63" makes 64 - 64 no special case
-		// (Go would shift by 64 and give 0) and no branch.
+		// lowBytes[n&7] keeps the stem's n bytes, 1 to 8 (8&7 is 0, and
+		// lowBytes[0] keeps all eight): a load where two shifts would tie
+		// up CX.
 		h := hashSeed ^ uint64(n)
 		if n > 8 {
 			p := i
@@ -567,18 +613,24 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 			}
 			x = (load64(text, p+n-8) | fold64) >> ((64 - 8*uint(n)) & 63)
 		}
-		pad := (64 - 8*uint(n)) & 63
-		h = hashMix(h, x<<pad>>pad)
+		h = hashMix(h, x&lowBytes[n&7])
 		dst = dst[:len(dst)+1]
 		tok := &dst[len(dst)-1]
 		tok.start, tok.end, tok.hash, tok.w, tok.sent, tok.flags = int32(i), int32(j), h, 0, sent, fl
 		i = j
+		// A branch, not arithmetic on after: the next word's loads wait
+		// for i, and the processor predicts a branch (rarely taken) but
+		// must wait for after's load to do the arithmetic.
 		if after&kSent == 0 {
 			i++ // the byte after the word ends no sentence (or is past the end)
 		}
 	}
 	return dst, min(i, len(text))
 }
+
+// lowBytes[n] has the low n bytes set, for n = 1 to 7, and lowBytes[0] all
+// eight (see asciiWords: the index is a length from 1 to 8, modulo 8).
+var lowBytes = [8]uint64{^uint64(0), 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
 
 // doubled reports whether t's top two bytes are the same consonant other
 // than l, s and z ("running" → "run").
@@ -587,9 +639,10 @@ func doubled(t uint64) bool {
 	return a == byte(t>>48) && a != 'l' && a != 's' && a != 'z'
 }
 
-// stemEnds has bit c&31 set for each letter c a suffix the stemmer strips
-// can end in: s, g, d, y and e.
-const stemEnds = 1<<('s'&31) | 1<<('g'&31) | 1<<('d'&31) | 1<<('y'&31) | 1<<('e'&31)
+// stemEnds has bit c&63 set for each letter c a suffix the stemmer strips
+// can end in: s, g, d, y and e. (A shift of a 64-bit register by c&63
+// needs no AND: the processor masks the count so.)
+const stemEnds uint64 = 1<<('s'&63) | 1<<('g'&63) | 1<<('d'&63) | 1<<('y'&63) | 1<<('e'&63)
 
 // stemPlain strips the suffixes of stem from a word of ASCII lower-case
 // letters and returns the stem's length; ok is false, and the word left

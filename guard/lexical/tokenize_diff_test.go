@@ -3,6 +3,7 @@ package lexical
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,8 +88,13 @@ func tokenizerEdges() []string {
 		"stopped", "hissed", "buzzing", "falling", "quickly", "fly", "base", "bases", "based", "basing",
 		"RUNNING", "Running", "RuNnInG", "CITIES", "Cities", "ABC123", "abc123def", "1990s", "1990", "3.14",
 		"1,234,567", "don't", "DON'T", "isn't", "O'Brien's", "o'clock", "dogs'", "café", "naïve", "Zürich",
-		"x\u0301y", "ǅ", "٣٤", "1٣", "St.", "Dr", "U.S.", "e.g.", "etc.", "activities", "Communities"}
-	seps := []string{" ", "  ", ", ", ". ", ".", "!", "? ", "\n", "-", "'", "’", "\u00a0", "\t", "(", ")", "\"", ".\"", ". A"}
+		"x\u0301y", "ǅ", "٣٤", "1٣", "St.", "Dr", "U.S.", "e.g.", "etc.", "activities", "Communities",
+		"abcdefg1", "Abcdef9", "a1", "zZ", "abcdefgé"}
+	// The marks include bytes that folding to lower case (OR 0x20) would
+	// make a digit (0x10-0x19), a letter's neighbours ('@', '[', '`', '{')
+	// and the ends of ASCII (0x01, 0x7f).
+	seps := []string{" ", "  ", ", ", ". ", ".", "!", "? ", "\n", "-", "'", "’", "\u00a0", "\t", "(", ")", "\"", ".\"", ". A",
+		"\x10", "\x19", "\x01", "\x7f", "@", "[", "`", "{", "_"}
 	for _, w := range words {
 		for _, s := range seps {
 			out = append(out, w, w+s, s+w, w+s+w, strings.Repeat(w+s, 3), "The "+w+s+"And "+w,
@@ -110,6 +116,43 @@ func tokenizerEdges() []string {
 	}
 	rec("", 4)
 	return out
+}
+
+// TestLetterEnd holds letterEnd, which asciiWords' common case reads, to
+// a byte-by-byte test: for a run of p letters (p = 0 to 7) followed by
+// every byte value and then by every byte value again (sums that carry
+// out of a byte change the next), its lowest set bit is the high bit of
+// byte p; for eight letters, it is 0.
+func TestLetterEnd(t *testing.T) {
+	isLetter := func(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+	const letters = "aZmzAqYb"
+	for p := 0; p <= 7; p++ {
+		for b := range 256 {
+			if isLetter(byte(b)) {
+				continue
+			}
+			for c := range 256 {
+				var w [8]byte
+				copy(w[:], letters[:p])
+				w[p] = byte(b)
+				for q := p + 1; q < 8; q++ {
+					w[q] = byte(c + 37*q)
+				}
+				if p < 7 {
+					w[p+1] = byte(c)
+				}
+				x := load64(string(w[:]), 0)
+				if got := bits.TrailingZeros64(letterEnd(x|fold64)) >> 3; got != p {
+					t.Fatalf("letterEnd(%q): first byte that is no letter %d; want %d", w[:], got, p)
+				}
+			}
+		}
+	}
+	for _, w := range []string{"abcdefgh", "ABCDEFGH", "zazazaza", "AzAzAzAz"} {
+		if e := letterEnd(load64(w, 0) | fold64); e != 0 {
+			t.Errorf("letterEnd(%q) = %#x; want 0", w, e)
+		}
+	}
 }
 
 func TestTokenizerMatchesReferenceEdges(t *testing.T) {
