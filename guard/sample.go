@@ -155,48 +155,69 @@ func (s *Sample) Validate(l Limits) error {
 	return nil
 }
 
-// checkText returns why text is unacceptable, or "".
+// checkText returns why text is unacceptable, or "". It reads the text once:
+// runs of ASCII eight bytes at a time (see asciiRun), each rune outside
+// ASCII on its own. An invalid byte is reported before a NUL, wherever the
+// two are, as utf8.ValidString followed by a search for NUL would.
 func checkText(text string, l Limits) string {
 	if len(text) > l.MaxTextBytes {
 		return fmt.Sprintf("%d bytes, over the limit of %d", len(text), l.MaxTextBytes)
 	}
-	if plainASCII(text) {
-		return "" // the usual text, in one pass instead of two
+	nul := -1 // the offset of the first NUL byte
+	for i := 0; ; {
+		n, clean := asciiRun(text[i:])
+		if !clean && nul < 0 {
+			nul = i + strings.IndexByte(text[i:i+n], 0)
+		}
+		i += n
+		if i >= len(text) {
+			break
+		}
+		// text[i] is the first byte of a rune outside ASCII, or no rune at
+		// all: DecodeRuneInString says which (a valid U+FFFD is 3 bytes).
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "not valid UTF-8"
+		}
+		i += size
 	}
-	if !utf8.ValidString(text) {
-		return "not valid UTF-8"
-	}
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		return fmt.Sprintf("NUL byte at offset %d", i)
+	if nul >= 0 {
+		return fmt.Sprintf("NUL byte at offset %d", nul)
 	}
 	return ""
 }
 
-// plainASCII reports whether text is ASCII without a NUL byte, so valid
-// UTF-8 without NUL, reading eight bytes at a time. For an ASCII byte b,
-// b+0x7f has its high bit set exactly when b is not 0 (and no carry leaves
-// the byte), so a word is plain when its high bits are clear and those of
-// its sum with 0x7f7f... are all set. A text that is not plain is checked
-// as before (checkText), which says what is wrong with it.
-func plainASCII(text string) bool {
+// asciiRun returns the length n of the run of ASCII bytes text starts with,
+// and whether that run is clean: free of NUL bytes. It reads eight bytes at
+// a time. For an ASCII byte b, b+0x7f has its high bit set exactly when b
+// is not 0 (and no carry leaves the byte), so the run's words are clean
+// when the high bits of their sums with 0x7f7f... are all set; a word with
+// a high bit of its own holds the run's end, which is then found byte by
+// byte.
+func asciiRun(text string) (n int, clean bool) {
 	const high, add = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	sums := uint64(high) // the high bits of every word's sum
-	for len(text) >= 16 {
-		_ = text[15]
-		v := uint64(text[0]) | uint64(text[1])<<8 | uint64(text[2])<<16 | uint64(text[3])<<24 |
-			uint64(text[4])<<32 | uint64(text[5])<<40 | uint64(text[6])<<48 | uint64(text[7])<<56
-		w := uint64(text[8]) | uint64(text[9])<<8 | uint64(text[10])<<16 | uint64(text[11])<<24 |
-			uint64(text[12])<<32 | uint64(text[13])<<40 | uint64(text[14])<<48 | uint64(text[15])<<56
+	i := 0
+	for ; i+16 <= len(text); i += 16 {
+		b := text[i : i+16]
+		v := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		w := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 |
+			uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
 		if (v|w)&high != 0 {
-			return false
+			break
 		}
 		sums &= (v + add) & (w + add)
-		text = text[16:]
 	}
-	for i := 0; i < len(text); i++ {
-		if b := text[i]; b == 0 || b >= utf8.RuneSelf {
-			return false
+	clean = sums&high == high
+	for ; i < len(text); i++ {
+		b := text[i]
+		if b >= utf8.RuneSelf {
+			break
+		}
+		if b == 0 {
+			clean = false
 		}
 	}
-	return sums&high == high
+	return i, clean
 }

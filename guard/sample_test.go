@@ -120,3 +120,51 @@ func TestValidateText(t *testing.T) {
 		}
 	}
 }
+
+// wantTextError is what Validate says of an answer, as utf8.ValidString and
+// a search for NUL decide it.
+func wantTextError(answer string) string {
+	if !utf8.ValidString(answer) {
+		return "guard: invalid sample: answer: not valid UTF-8"
+	}
+	if i := strings.IndexByte(answer, 0); i >= 0 {
+		return fmt.Sprintf("guard: invalid sample: answer: NUL byte at offset %d", i)
+	}
+	return ""
+}
+
+// TestValidateTextTwoOdd: checkText reads on after a rune outside ASCII, so
+// texts with two odd bytes or runes, in every order and at every distance,
+// are refused as utf8.ValidString and the NUL search refuse them: an invalid
+// byte after a NUL is still "not valid UTF-8", and a NUL after an accented
+// letter is found at its offset.
+func TestValidateTextTwoOdd(t *testing.T) {
+	odd := []string{"\x00", "é", "€", "\U0001F600", "\xff", "\xc3", "\xed\xa0\x80", "\xef\xbf\xbd", "\xe2\x82"}
+	for _, a := range odd {
+		for _, b := range odd {
+			for lead := 0; lead <= 20; lead += 5 {
+				for gap := 0; gap <= 34; gap++ {
+					answer := strings.Repeat("x", lead) + a + strings.Repeat("y", gap) + b + strings.Repeat("z", gap%7)
+					s := guard.Sample{Question: "q", Answer: answer}
+					err := s.Validate(guard.Limits{})
+					if got, want := fmt.Sprint(err), wantTextError(answer); (err == nil) != (want == "") || err != nil && got != want {
+						t.Fatalf("Validate(answer %q) = %v; want %q", answer, err, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzValidateText(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length, all ASCII.", "José Martí\x00", "\xffé", "Zoë\x00\xc3", strings.Repeat("ab\u00e9", 20)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		s := guard.Sample{Question: "q", Answer: answer}
+		err := s.Validate(guard.Limits{})
+		if got, want := fmt.Sprint(err), wantTextError(answer); (err == nil) != (want == "") || err != nil && got != want {
+			t.Fatalf("Validate(answer %q) = %v; want %q", answer, err, want)
+		}
+	})
+}

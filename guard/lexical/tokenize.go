@@ -109,8 +109,18 @@ func hashStem[S string | []byte](s S) uint64 {
 	return hashMix(h, w)
 }
 
-// foldRune lower-cases r and strips the accent of common Latin letters.
+// foldRune lower-cases r and strips the accent of common Latin letters. A
+// rune below latinMax is folded by table (see latinRunes), any other as
+// foldRuneUnicode folds it.
 func foldRune(r rune) rune {
+	if uint32(r) < latinMax {
+		return rune(latinRunes[r].fold)
+	}
+	return foldRuneUnicode(r)
+}
+
+// foldRuneUnicode is foldRune by the unicode package and latinFold.
+func foldRuneUnicode(r rune) rune {
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {
 			return r + 'a' - 'A'
@@ -138,10 +148,65 @@ var latinFold = map[rune]rune{
 	'ł': 'l', 'ľ': 'l', 'ř': 'r', 'ť': 't', 'ţ': 't', 'æ': 'a', 'œ': 'o',
 }
 
+// isWordRune reports whether r belongs in a word: an ASCII letter or digit,
+// or outside ASCII a letter, a digit or a non-spacing mark. A rune below
+// latinMax is decided by table (see latinRunes), any other as
+// isWordRuneUnicode decides it.
 func isWordRune(r rune) bool {
+	if uint32(r) < latinMax {
+		return latinRunes[r].flags&lWord != 0
+	}
+	return isWordRuneUnicode(r)
+}
+
+// isWordRuneUnicode is isWordRune by the unicode package's range tables.
+func isWordRuneUnicode(r rune) bool {
 	return r < utf8.RuneSelf && (('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) ||
 		r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
 }
+
+// isUpperRune is unicode.IsUpper, by table below latinMax.
+func isUpperRune(r rune) bool {
+	if uint32(r) < latinMax {
+		return latinRunes[r].flags&lUpper != 0
+	}
+	return unicode.IsUpper(r)
+}
+
+// latinMax bounds the runes latinRunes describes: ASCII, Latin-1 and Latin
+// Extended-A and -B, which hold the accented letters of most names in
+// Latin script.
+const latinMax = 0x250
+
+// latinRune is what the tokenizer asks of a rune below latinMax: whether it
+// is a word rune (lWord, see isWordRune) or upper-case (lUpper), and its
+// folded form (see foldRune; every fold of these runes is below U+10000).
+type latinRune struct {
+	fold  uint16
+	flags uint8
+}
+
+const (
+	lWord  = 1 << iota // isWordRuneUnicode
+	lUpper             // unicode.IsUpper
+)
+
+// latinRunes answers isWordRune, isUpperRune and foldRune for the runes
+// below latinMax without the unicode package's range tables (a binary
+// search each) or latinFold's map. It is computed from those once, so it
+// says what they say (TestLatinRunesMatchUnicode checks every rune).
+var latinRunes = func() (t [latinMax]latinRune) {
+	for r := range rune(latinMax) {
+		t[r].fold = uint16(foldRuneUnicode(r))
+		if isWordRuneUnicode(r) {
+			t[r].flags |= lWord
+		}
+		if unicode.IsUpper(r) {
+			t[r].flags |= lUpper
+		}
+	}
+	return t
+}()
 
 func isApostrophe(r rune) bool { return r == '\'' || r == '’' || r == 'ʼ' }
 
@@ -310,7 +375,7 @@ func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []sp
 					i += size
 					continue
 				}
-				fl := wordFlags0[b2u8(len(dst) == sentTok)<<1|b2u8(unicode.IsUpper(r))]
+				fl := wordFlags0[b2u8(len(dst) == sentTok)<<1|b2u8(isUpperRune(r))]
 				dst, i = tz.word(dst, text, i, room, fl, sent)
 				continue
 			}
@@ -911,26 +976,66 @@ func sentenceEnd(text string, i int, r rune, size int, toks []token) (int, bool)
 	return 0, false
 }
 
-var abbrevs = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
-	"vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "vol": true,
-	"fig": true, "approx": true, "dept": true, "est": true, "gen": true, "gov": true, "lt": true, "col": true,
-	"sgt": true, "capt": true, "mt": true, "ft": true, "jan": true, "feb": true, "mar": true, "apr": true,
-	"jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
-	"e": true, "i": true, "g": true, "u": true, "a": true, "p": true, "m": true, "al": true,
+// abbrevs are the words a full stop after which ends no sentence: titles,
+// abbreviations and the letters of "e.g.", "i.e.", "a.m." and "U.S.".
+var abbrevs = []string{
+	"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st",
+	"vs", "etc", "inc", "ltd", "co", "corp", "no", "vol",
+	"fig", "approx", "dept", "est", "gen", "gov", "lt", "col",
+	"sgt", "capt", "mt", "ft", "jan", "feb", "mar", "apr",
+	"jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+	"e", "i", "g", "u", "a", "p", "m", "al",
 }
 
-func isAbbrev(w string) bool {
-	if len(w) > 5 {
-		return false
-	}
-	var b [5]byte
+// abbrevKey packs a word of at most abbrevMax bytes, ASCII capitals
+// lower-cased, and its length into one number: the low bytes are the
+// word's, byte 7 its length, so that no two words share a key.
+func abbrevKey(w string) uint64 {
+	k := uint64(len(w)) << 56
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b[i] = c
+		k |= uint64(c) << (8 * i)
 	}
-	return abbrevs[string(b[:len(w)])]
+	return k
+}
+
+// abbrevMax is the length of the longest word isAbbrev looks up: "approx"
+// is one byte longer, and so has never been found.
+const abbrevMax = 5
+
+// abbrevTab is a set of the keys of abbrevs (see abbrevKey), open
+// addressing on the key's top bits after a multiplication by a large odd
+// number (Fibonacci hashing); 0 marks a free slot, no key being 0. With
+// 48 words in 128 slots a look-up reads one or two slots, where a
+// map[string]bool lookup cost some 120 instructions.
+var abbrevTab = func() (t [128]uint64) {
+	for _, w := range abbrevs {
+		k := abbrevKey(w)
+		j := abbrevSlot(k)
+		for t[j] != 0 {
+			j = (j + 1) % uint64(len(t))
+		}
+		t[j] = k
+	}
+	return t
+}()
+
+func abbrevSlot(k uint64) uint64 { return k * 0x9e3779b97f4a7c15 >> (64 - 7) }
+
+func isAbbrev(w string) bool {
+	if len(w) > abbrevMax {
+		return false
+	}
+	k := abbrevKey(w)
+	for j := abbrevSlot(k); ; j = (j + 1) % uint64(len(abbrevTab)) {
+		switch abbrevTab[j] {
+		case 0: // a free slot (before k, which is 0 for "")
+			return false
+		case k:
+			return true
+		}
+	}
 }

@@ -1,0 +1,102 @@
+package lexical
+
+import (
+	"testing"
+	"unicode"
+)
+
+// TestLatinRunesMatchUnicode holds the table paths of isWordRune,
+// isUpperRune and foldRune to the unicode package (and latinFold) on every
+// rune, those past latinMax included, and a few that are no runes.
+func TestLatinRunesMatchUnicode(t *testing.T) {
+	check := func(r rune) {
+		t.Helper()
+		wantWord := r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') ||
+			r >= 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
+		if got := isWordRune(r); got != wantWord {
+			t.Fatalf("isWordRune(%U) = %v; want %v", r, got, wantWord)
+		}
+		if got, want := isUpperRune(r), unicode.IsUpper(r); got != want {
+			t.Fatalf("isUpperRune(%U) = %v; want %v", r, got, want)
+		}
+		want := r
+		if 'A' <= r && r <= 'Z' {
+			want = r + 'a' - 'A'
+		} else if r >= 0x80 {
+			want = unicode.ToLower(r)
+			if f, ok := latinFold[want]; ok && want >= 0xe0 && want <= 0x17f {
+				want = f // latinFold's ß (U+00DF) is never used
+			}
+		}
+		if got := foldRune(r); got != want {
+			t.Fatalf("foldRune(%U) = %U; want %U", r, got, want)
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		check(r)
+	}
+	for _, r := range []rune{-1, unicode.MaxRune + 1, 1 << 30} {
+		check(r)
+	}
+}
+
+// refAbbrevs is the set isAbbrev looked words up in before abbrevTab.
+var refAbbrevs = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
+	"vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "vol": true,
+	"fig": true, "approx": true, "dept": true, "est": true, "gen": true, "gov": true, "lt": true, "col": true,
+	"sgt": true, "capt": true, "mt": true, "ft": true, "jan": true, "feb": true, "mar": true, "apr": true,
+	"jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+	"e": true, "i": true, "g": true, "u": true, "a": true, "p": true, "m": true, "al": true,
+}
+
+func asciiLower(w string) string {
+	b := []byte(w)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// TestIsAbbrevMatchesMap holds isAbbrev to the map it replaced: on every
+// token of the development texts, on every abbreviation in every mix of
+// cases, with a letter cut off or added, and on words with bytes outside
+// ASCII and NUL bytes.
+func TestIsAbbrevMatchesMap(t *testing.T) {
+	check := func(w string) {
+		t.Helper()
+		want := len(w) <= 5 && refAbbrevs[asciiLower(w)]
+		if got := isAbbrev(w); got != want {
+			t.Fatalf("isAbbrev(%q) = %v; want %v", w, got, want)
+		}
+	}
+	for w := range refAbbrevs {
+		for mask := range 1 << len(w) {
+			b := []byte(w)
+			for i := range b {
+				if mask>>i&1 != 0 {
+					b[i] -= 'a' - 'A'
+				}
+			}
+			check(string(b))
+			check(string(b[:len(b)-1]))
+			check(string(b) + "s")
+			check(string(b) + "\x00")
+			check("\x00" + string(b))
+			check(string(b) + "é")
+		}
+	}
+	for _, w := range []string{"", "é", "\xff", "ÉTC", "etc\x00\x00", "abcdefgh"} {
+		check(w)
+	}
+	short, contexts := devTexts(t)
+	var tz tokenizer
+	for _, s := range append(short, contexts...) {
+		toks, _ := tz.read(nil, s, nil)
+		for _, tk := range toks {
+			check(s[tk.start:tk.end])
+		}
+	}
+}
