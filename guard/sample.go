@@ -155,46 +155,38 @@ func (s *Sample) Validate(l Limits) error {
 	return nil
 }
 
-// checkText returns why text is unacceptable, or "". It reads the text once:
-// runs of ASCII eight bytes at a time (see asciiRun), each rune outside
-// ASCII on its own. An invalid byte is reported before a NUL, wherever the
-// two are, as utf8.ValidString followed by a search for NUL would.
+// checkText returns why text is unacceptable, or "".
 func checkText(text string, l Limits) string {
 	if len(text) > l.MaxTextBytes {
 		return fmt.Sprintf("%d bytes, over the limit of %d", len(text), l.MaxTextBytes)
 	}
-	nul := -1 // the offset of the first NUL byte
-	for i := 0; ; {
-		n, clean := asciiRun(text[i:])
-		if !clean && nul < 0 {
-			nul = i + strings.IndexByte(text[i:i+n], 0)
-		}
-		i += n
-		if i >= len(text) {
-			break
-		}
-		// text[i] is the first byte of a rune outside ASCII, or no rune at
-		// all: DecodeRuneInString says which (a valid U+FFFD is 3 bytes).
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && size == 1 {
-			return "not valid UTF-8"
-		}
-		i += size
+	i := plainPrefix(text)
+	if i == len(text) {
+		return "" // the usual text, in one pass instead of two
 	}
-	if nul >= 0 {
-		return fmt.Sprintf("NUL byte at offset %d", nul)
+	// text[:i] is ASCII without NUL: the rest is checked as a whole text
+	// would be, so that the reasons stay those of utf8.ValidString and a
+	// search for NUL over all of it.
+	rest := text[i:]
+	if !utf8.ValidString(rest) {
+		return "not valid UTF-8"
+	}
+	if j := strings.IndexByte(rest, 0); j >= 0 {
+		return fmt.Sprintf("NUL byte at offset %d", i+j)
 	}
 	return ""
 }
 
-// asciiRun returns the length n of the run of ASCII bytes text starts with,
-// and whether that run is clean: free of NUL bytes. It reads eight bytes at
-// a time. For an ASCII byte b, b+0x7f has its high bit set exactly when b
-// is not 0 (and no carry leaves the byte), so the run's words are clean
-// when the high bits of their sums with 0x7f7f... are all set; a word with
-// a high bit of its own holds the run's end, which is then found byte by
-// byte.
-func asciiRun(text string) (n int, clean bool) {
+// plainPrefix returns the length of a prefix of text that is ASCII without
+// a NUL byte, so valid UTF-8 without NUL: all of text when it is plain, else
+// usually up to its first byte outside ASCII or NUL. It reads sixteen bytes
+// at a time. For an ASCII byte b, b+0x7f has its high bit set exactly when
+// b is not 0 (and no carry leaves the byte), so words are plain when their
+// high bits are clear and those of their sums with 0x7f7f... are all set.
+// The sums are checked once, after the loop: should a NUL have been read,
+// the plain prefix is taken to be empty (a text with NUL is refused, and
+// rare).
+func plainPrefix(text string) int {
 	const high, add = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	sums := uint64(high) // the high bits of every word's sum
 	i := 0
@@ -209,15 +201,13 @@ func asciiRun(text string) (n int, clean bool) {
 		}
 		sums &= (v + add) & (w + add)
 	}
-	clean = sums&high == high
+	if sums&high != high {
+		return 0
+	}
 	for ; i < len(text); i++ {
-		b := text[i]
-		if b >= utf8.RuneSelf {
+		if b := text[i]; b == 0 || b >= utf8.RuneSelf {
 			break
 		}
-		if b == 0 {
-			clean = false
-		}
 	}
-	return i, clean
+	return i
 }

@@ -151,48 +151,9 @@ func (a *analysis) analyze(d *doc, s string, ctx int) {
 	d.s = s
 	d.ctx = ctx
 	d.toks, d.sents = a.tz.tokenize(d.toks[:0], s, d.sents[:0])
-	d.sentAt = sentStarts(d.sentAt[:0], d.toks, len(d.sents))
+	// The tokenizer knows where each sentence starts: it saw them start.
+	d.sentAt = append(append(d.sentAt[:0], a.tz.starts...), int32(len(d.toks)))
 	d.quants = quant.Extract(d.quants[:0], s)
-}
-
-// sentStarts appends to dst, for each sentence k of a text of nsent
-// sentences whose tokens are toks, the index of the first token of sentence
-// k or a later one (len(toks) when there is none), then len(toks): the
-// first of the tokens of a sentence that has none is the next sentence's.
-// Tokens come in sentence order, so each start is found by galloping on
-// from the last one and a binary search in the last stride, a few probes
-// for a sentence of twenty tokens instead of a look at every token.
-// (Should a token's sentence lie past nsent, the starts run on to it; a
-// text without sentences has no tokens either, and gets len(toks) alone.)
-func sentStarts(dst []int32, toks []token, nsent int) []int32 {
-	if nsent == 0 {
-		return append(dst, int32(len(toks))) // no sentence, no token of one
-	}
-	if len(toks) > 0 {
-		nsent = max(nsent, int(toks[len(toks)-1].sent)+1)
-	}
-	lo := 0 // every token before lo is of a sentence before k
-	for k := range int32(nsent) {
-		// The first token at or after lo of sentence k or later: gallop
-		// until a token of one is found, then search the last stride.
-		hi, step := lo, 1
-		for hi < len(toks) && toks[hi].sent < k {
-			lo = hi + 1
-			hi += step
-			step *= 2
-		}
-		hi = min(hi, len(toks))
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if toks[m].sent < k {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		dst = append(dst, int32(lo))
-	}
-	return append(dst, int32(len(toks)))
 }
 
 // analyzeCached is analyze through the judge's text cache (see textCache):

@@ -3,6 +3,7 @@ package lexical
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -84,6 +85,12 @@ func FuzzTokenize(f *testing.F) {
 		}
 		if len(toks) > 0 && int(toks[len(toks)-1].sent) >= len(sents) {
 			t.Fatalf("token sentence %d beyond %d sentences in %q", toks[len(toks)-1].sent, len(sents), s)
+		}
+		var a analysis
+		var d doc
+		a.analyze(&d, s, -1)
+		if want := refSentStarts(d.toks, len(d.sents)); !slices.Equal(d.sentAt, want) {
+			t.Fatalf("analyze's sentAt = %v; want %v in %q", d.sentAt, want, s)
 		}
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -678,37 +677,20 @@ func refSentStarts(toks []token, nsent int) []int32 {
 	return at
 }
 
-// TestSentStartsMatchesScan holds sentStarts to the token scan it replaced,
-// on every development text and on token runs with sentences of every
-// length, empty ones among them (seeded).
+// TestSentStartsMatchesScan holds the sentence starts analyze takes from
+// the tokenizer (tokenizer.starts) to the token scan that found them
+// before, on every development text and on odd short ones (FuzzTokenize
+// checks them on any text).
 func TestSentStartsMatchesScan(t *testing.T) {
-	check := func(what string, toks []token, nsent int) {
-		t.Helper()
-		if got, want := sentStarts(nil, toks, nsent), refSentStarts(toks, nsent); !slices.Equal(got, want) {
-			t.Fatalf("%s: sentStarts = %v; want %v", what, got, want)
-		}
-	}
 	short, contexts := devTexts(t)
-	var tz tokenizer
-	tz.vocab = loadedVocab()
-	for i, s := range append(short, contexts...) {
-		toks, sents := tz.tokenize(nil, s, nil)
-		check(fmt.Sprintf("dev text %d", i), toks, len(sents))
-	}
-	rng := rand.New(rand.NewPCG(18, 2026))
-	for n := range 2000 {
-		var toks []token
-		nsent := rng.IntN(40)
-		for k := range nsent {
-			for range rng.IntN(4) * rng.IntN(12) { // often none
-				toks = append(toks, token{sent: int32(k)})
-			}
+	var a analysis
+	a.tz.vocab = loadedVocab()
+	texts := append(append([]string{"", ".", "\n\n", "a. b", "A. B. C", "Mr. Smith. He came.\nYes", "é. É. 3.5. x"}, short...), contexts...)
+	for i, s := range texts {
+		var d doc
+		a.analyze(&d, s, -1)
+		if want := refSentStarts(d.toks, len(d.sents)); !slices.Equal(d.sentAt, want) {
+			t.Fatalf("text %d (%.40q): analyze's sentAt = %v; want %v", i, s, d.sentAt, want)
 		}
-		if n%50 == 0 && len(toks) > 0 {
-			nsent = rng.IntN(int(toks[len(toks)-1].sent) + 1) // tokens past the sentences
-		}
-		check(fmt.Sprintf("random run %d", n), toks, nsent)
 	}
-	check("no tokens, no sentences", nil, 0)
-	check("tokens of no sentence", []token{{sent: 0}, {sent: 0}}, 0)
 }

@@ -110,11 +110,10 @@ func hashStem[S string | []byte](s S) uint64 {
 }
 
 // foldRune lower-cases r and strips the accent of common Latin letters. A
-// rune below latinMax is folded by table (see latinRunes), any other as
-// foldRuneUnicode folds it.
+// rune of runeTab is folded by table, any other as foldRuneUnicode folds it.
 func foldRune(r rune) rune {
-	if uint32(r) < latinMax {
-		return rune(latinRunes[r].fold)
+	if j, ok := runeTabIndex(r); ok {
+		return rune(runeTab[j].fold)
 	}
 	return foldRuneUnicode(r)
 }
@@ -149,12 +148,11 @@ var latinFold = map[rune]rune{
 }
 
 // isWordRune reports whether r belongs in a word: an ASCII letter or digit,
-// or outside ASCII a letter, a digit or a non-spacing mark. A rune below
-// latinMax is decided by table (see latinRunes), any other as
-// isWordRuneUnicode decides it.
+// or outside ASCII a letter, a digit or a non-spacing mark. A rune of
+// runeTab is decided by table, any other as isWordRuneUnicode decides it.
 func isWordRune(r rune) bool {
-	if uint32(r) < latinMax {
-		return latinRunes[r].flags&lWord != 0
+	if j, ok := runeTabIndex(r); ok {
+		return runeTab[j].flags&rWord != 0
 	}
 	return isWordRuneUnicode(r)
 }
@@ -165,45 +163,70 @@ func isWordRuneUnicode(r rune) bool {
 		r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
 }
 
-// isUpperRune is unicode.IsUpper, by table below latinMax.
+// isUpperRune is unicode.IsUpper, by table for the runes of runeTab.
 func isUpperRune(r rune) bool {
-	if uint32(r) < latinMax {
-		return latinRunes[r].flags&lUpper != 0
+	if j, ok := runeTabIndex(r); ok {
+		return runeTab[j].flags&rUpper != 0
 	}
 	return unicode.IsUpper(r)
 }
 
-// latinMax bounds the runes latinRunes describes: ASCII, Latin-1 and Latin
-// Extended-A and -B, which hold the accented letters of most names in
-// Latin script.
-const latinMax = 0x250
+// runeTab describes the runes outside ASCII most often met in text in
+// Latin or Cyrillic script, for the tokenizer: those below tabLow (ASCII,
+// Latin-1, Latin Extended-A and -B, IPA, the combining diacritical marks,
+// Greek and Cyrillic), then those of the General Punctuation block
+// [tabPunct, tabPunct+tabPunctLen) (dashes, curly quotes), which would
+// otherwise each cost the unicode package's binary searches of its range
+// tables (and foldRune a map look-up).
+const (
+	tabLow      = 0x530
+	tabPunct    = 0x2000
+	tabPunctLen = 0x70
+)
 
-// latinRune is what the tokenizer asks of a rune below latinMax: whether it
-// is a word rune (lWord, see isWordRune) or upper-case (lUpper), and its
-// folded form (see foldRune; every fold of these runes is below U+10000).
-type latinRune struct {
+// runeTabIndex returns the index in runeTab of r's entry, if it has one.
+func runeTabIndex(r rune) (int, bool) {
+	if uint32(r) < tabLow {
+		return int(r), true
+	}
+	if j := uint32(r) - tabPunct; j < tabPunctLen {
+		return tabLow + int(j), true
+	}
+	return 0, false
+}
+
+// tabRune is what the tokenizer asks of a rune of runeTab: whether it is a
+// word rune (rWord, see isWordRune) or upper-case (rUpper), and its folded
+// form (see foldRune; every fold of these runes is below U+10000, as
+// TestRuneTabMatchesUnicode checks).
+type tabRune struct {
 	fold  uint16
 	flags uint8
 }
 
 const (
-	lWord  = 1 << iota // isWordRuneUnicode
-	lUpper             // unicode.IsUpper
+	rWord  = 1 << iota // isWordRuneUnicode
+	rUpper             // unicode.IsUpper
 )
 
-// latinRunes answers isWordRune, isUpperRune and foldRune for the runes
-// below latinMax without the unicode package's range tables (a binary
-// search each) or latinFold's map. It is computed from those once, so it
-// says what they say (TestLatinRunesMatchUnicode checks every rune).
-var latinRunes = func() (t [latinMax]latinRune) {
-	for r := range rune(latinMax) {
-		t[r].fold = uint16(foldRuneUnicode(r))
+// runeTab answers isWordRune, isUpperRune and foldRune for its runes (see
+// runeTabIndex). It is computed from the unicode package once, so it says
+// what that says (TestRuneTabMatchesUnicode checks every rune).
+var runeTab = func() (t [tabLow + tabPunctLen]tabRune) {
+	add := func(j int, r rune) {
+		t[j].fold = uint16(foldRuneUnicode(r))
 		if isWordRuneUnicode(r) {
-			t[r].flags |= lWord
+			t[j].flags |= rWord
 		}
 		if unicode.IsUpper(r) {
-			t[r].flags |= lUpper
+			t[j].flags |= rUpper
 		}
+	}
+	for r := range rune(tabLow) {
+		add(int(r), r)
+	}
+	for j := range tabPunctLen {
+		add(tabLow+j, tabPunct+rune(j))
 	}
 	return t
 }()
@@ -246,6 +269,9 @@ type tokenizer struct {
 	// (for offline tools only: it allocates).
 	keep  bool
 	stems []string
+	// starts holds, after read, the index of each sentence's first token
+	// among the tokens it read: every sentence read has one.
+	starts []int32
 }
 
 // asciiTab maps an ASCII letter or digit to itself lower-cased in its low
@@ -338,6 +364,7 @@ func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []sp
 	// and at token sentTok: its first word is the one read when len(dst)
 	// is sentTok.
 	sent, sentStart, sentTok := int32(0), 0, first
+	tz.starts = tz.starts[:0]
 	// Words of ASCII letters and digits are read eight bytes at a time
 	// (see asciiWords) when the text has eight bytes; Stems reads every
 	// word on the general path.
@@ -383,6 +410,7 @@ func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []sp
 				if end, ok := sentenceEnd(text, i, rune(text[i]), 1, dst); ok {
 					if len(dst) > sentTok {
 						sents = append(sents, span{sentStart, end})
+						tz.starts = append(tz.starts, int32(sentTok-first))
 						sent++
 						sentTok = len(dst)
 					}
@@ -398,6 +426,7 @@ func (tz *tokenizer) read(dst []token, text string, sents []span) ([]token, []sp
 	}
 	if len(dst) > sentTok {
 		sents = append(sents, span{sentStart, len(text)})
+		tz.starts = append(tz.starts, int32(sentTok-first))
 	}
 	return dst, sents
 }

@@ -5,10 +5,11 @@ import (
 	"unicode"
 )
 
-// TestLatinRunesMatchUnicode holds the table paths of isWordRune,
-// isUpperRune and foldRune to the unicode package (and latinFold) on every
-// rune, those past latinMax included, and a few that are no runes.
-func TestLatinRunesMatchUnicode(t *testing.T) {
+// TestRuneTabMatchesUnicode holds the table paths of isWordRune,
+// isUpperRune and foldRune (see runeTab) to the unicode package (and
+// latinFold) on every rune, those runeTab lacks included, and a few that
+// are no runes.
+func TestRuneTabMatchesUnicode(t *testing.T) {
 	check := func(r rune) {
 		t.Helper()
 		wantWord := r < 0x80 && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') ||
