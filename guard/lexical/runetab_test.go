@@ -63,8 +63,8 @@ func asciiLower(w string) string {
 
 // TestIsAbbrevMatchesMap holds isAbbrev to the map it replaced: on every
 // token of the development texts, on every abbreviation in every mix of
-// cases, with a letter cut off or added, and on words with bytes outside
-// ASCII and NUL bytes.
+// cases, with a letter cut off or added, on words with bytes outside
+// ASCII and NUL bytes, and on every word of one or two bytes.
 func TestIsAbbrevMatchesMap(t *testing.T) {
 	check := func(w string) {
 		t.Helper()
@@ -91,6 +91,13 @@ func TestIsAbbrevMatchesMap(t *testing.T) {
 	}
 	for _, w := range []string{"", "é", "\xff", "ÉTC", "etc\x00\x00", "abcdefgh"} {
 		check(w)
+	}
+	for b0 := range 256 { // every word of one or two bytes, and a few of three
+		check(string([]byte{byte(b0)}))
+		for b1 := range 256 {
+			check(string([]byte{byte(b0), byte(b1)}))
+			check(string([]byte{'e', byte(b0), byte(b1)}))
+		}
 	}
 	short, contexts := devTexts(t)
 	var tz tokenizer
