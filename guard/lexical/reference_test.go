@@ -95,7 +95,7 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 	i := 0
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
+		if !isWordRuneUnicode(r) {
 			if end, ok := sentenceEnd(text, i, r, size, dst); ok {
 				if inSent > 0 {
 					sents = append(sents, span{sentStart, end})
@@ -115,11 +115,11 @@ func (tz *refTokenizer) tokenize(dst []token, text string, sents []span) ([]toke
 		allDigit := true
 		for i < len(text) {
 			r, size = utf8.DecodeRuneInString(text[i:])
-			if isWordRune(r) {
+			if isWordRuneUnicode(r) {
 				if r < '0' || r > '9' {
 					allDigit = false
 				}
-				tz.buf = utf8.AppendRune(tz.buf, foldRune(r))
+				tz.buf = utf8.AppendRune(tz.buf, foldRuneUnicode(r))
 				i += size
 				continue
 			}
