@@ -452,12 +452,14 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 // the byte after them, and, OR-ed with 0x20 (lower case), its stem and the
 // stem's hash. Most words are one to seven letters that a space or a mark
 // ends: one mask of the bytes that are no letter (see letterEnd) and one
-// test of the next byte's kind read them; any other word (digits, eight
-// bytes or more, an apostrophe or a byte outside ASCII after it) takes the
-// classes of its bytes from wordBytes, eight bytes at a time. A word's stem is a prefix of
-// it that the stemmer finds from its last eight bytes at most, held in a
-// register with its last letter on top: each suffix is one comparison, and
-// a stripped suffix is shifted out. (The stemmer never reads a letter more
+// test of the next byte's kind read them, and a word of eight to fifteen
+// letters takes one more of each, on its next eight bytes; any other word
+// (digits, sixteen bytes or more, an apostrophe or a byte outside ASCII
+// after it) takes the classes of its bytes from wordBytes, eight bytes at
+// a time. A word's stem is a prefix of it that the stemmer finds from its
+// last eight bytes at most, held in a register with its last letter on
+// top: each suffix is one comparison, and a stripped suffix is shifted
+// out. (The stemmer never reads a letter more
 // than seven from the end, and every byte it reads is the word's.)
 func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 	// uint(i) < uint(len(text)) tells the compiler that text[i] needs no
@@ -499,42 +501,64 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		// fCapAny, as wordFlags0 gives it: kind&kUpper times a constant.
 		fl := uint16(kind&kUpper) * ((fCap | fCapAny) / uint16(kUpper))
 		if after&(kWord|kHigh|kApos) != 0 {
-			// The general path: the classes of the word's bytes (see
-			// wordBytes); end has the high bit of the bytes that are not
-			// the word's.
-			end := high64 &^ wordBytes(x)
-			in := end&-end - 1 // the word's bytes, of x
-			letters := letterBytes(x) & in
-			digits = in & high64 &^ letters
-			// A word of eight bytes or more reads on. c is the eight bytes
-			// at j that hold the byte after the word.
-			c := x
-			j = i
-			for end == 0 {
-				j += 8
-				switch {
-				case j+8 <= len(text):
-					c = load64(text, j)
-				case j < len(text):
-					c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
-				default:
-					c = 0
+			// A word of eight letters or more (after is a letter's kind
+			// only when bytes 0 to 7 are all letters): its next eight
+			// bytes, read as x was, for a word of eight to fifteen letters
+			// that a byte the common case takes ends. Any other word (a
+			// letter, a digit, an apostrophe or a byte outside ASCII after
+			// those fifteen) goes on to the general path, which reads it
+			// again from its start.
+			if after&kLetter != 0 {
+				var c uint64
+				switch p := i + 8; {
+				case p+8 <= len(text):
+					c = load64(text, p)
+				case p < len(text):
+					c = load64(text, len(text)-8) >> (8 * uint(p+8-len(text)) & 63)
 				}
-				end = high64 &^ wordBytes(c)
-				in = end&-end - 1
-				l := letterBytes(c) & in
-				letters |= l
-				digits |= in & high64 &^ l
+				e := letterEnd(c|fold64) | 1<<63
+				z := uint(bits.TrailingZeros64(e))
+				after = byteKind[byte(c>>(z&56))]
+				j = i + 8 + int(z>>3)
 			}
-			k := bits.TrailingZeros64(end) >> 3
-			after = byteKind[byte(c>>(8*uint(k)&63))]
-			j += k
-			num := letters == 0
-			if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
-				break
-			}
-			if num {
-				fl |= fNum
+			if after&(kWord|kHigh|kApos) != 0 {
+				// The general path: the classes of the word's bytes (see
+				// wordBytes); end has the high bit of the bytes that are not
+				// the word's.
+				end := high64 &^ wordBytes(x)
+				in := end&-end - 1 // the word's bytes, of x
+				letters := letterBytes(x) & in
+				digits = in & high64 &^ letters
+				// A word of eight bytes or more reads on. c is the eight bytes
+				// at j that hold the byte after the word.
+				c := x
+				j = i
+				for end == 0 {
+					j += 8
+					switch {
+					case j+8 <= len(text):
+						c = load64(text, j)
+					case j < len(text):
+						c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
+					default:
+						c = 0
+					}
+					end = high64 &^ wordBytes(c)
+					in = end&-end - 1
+					l := letterBytes(c) & in
+					letters |= l
+					digits |= in & high64 &^ l
+				}
+				k := bits.TrailingZeros64(end) >> 3
+				after = byteKind[byte(c>>(8*uint(k)&63))]
+				j += k
+				num := letters == 0
+				if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
+					break
+				}
+				if num {
+					fl |= fNum
+				}
 			}
 		}
 		// The stem: the word's n first letters, read as stemPlain does.
