@@ -464,14 +464,21 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 	// uint(i) < uint(len(text)) tells the compiler that text[i] needs no
 	// bounds check (i is never negative).
+words:
 	for uint(i) < uint(len(text)) && len(dst) < cap(dst) {
 		kind := byteKind[text[i]]
-		if kind&kWord == 0 {
+		// Spaces and marks that end no sentence, in a loop of their own
+		// (a word ends at one, then the common case skips it: this loop
+		// reads the rest, as the space in ", ").
+		for kind&kWord == 0 {
 			if kind&(kSent|kHigh) != 0 {
-				break
+				break words
 			}
-			i++ // a space or a mark that ends no sentence
-			continue
+			i++
+			if uint(i) >= uint(len(text)) {
+				break words
+			}
+			kind = byteKind[text[i]]
 		}
 		// The word's first eight bytes (fewer at the end of text, the
 		// bytes past it read as 0).
@@ -577,44 +584,57 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 				t = x << ((64 - 8*uint(n)) & 63)
 			}
 			if stemEnds>>(t>>56&63)&1 != 0 {
-				switch {
-				case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
-					// A plural in -ies reads as its -y singular ("cities"
-					// → "city"), as in stemLetters: in x, for a word of
-					// up to seven letters.
-					if n >= 8 {
-						return dst, i
-					}
-					n -= 2
-					x = x&^(0xff<<(8*uint(n-1)&63)) | 'y'<<(8*uint(n-1)&63)
-					t = x << ((64 - 8*uint(n)) & 63)
-				case t>>32 == 's'|'s'<<8|'e'<<16|'s'<<24:
-					n -= 2
-					t <<= 16
-				case t>>56 == 's':
-					if b := byte(t >> 48); b != 's' && b != 'u' && b != 'i' {
-						n--
-						t <<= 8
+				// Each rule below reads its suffix's last letter, so the
+				// word's last letter tells which may apply: a plural's
+				// only where it is s, then the one verb or adverb ending
+				// that ends in it. A word in e (the most common here) is
+				// tested by the rule for e alone.
+				if byte(t>>56) == 's' {
+					switch {
+					case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
+						// A plural in -ies reads as its -y singular
+						// ("cities" → "city"), as in stemLetters: in x,
+						// for a word of up to seven letters.
+						if n >= 8 {
+							return dst, i
+						}
+						n -= 2
+						x = x&^(0xff<<(8*uint(n-1)&63)) | 'y'<<(8*uint(n-1)&63)
+						t = x << ((64 - 8*uint(n)) & 63)
+					case t>>32 == 's'|'s'<<8|'e'<<16|'s'<<24:
+						n -= 2
+						t <<= 16
+					default:
+						if b := byte(t >> 48); b != 's' && b != 'u' && b != 'i' {
+							n--
+							t <<= 8
+						}
 					}
 				}
-				switch {
-				case n >= 7 && t>>40 == 'i'|'n'<<8|'g'<<16:
-					n -= 3
-					t <<= 24
-					if doubled(t) {
-						n--
-						t <<= 8
+				switch byte(t >> 56) {
+				case 'g':
+					if n >= 7 && t>>40 == 'i'|'n'<<8|'g'<<16 {
+						n -= 3
+						t <<= 24
+						if doubled(t) {
+							n--
+							t <<= 8
+						}
 					}
-				case n >= 5 && t>>48 == 'e'|'d'<<8 && byte(t>>40) != 'e':
-					n -= 2
-					t <<= 16
-					if doubled(t) {
-						n--
-						t <<= 8
+				case 'd':
+					if n >= 5 && t>>48 == 'e'|'d'<<8 && byte(t>>40) != 'e' {
+						n -= 2
+						t <<= 16
+						if doubled(t) {
+							n--
+							t <<= 8
+						}
 					}
-				case n >= 6 && t>>48 == 'l'|'y'<<8:
-					n -= 2
-					t <<= 16
+				case 'y':
+					if n >= 6 && t>>48 == 'l'|'y'<<8 {
+						n -= 2
+						t <<= 16
+					}
 				}
 				if n > 3 && t>>56 == 'e' {
 					n--
