@@ -561,7 +561,7 @@ words:
 				j += k
 				num := letters == 0
 				if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
-					break
+					break words
 				}
 				if num {
 					fl |= fNum
