@@ -206,6 +206,7 @@ func FuzzTokenizerMatchesReferenceModes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add("abcdefgh abcdefghijklmnop RUNNINGS cities activities 1,234 don't")
+	f.Add("Internationally, abcdefghijklmno1 abcdefghijk' abcdefghijé (abcdefghijkl)")
 	f.Fuzz(func(t *testing.T, text string) {
 		if d := sameAsReference(text, 3); d != "" {
 			t.Errorf("tokenize(%q): %s", text, d)
