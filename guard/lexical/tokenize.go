@@ -546,24 +546,33 @@ func letterBytes(x uint64) uint64 { return x << 1 & high64 }
 // the byte after them, and, OR-ed with 0x20 (lower case), its stem and the
 // stem's hash. Most words are one to seven letters that a space or a mark
 // ends: one mask of the bytes that are no letter (see letterEnd) and one
-// test of the next byte's kind read them; any other word (digits, eight
-// bytes or more, an apostrophe or a byte outside ASCII after it) takes the
-// classes of its bytes from wordBytes, eight bytes at a time. A word's stem is a prefix of
-// it that the stemmer finds from its last eight bytes at most, held in a
-// register with its last letter on top: each suffix is one comparison, and
-// a stripped suffix is shifted out. (The stemmer never reads a letter more
+// test of the next byte's kind read them, and a word of eight to fifteen
+// letters takes one more of each, on its next eight bytes; any other word
+// (digits, sixteen bytes or more, an apostrophe or a byte outside ASCII
+// after it) takes the classes of its bytes from wordBytes, eight bytes at
+// a time. A word's stem is a prefix of it that the stemmer finds from its
+// last eight bytes at most, held in a register with its last letter on
+// top: each suffix is one comparison, and a stripped suffix is shifted
+// out. (The stemmer never reads a letter more
 // than seven from the end, and every byte it reads is the word's.)
 func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 	// uint(i) < uint(len(text)) tells the compiler that text[i] needs no
 	// bounds check (i is never negative).
+words:
 	for uint(i) < uint(len(text)) && len(dst) < cap(dst) {
 		kind := byteKind[text[i]]
-		if kind&kWord == 0 {
+		// Spaces and marks that end no sentence, in a loop of their own
+		// (a word ends at one, then the common case skips it: this loop
+		// reads the rest, as the space in ", ").
+		for kind&kWord == 0 {
 			if kind&(kSent|kHigh) != 0 {
-				break
+				break words
 			}
-			i++ // a space or a mark that ends no sentence
-			continue
+			i++
+			if uint(i) >= uint(len(text)) {
+				break words
+			}
+			kind = byteKind[text[i]]
 		}
 		// The word's first eight bytes (fewer at the end of text, the
 		// bytes past it read as 0).
@@ -593,42 +602,64 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 		// fCapAny, as wordFlags0 gives it: kind&kUpper times a constant.
 		fl := uint16(kind&kUpper) * ((fCap | fCapAny) / uint16(kUpper))
 		if after&(kWord|kHigh|kApos) != 0 {
-			// The general path: the classes of the word's bytes (see
-			// wordBytes); end has the high bit of the bytes that are not
-			// the word's.
-			end := high64 &^ wordBytes(x)
-			in := end&-end - 1 // the word's bytes, of x
-			letters := letterBytes(x) & in
-			digits = in & high64 &^ letters
-			// A word of eight bytes or more reads on. c is the eight bytes
-			// at j that hold the byte after the word.
-			c := x
-			j = i
-			for end == 0 {
-				j += 8
-				switch {
-				case j+8 <= len(text):
-					c = load64(text, j)
-				case j < len(text):
-					c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
-				default:
-					c = 0
+			// A word of eight letters or more (after is a letter's kind
+			// only when bytes 0 to 7 are all letters): its next eight
+			// bytes, read as x was, for a word of eight to fifteen letters
+			// that a byte the common case takes ends. Any other word (a
+			// letter, a digit, an apostrophe or a byte outside ASCII after
+			// those fifteen) goes on to the general path, which reads it
+			// again from its start.
+			if after&kLetter != 0 {
+				var c uint64
+				switch p := i + 8; {
+				case p+8 <= len(text):
+					c = load64(text, p)
+				case p < len(text):
+					c = load64(text, len(text)-8) >> (8 * uint(p+8-len(text)) & 63)
 				}
-				end = high64 &^ wordBytes(c)
-				in = end&-end - 1
-				l := letterBytes(c) & in
-				letters |= l
-				digits |= in & high64 &^ l
+				e := letterEnd(c|fold64) | 1<<63
+				z := uint(bits.TrailingZeros64(e))
+				after = byteKind[byte(c>>(z&56))]
+				j = i + 8 + int(z>>3)
 			}
-			k := bits.TrailingZeros64(end) >> 3
-			after = byteKind[byte(c>>(8*uint(k)&63))]
-			j += k
-			num := letters == 0
-			if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
-				break
-			}
-			if num {
-				fl |= fNum
+			if after&(kWord|kHigh|kApos) != 0 {
+				// The general path: the classes of the word's bytes (see
+				// wordBytes); end has the high bit of the bytes that are not
+				// the word's.
+				end := high64 &^ wordBytes(x)
+				in := end&-end - 1 // the word's bytes, of x
+				letters := letterBytes(x) & in
+				digits = in & high64 &^ letters
+				// A word of eight bytes or more reads on. c is the eight bytes
+				// at j that hold the byte after the word.
+				c := x
+				j = i
+				for end == 0 {
+					j += 8
+					switch {
+					case j+8 <= len(text):
+						c = load64(text, j)
+					case j < len(text):
+						c = load64(text, len(text)-8) >> (8 * uint(j+8-len(text)) & 63)
+					default:
+						c = 0
+					}
+					end = high64 &^ wordBytes(c)
+					in = end&-end - 1
+					l := letterBytes(c) & in
+					letters |= l
+					digits |= in & high64 &^ l
+				}
+				k := bits.TrailingZeros64(end) >> 3
+				after = byteKind[byte(c>>(8*uint(k)&63))]
+				j += k
+				num := letters == 0
+				if after&(kHigh|kApos) != 0 || num && after&kJoin != 0 {
+					break words
+				}
+				if num {
+					fl |= fNum
+				}
 			}
 		}
 		// The stem: the word's n first letters, read as stemPlain does.
@@ -647,44 +678,57 @@ func asciiWords(dst []token, text string, i int, sent int32) ([]token, int) {
 				t = x << ((64 - 8*uint(n)) & 63)
 			}
 			if stemEnds>>(t>>56&63)&1 != 0 {
-				switch {
-				case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
-					// A plural in -ies reads as its -y singular ("cities"
-					// → "city"), as in stemLetters: in x, for a word of
-					// up to seven letters.
-					if n >= 8 {
-						return dst, i
-					}
-					n -= 2
-					x = x&^(0xff<<(8*uint(n-1)&63)) | 'y'<<(8*uint(n-1)&63)
-					t = x << ((64 - 8*uint(n)) & 63)
-				case t>>32 == 's'|'s'<<8|'e'<<16|'s'<<24:
-					n -= 2
-					t <<= 16
-				case t>>56 == 's':
-					if b := byte(t >> 48); b != 's' && b != 'u' && b != 'i' {
-						n--
-						t <<= 8
+				// Each rule below reads its suffix's last letter, so the
+				// word's last letter tells which may apply: a plural's
+				// only where it is s, then the one verb or adverb ending
+				// that ends in it. A word in e (the most common here) is
+				// tested by the rule for e alone.
+				if byte(t>>56) == 's' {
+					switch {
+					case n > 4 && t>>40 == 'i'|'e'<<8|'s'<<16:
+						// A plural in -ies reads as its -y singular
+						// ("cities" → "city"), as in stemLetters: in x,
+						// for a word of up to seven letters.
+						if n >= 8 {
+							return dst, i
+						}
+						n -= 2
+						x = x&^(0xff<<(8*uint(n-1)&63)) | 'y'<<(8*uint(n-1)&63)
+						t = x << ((64 - 8*uint(n)) & 63)
+					case t>>32 == 's'|'s'<<8|'e'<<16|'s'<<24:
+						n -= 2
+						t <<= 16
+					default:
+						if b := byte(t >> 48); b != 's' && b != 'u' && b != 'i' {
+							n--
+							t <<= 8
+						}
 					}
 				}
-				switch {
-				case n >= 7 && t>>40 == 'i'|'n'<<8|'g'<<16:
-					n -= 3
-					t <<= 24
-					if doubled(t) {
-						n--
-						t <<= 8
+				switch byte(t >> 56) {
+				case 'g':
+					if n >= 7 && t>>40 == 'i'|'n'<<8|'g'<<16 {
+						n -= 3
+						t <<= 24
+						if doubled(t) {
+							n--
+							t <<= 8
+						}
 					}
-				case n >= 5 && t>>48 == 'e'|'d'<<8 && byte(t>>40) != 'e':
-					n -= 2
-					t <<= 16
-					if doubled(t) {
-						n--
-						t <<= 8
+				case 'd':
+					if n >= 5 && t>>48 == 'e'|'d'<<8 && byte(t>>40) != 'e' {
+						n -= 2
+						t <<= 16
+						if doubled(t) {
+							n--
+							t <<= 8
+						}
 					}
-				case n >= 6 && t>>48 == 'l'|'y'<<8:
-					n -= 2
-					t <<= 16
+				case 'y':
+					if n >= 6 && t>>48 == 'l'|'y'<<8 {
+						n -= 2
+						t <<= 16
+					}
 				}
 				if n > 3 && t>>56 == 'e' {
 					n--

@@ -89,7 +89,11 @@ func tokenizerEdges() []string {
 		"RUNNING", "Running", "RuNnInG", "CITIES", "Cities", "ABC123", "abc123def", "1990s", "1990", "3.14",
 		"1,234,567", "don't", "DON'T", "isn't", "O'Brien's", "o'clock", "dogs'", "café", "naïve", "Zürich",
 		"x\u0301y", "ǅ", "٣٤", "1٣", "St.", "Dr", "U.S.", "e.g.", "etc.", "activities", "Communities",
-		"abcdefg1", "Abcdef9", "a1", "zZ", "abcdefgé"}
+		"abcdefg1", "Abcdef9", "a1", "zZ", "abcdefgé",
+		// Eight to fifteen letters, which asciiWords reads in two blocks,
+		// and the bytes after them that send a word to the general path.
+		"abcdefghij", "abcdefghijkl", "abcdefghijklmn", "Internationally", "abcdefghijklmnoing",
+		"abcdefghijklmno1", "abcdefghij1", "abcdefgh2", "abcdefghijklé", "abcdefghijklmnoé", "abcdefghijk'"}
 	// The marks include bytes that folding to lower case (OR 0x20) would
 	// make a digit (0x10-0x19), a letter's neighbours ('@', '[', '`', '{')
 	// and the ends of ASCII (0x01, 0x7f).
@@ -202,6 +206,7 @@ func FuzzTokenizerMatchesReferenceModes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add("abcdefgh abcdefghijklmnop RUNNINGS cities activities 1,234 don't")
+	f.Add("Internationally, abcdefghijklmno1 abcdefghijk' abcdefghijé (abcdefghijkl)")
 	f.Fuzz(func(t *testing.T, text string) {
 		if d := sameAsReference(text, 3); d != "" {
 			t.Errorf("tokenize(%q): %s", text, d)
