@@ -85,20 +85,20 @@
 //
 // # Cost and concurrency
 //
-// About 41 µs of CPU and 16 allocations per Evaluate of five contexts of
+// About 39 µs of CPU and 16 allocations per Evaluate of five contexts of
 // ~120 words with a three-sentence answer and a reference, when its texts
 // are read (BenchmarkEvaluateNoCache, cpu-ns/op, median of 20 alternating
-// runs on a 2-vCPU AMD EPYC, GOMAXPROCS=1), 27 µs when they come from the
+// runs on a 2-vCPU AMD EPYC, GOMAXPROCS=1), 26–27 µs when they come from the
 // text cache (BenchmarkEvaluate); a HotpotQA row of ten paragraphs read
-// afresh about 135 µs on average (BenchmarkEvaluateHotpotQARows, 0.85M
+// afresh about 127 µs on average (BenchmarkEvaluateHotpotQARows, 0.82M
 // instructions), a one-context HaluEval row 6 µs (BenchmarkEvaluateHaluEval;
-// testdata/bench/speed-2026-12-06.txt, sections 16-19). The raw feature vectors the
+// testdata/bench/speed-2026-12-06.txt, sections 20-23). The raw feature vectors the
 // estimates carry (see WithoutFeatures) added 3 allocations and 1.8 KB there
 // (2 and 1.1 KB on a one-context HaluEval row), within the run-to-run noise
 // in time, when last measured (2026-12-04). The lexicon and vocabulary tables are built on first
 // use from lexicon.tsv (WordNet 3.0, compiled once) and vocab.txt, read in
 // place, into about 6.4 MB of heap. BenchmarkNewGuard rebuilds them every
-// iteration: about 8.4 ms on a 2-vCPU machine (GOMAXPROCS=1), against 178–274
+// iteration: about 8.1 ms on a 2-vCPU machine (GOMAXPROCS=1), against 178–274
 // ms before the lexicon was
 // compiled (testdata/bench/speed-2026-12-03.txt). A request computes the
 // features of the decisions it asks for only: on that sample, groundedness
