@@ -655,7 +655,7 @@ func TestSimilarityWordOutsideSet(t *testing.T) {
 func (a *analysis) buildSentSets() { a.buildSets(nil) }
 
 // refSentStarts is how analyze found each sentence's first token before
-// sentStarts: a look at every token.
+// the tokenizer recorded the starts (tokenizer.starts): a look at every token.
 func refSentStarts(toks []token, nsent int) []int32 {
 	var at []int32
 	k := int32(-1)

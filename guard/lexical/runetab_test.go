@@ -41,7 +41,8 @@ func TestRuneTabMatchesUnicode(t *testing.T) {
 	}
 }
 
-// refAbbrevs is the set isAbbrev looked words up in before abbrevTab.
+// refAbbrevs is the set of abbreviations as the test writes it down,
+// apart from abbrevs.
 var refAbbrevs = map[string]bool{
 	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
 	"vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "vol": true,
@@ -61,7 +62,8 @@ func asciiLower(w string) string {
 	return string(b)
 }
 
-// TestIsAbbrevMatchesMap holds isAbbrev to the map it replaced: on every
+// TestIsAbbrevMatchesMap holds isAbbrev to refAbbrevs and its rules (case
+// ignored, at most five bytes): on every
 // token of the development texts, on every abbreviation in every mix of
 // cases, with a letter cut off or added, on words with bytes outside
 // ASCII and NUL bytes, and on every word of one or two bytes.

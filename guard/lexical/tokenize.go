@@ -73,7 +73,7 @@ const (
 // x = h^w and hashMul, its high and low halves xor-ed. Every bit of the
 // high half depends on every bit of x (through the carries), and so do
 // the low half's top bits: the result's top bits, which the tables read
-// (the lexicon's bloom filter, the sentence signatures, the slots of
+// (the sentence signatures and the question's one-word filter, the slots of
 // tables that multiply by the golden ratio), and its low bits, which
 // analysis' word index reads (h & mask), mix all of x. The result is 0
 // only for x = 0 or when the halves are equal: a chance of one in 2^64 a
@@ -1051,64 +1051,27 @@ func sentenceEnd(text string, i int, r rune, size int, toks []token) (int, bool)
 
 // abbrevs are the words a full stop after which ends no sentence: titles,
 // abbreviations and the letters of "e.g.", "i.e.", "a.m." and "U.S.".
-var abbrevs = []string{
-	"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st",
-	"vs", "etc", "inc", "ltd", "co", "corp", "no", "vol",
-	"fig", "approx", "dept", "est", "gen", "gov", "lt", "col",
-	"sgt", "capt", "mt", "ft", "jan", "feb", "mar", "apr",
-	"jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-	"e", "i", "g", "u", "a", "p", "m", "al",
+// ("approx" is longer than isAbbrev looks, and so is never found.)
+var abbrevs = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true, "st": true,
+	"vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "vol": true,
+	"fig": true, "approx": true, "dept": true, "est": true, "gen": true, "gov": true, "lt": true, "col": true,
+	"sgt": true, "capt": true, "mt": true, "ft": true, "jan": true, "feb": true, "mar": true, "apr": true,
+	"jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+	"e": true, "i": true, "g": true, "u": true, "a": true, "p": true, "m": true, "al": true,
 }
 
-// abbrevKey packs a word of at most abbrevMax bytes, ASCII capitals
-// lower-cased, and its length into one number: the low bytes are the
-// word's, byte 7 its length, so that no two words share a key.
-func abbrevKey(w string) uint64 {
-	k := uint64(len(w)) << 56
+func isAbbrev(w string) bool {
+	if len(w) > 5 {
+		return false
+	}
+	var b [5]byte
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		k |= uint64(c) << (8 * i)
+		b[i] = c
 	}
-	return k
-}
-
-// abbrevMax is the length of the longest word isAbbrev looks up: "approx"
-// is one byte longer, and so has never been found.
-const abbrevMax = 5
-
-// abbrevTab is a set of the keys of abbrevs (see abbrevKey), open
-// addressing on the key's top bits after a multiplication by a large odd
-// number (Fibonacci hashing); 0 marks a free slot, no key being 0. With
-// 48 words in 128 slots a look-up reads one or two slots, where a
-// map[string]bool lookup cost some 120 instructions.
-var abbrevTab = func() (t [128]uint64) {
-	for _, w := range abbrevs {
-		k := abbrevKey(w)
-		j := abbrevSlot(k)
-		for t[j] != 0 {
-			j = (j + 1) % uint64(len(t))
-		}
-		t[j] = k
-	}
-	return t
-}()
-
-func abbrevSlot(k uint64) uint64 { return k * 0x9e3779b97f4a7c15 >> (64 - 7) }
-
-func isAbbrev(w string) bool {
-	if len(w) > abbrevMax {
-		return false
-	}
-	k := abbrevKey(w)
-	for j := abbrevSlot(k); ; j = (j + 1) % uint64(len(abbrevTab)) {
-		switch abbrevTab[j] {
-		case 0: // a free slot (before k, which is 0 for "")
-			return false
-		case k:
-			return true
-		}
-	}
+	return abbrevs[string(b[:len(w)])]
 }
