@@ -90,6 +90,41 @@ func BenchmarkEvaluateHotpotQA(b *testing.B) { benchGuard(b, hotpotRow(b)) }
 // from the third cycle on, which the data itself never does.
 func BenchmarkEvaluateHotpotQARows(b *testing.B) { benchRows(b, hotpotRows(b), noCache) }
 
+// BenchmarkEvaluateHotpotQARepeats evaluates the 50 development HotpotQA
+// rows of BenchmarkEvaluateHotpotQARows, text cache off, in groups of m
+// rows: each group is cycled 20 times before the next one's turn. Every m
+// divides 50, so ns/op is the mean cost of the same rows, through the
+// same instructions, for every m; only how recently the processor met a
+// row changes. A row met again while the processor still remembers how
+// its branches went (on word lengths, suffixes, quantities, which
+// sentences match) is cheap: on the development machine m = 1 cost 0.61
+// of m = 25 (the median of six runs' ratios; medians 81 against 132 µs),
+// and m = 25 about what rows met afresh cost (148 µs in the same runs). Most of a fresh row's time is
+// mispredicted branches and cold data, not instructions (section 24 of
+// testdata/bench/speed-2026-12-06.txt).
+func BenchmarkEvaluateHotpotQARepeats(b *testing.B) {
+	rows := hotpotRows(b)
+	for _, m := range []int{1, 2, 5, 10, 25} {
+		b.Run("m="+strconv.Itoa(m), func(b *testing.B) {
+			g, err := lexical.NewGuard(noCache)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			groups := len(rows) / m
+			b.ReportAllocs()
+			cpu, n := startThreadCPU(), 0
+			for ; b.Loop(); n++ {
+				group := n / (20 * m) % groups
+				if _, err := g.Evaluate(ctx, rows[group*m+n%m]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu.report(b, n)
+		})
+	}
+}
+
 // noCache builds the default guard without a text cache.
 var noCache = lexical.WithProfile(nil, lexical.WithTextCache(0))
 
