@@ -92,7 +92,13 @@
 // text cache (BenchmarkEvaluate); a HotpotQA row of ten paragraphs read
 // afresh about 127 µs on average (BenchmarkEvaluateHotpotQARows, 0.82M
 // instructions), a one-context HaluEval row 6 µs (BenchmarkEvaluateHaluEval;
-// testdata/bench/speed-2026-12-06.txt, sections 20-23). The raw feature vectors the
+// testdata/bench/speed-2026-12-06.txt, sections 20-23). A sample evaluated
+// again right away costs about 0.6 as much on the same instructions: the
+// processor predicts its branches and holds its data from the time before
+// (BenchmarkEvaluateHotpotQARepeats, section 24). Benchmarks that repeat
+// one sample, as BenchmarkEvaluate does, so understate what fresh traffic
+// costs; comparing the contexts with each other (ContextConflict) is about
+// a third of a fresh ten-paragraph row. The raw feature vectors the
 // estimates carry (see WithoutFeatures) added 3 allocations and 1.8 KB there
 // (2 and 1.1 KB on a one-context HaluEval row), within the run-to-run noise
 // in time, when last measured (2026-12-04). The lexicon and vocabulary tables are built on first
