@@ -94,14 +94,15 @@ func BenchmarkEvaluateHotpotQARows(b *testing.B) { benchRows(b, hotpotRows(b), n
 // rows of BenchmarkEvaluateHotpotQARows, text cache off, in groups of m
 // rows: each group is cycled 20 times before the next one's turn. Every m
 // divides 50, so ns/op is the mean cost of the same rows, through the
-// same instructions, for every m; only how recently the processor met a
-// row changes. A row met again while the processor still remembers how
-// its branches went (on word lengths, suffixes, quantities, which
-// sentences match) is cheap: on the development machine m = 1 cost 0.61
-// of m = 25 (the median of six runs' ratios; medians 81 against 132 µs),
-// and m = 25 about what rows met afresh cost (148 µs in the same runs). Most of a fresh row's time is
-// mispredicted branches and cold data, not instructions (section 24 of
-// testdata/bench/speed-2026-12-06.txt).
+// same instructions, for every m (up to the last turn, which b.N may cut
+// short); only how recently the processor met a row changes. A row met
+// again while the processor still remembers how its branches went (on
+// word lengths, suffixes, quantities, which sentences match) and holds its
+// data is cheap: on the development machine m = 1 cost 0.61 of m = 25 (the
+// median of six runs' ratios; medians 81 against 132 µs), and m = 25 about
+// what rows met afresh cost (148 µs in the same runs). Most of a fresh
+// row's time is mispredicted branches and cold data, not instructions
+// (section 24 of testdata/bench/speed-2026-12-06.txt).
 func BenchmarkEvaluateHotpotQARepeats(b *testing.B) {
 	rows := hotpotRows(b)
 	for _, m := range []int{1, 2, 5, 10, 25} {
