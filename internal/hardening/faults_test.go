@@ -37,9 +37,15 @@ const (
 	// machine: with two busy loops pinning both cores, 1-3% of them); a
 	// guard that waited for the fallback past the deadline would make every
 	// evaluation of the slow phase late, which the per-phase median check
-	// catches. hangBound past the deadline is never allowed.
+	// catches. hangBound past the deadline is never allowed: it catches
+	// a wait on something that never comes (a reply, a slot, a lock),
+	// which lasts until a transport timeout or forever. It is not a
+	// latency bound, which the checks above are: with three other test
+	// runs beside this one on 2 cores (load average about 7), four
+	// evaluations took 2.5-2.7 s of starved scheduling (2026-12-06), past
+	// the 2 s this bound had been.
 	lateShare    = 0.03
-	hangBound    = 2 * time.Second
+	hangBound    = 10 * time.Second
 	faultWorkers = 8
 	// faultPhase is the traffic per fault phase: twice the deadline, so
 	// that evaluations of the slow phase, which last until the deadline
