@@ -100,9 +100,9 @@ func BenchmarkEvaluateHotpotQARows(b *testing.B) { benchRows(b, hotpotRows(b), n
 // word lengths, suffixes, quantities, which sentences match) and holds its
 // data is cheap: on the development machine m = 1 cost 0.61 of m = 25 (the
 // median of six runs' ratios; medians 81 against 132 µs), and m = 25 about
-// what rows met afresh cost (148 µs in the same runs). Most of a fresh
-// row's time is mispredicted branches and cold data, not instructions
-// (section 24 of testdata/bench/speed-2026-12-06.txt).
+// what rows met afresh cost (148 µs in the same runs). About two fifths of
+// a fresh row's time is mispredicted branches and cold data, on the same
+// instructions (section 24 of testdata/bench/speed-2026-12-06.txt).
 func BenchmarkEvaluateHotpotQARepeats(b *testing.B) {
 	rows := hotpotRows(b)
 	for _, m := range []int{1, 2, 5, 10, 25} {
