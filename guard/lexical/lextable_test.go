@@ -175,17 +175,9 @@ func TestClaimHomes(t *testing.T) {
 // each op (each first in every other op), so that both meet the same load
 // from the rest of the machine: ns/token, ref-ns/token and their ratio.
 func BenchmarkLookupVsReference(b *testing.B) {
-	short, contexts := devTexts(b)
 	ref := defaultRefTable(b)
 	tz := tokenizer{vocab: defaultVocab}
-	var read [][]token
-	n, most := 0, 0
-	for _, s := range append(short, contexts...) {
-		toks, _ := tz.read(nil, s, nil)
-		read = append(read, toks)
-		n, most = n+len(toks), max(most, len(toks))
-	}
-	work := make([]token, most)
+	read, n, work := readDevTokens(b, &tz)
 	var cur, old time.Duration
 	for i := 0; b.Loop(); i++ {
 		// Each goes first in every other op.

@@ -37,17 +37,9 @@ func BenchmarkTokenizeDev(b *testing.B) {
 // as reading left them. ns/token is the time of a token, the copy's
 // included.
 func BenchmarkTokenizeLookupDev(b *testing.B) {
-	short, contexts := devTexts(b)
 	loadLexicon()
 	tz := tokenizer{vocab: defaultVocab}
-	var read [][]token
-	n, most := 0, 0
-	for _, s := range append(short, contexts...) {
-		toks, _ := tz.read(nil, s, nil)
-		read = append(read, toks)
-		n, most = n+len(toks), max(most, len(toks))
-	}
-	work := make([]token, most)
+	read, n, work := readDevTokens(b, &tz)
 	for b.Loop() {
 		for _, toks := range read {
 			tz.lookup(work[:copy(work, toks)])
@@ -124,4 +116,18 @@ func TestASCIIWordsMatchesStemLetters(t *testing.T) {
 		}
 	}
 	rec(nil)
+}
+
+// readDevTokens reads every text of the development rows of the judge's
+// speed check with tz, as lookup finds them: it returns each text's
+// tokens, their number in all, and room for the longest text's.
+func readDevTokens(tb testing.TB, tz *tokenizer) (read [][]token, n int, work []token) {
+	short, contexts := devTexts(tb)
+	most := 0
+	for _, s := range append(short, contexts...) {
+		toks, _ := tz.read(nil, s, nil)
+		read = append(read, toks)
+		n, most = n+len(toks), max(most, len(toks))
+	}
+	return read, n, make([]token, most)
 }
