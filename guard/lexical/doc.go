@@ -98,8 +98,11 @@
 // (BenchmarkEvaluateHotpotQARepeats, section 24). Benchmarks that repeat
 // one sample, as BenchmarkEvaluate does, so understate what fresh traffic
 // costs; comparing the contexts with each other (ContextConflict) is about
-// a third of a fresh ten-paragraph row. The raw feature vectors the
-// estimates carry (see WithoutFeatures) added 3 allocations and 1.8 KB there
+// a third of a fresh ten-paragraph row, and its number-conflict scan a
+// sixth: without that scan a row comes near 100 µs, but the scan is what
+// finds the real conflicts the judge has labels for (section 25). The raw
+// feature vectors the estimates carry (see WithoutFeatures) added 3
+// allocations and 1.8 KB there
 // (2 and 1.1 KB on a one-context HaluEval row), within the run-to-run noise
 // in time, when last measured (2026-12-04). The lexicon and vocabulary tables are built on first
 // use from lexicon.tsv (WordNet 3.0, compiled once) and vocab.txt, read in

@@ -1,0 +1,170 @@
+//go:build ignore
+
+// featauc ranks a dataset's rows by each context-conflict feature on its own,
+// no model and no folds, and prints each feature's AUROC against the rows'
+// contextConflict labels (ties count half), with how many positive and
+// negative rows have the feature above 0. It reads the dataset for the labels
+// and `ragtriage judge -features` output on it for the features; the feature
+// names come from the profile.
+//
+//	go run ./cmd/ragtriage judge -features data/natural/natural.jsonl > /tmp/f.jsonl
+//	go run testdata/bench/conflict-variants/featauc.go -data data/natural/natural.jsonl -features /tmp/f.jsonl
+//
+// run.sh runs it on the natural set and on Factcheck-GPT.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	data := flag.String("data", "", "the dataset (JSONL with expected.retrieval.contextConflict)")
+	features := flag.String("features", "", "ragtriage judge -features output on it")
+	profile := flag.String("profile", "guard/lexical/profile.json", "the profile, for the feature names")
+	flag.Parse()
+	if err := run(*data, *features, *profile); err != nil {
+		fmt.Fprintln(os.Stderr, "featauc:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dataPath, featPath, profPath string) error {
+	names, err := featureNames(profPath)
+	if err != nil {
+		return err
+	}
+	labels := map[string]bool{}
+	err = eachLine(dataPath, func(n int, line []byte) error {
+		var r struct {
+			ID       string `json:"id"`
+			Expected struct {
+				Retrieval struct {
+					ContextConflict *bool `json:"contextConflict"`
+				} `json:"retrieval"`
+			} `json:"expected"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("%s:%d: %v", dataPath, n, err)
+		}
+		if r.Expected.Retrieval.ContextConflict != nil {
+			labels[r.ID] = *r.Expected.Retrieval.ContextConflict
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var pos, neg [][]float64
+	err = eachLine(featPath, func(n int, line []byte) error {
+		var r struct {
+			ID     string `json:"id"`
+			Result *struct {
+				Features struct {
+					Vectors []struct {
+						Decision string    `json:"decision"`
+						X        []float64 `json:"x"`
+					} `json:"vectors"`
+				} `json:"features"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("%s:%d: %v", featPath, n, err)
+		}
+		y, ok := labels[r.ID]
+		if !ok || r.Result == nil {
+			return nil
+		}
+		for _, v := range r.Result.Features.Vectors {
+			if v.Decision != "context_conflict" {
+				continue
+			}
+			if len(v.X) != len(names) {
+				return fmt.Errorf("%s:%d: %d conflict features, the profile names %d", featPath, n, len(v.X), len(names))
+			}
+			if y {
+				pos = append(pos, v.X)
+			} else {
+				neg = append(neg, v.X)
+			}
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 || len(neg) == 0 {
+		return fmt.Errorf("%d positive and %d negative rows: nothing to rank", len(pos), len(neg))
+	}
+	fmt.Printf("%d positive, %d negative rows; %d labelled rows of %d have no conflict vector (no contexts, or an error)\n",
+		len(pos), len(neg), len(labels)-len(pos)-len(neg), len(labels))
+	for i, name := range names {
+		var s float64
+		for _, p := range pos {
+			for _, q := range neg {
+				switch {
+				case p[i] > q[i]:
+					s++
+				case p[i] == q[i]:
+					s += 0.5
+				}
+			}
+		}
+		fmt.Printf("%-28s AUROC %.3f   above 0: %d of %d positive, %d of %d negative\n",
+			name, s/float64(len(pos)*len(neg)), above0(pos, i), len(pos), above0(neg, i), len(neg))
+	}
+	return nil
+}
+
+func above0(rows [][]float64, i int) int {
+	n := 0
+	for _, x := range rows {
+		if x[i] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func featureNames(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		Decisions map[string]struct {
+			Features []string `json:"features"`
+		} `json:"decisions"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	names := p.Decisions["context_conflict"].Features
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no context_conflict features", path)
+	}
+	return names, nil
+}
+
+func eachLine(path string, fn func(n int, line []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := fn(n, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
