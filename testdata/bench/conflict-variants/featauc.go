@@ -1,9 +1,10 @@
 //go:build ignore
 
-// featauc ranks a dataset's rows by each context-conflict feature on its own,
-// no model and no folds, and prints each feature's AUROC against the rows'
-// contextConflict labels (ties count half), with how many positive and
-// negative rows have the feature above 0. It reads the dataset for the labels
+// featauc ranks a dataset's rows of two or more contexts (as the refit
+// takes them) by each context-conflict feature on its own, no model and no
+// folds, and prints each feature's AUROC against the rows' contextConflict
+// labels (ties count half), with how many positive and negative rows have
+// the feature above 0. It reads the dataset for the labels
 // and `ragtriage judge -features` output on it for the features; the feature
 // names come from the profile.
 //
@@ -38,9 +39,11 @@ func run(dataPath, featPath, profPath string) error {
 		return err
 	}
 	labels := map[string]bool{}
+	single := 0 // labelled rows with fewer than two contexts
 	err = eachLine(dataPath, func(n int, line []byte) error {
 		var r struct {
-			ID       string `json:"id"`
+			ID       string            `json:"id"`
+			Contexts []json.RawMessage `json:"contexts"`
 			Expected struct {
 				Retrieval struct {
 					ContextConflict *bool `json:"contextConflict"`
@@ -50,7 +53,11 @@ func run(dataPath, featPath, profPath string) error {
 		if err := json.Unmarshal(line, &r); err != nil {
 			return fmt.Errorf("%s:%d: %v", dataPath, n, err)
 		}
-		if r.Expected.Retrieval.ContextConflict != nil {
+		switch {
+		case r.Expected.Retrieval.ContextConflict == nil:
+		case len(r.Contexts) < 2:
+			single++ // as the refit: one context cannot conflict
+		default:
 			labels[r.ID] = *r.Expected.Retrieval.ContextConflict
 		}
 		return nil
@@ -100,8 +107,8 @@ func run(dataPath, featPath, profPath string) error {
 	if len(pos) == 0 || len(neg) == 0 {
 		return fmt.Errorf("%d positive and %d negative rows: nothing to rank", len(pos), len(neg))
 	}
-	fmt.Printf("%d positive, %d negative rows; %d labelled rows of %d have no conflict vector (no contexts, or an error)\n",
-		len(pos), len(neg), len(labels)-len(pos)-len(neg), len(labels))
+	fmt.Printf("%d positive, %d negative rows; of %d labelled rows, %d have fewer than two contexts (left out, as the refit does) and %d no conflict vector (an error)\n",
+		len(pos), len(neg), len(labels)+single, single, len(labels)-len(pos)-len(neg))
 	for i, name := range names {
 		var s float64
 		for _, p := range pos {
