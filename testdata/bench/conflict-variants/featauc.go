@@ -27,6 +27,10 @@ func main() {
 	features := flag.String("features", "", "ragtriage judge -features output on it")
 	profile := flag.String("profile", "guard/lexical/profile.json", "the profile, for the feature names")
 	flag.Parse()
+	if *data == "" || *features == "" {
+		fmt.Fprintln(os.Stderr, "featauc: -data and -features are both needed")
+		os.Exit(2)
+	}
 	if err := run(*data, *features, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "featauc:", err)
 		os.Exit(1)
@@ -66,6 +70,7 @@ func run(dataPath, featPath, profPath string) error {
 		return err
 	}
 	var pos, neg [][]float64
+	seen := map[string]int{} // feature lines by id: the line each labelled row was read from
 	err = eachLine(featPath, func(n int, line []byte) error {
 		var r struct {
 			ID     string `json:"id"`
@@ -82,8 +87,15 @@ func run(dataPath, featPath, profPath string) error {
 			return fmt.Errorf("%s:%d: %v", featPath, n, err)
 		}
 		y, ok := labels[r.ID]
-		if !ok || r.Result == nil {
+		if !ok {
 			return nil
+		}
+		if at, dup := seen[r.ID]; dup {
+			return fmt.Errorf("%s:%d: id %q again (line %d)", featPath, n, r.ID, at)
+		}
+		seen[r.ID] = n
+		if r.Result == nil {
+			return fmt.Errorf("%s:%d: %q has no result", featPath, n, r.ID)
 		}
 		for _, v := range r.Result.Features.Vectors {
 			if v.Decision != "context_conflict" {
@@ -99,16 +111,19 @@ func run(dataPath, featPath, profPath string) error {
 			}
 			return nil
 		}
-		return nil
+		return fmt.Errorf("%s:%d: %q has no context_conflict vector", featPath, n, r.ID)
 	})
 	if err != nil {
 		return err
 	}
+	if missing := len(labels) - len(seen); missing > 0 {
+		return fmt.Errorf("%d labelled rows of two or more contexts are not in %s", missing, featPath)
+	}
 	if len(pos) == 0 || len(neg) == 0 {
 		return fmt.Errorf("%d positive and %d negative rows: nothing to rank", len(pos), len(neg))
 	}
-	fmt.Printf("%d positive, %d negative rows; of %d labelled rows, %d have fewer than two contexts (left out, as the refit does) and %d no conflict vector (an error)\n",
-		len(pos), len(neg), len(labels)+single, single, len(labels)-len(pos)-len(neg))
+	fmt.Printf("%d positive, %d negative rows; %d labelled rows with fewer than two contexts left out, as the refit does\n",
+		len(pos), len(neg), single)
 	for i, name := range names {
 		var s float64
 		for _, p := range pos {
