@@ -3,10 +3,10 @@
 // featauc ranks a dataset's rows of two or more contexts (as the refit
 // takes them) by each context-conflict feature on its own, no model and no
 // folds, and prints each feature's AUROC against the rows' contextConflict
-// labels (ties count half), with how many positive and negative rows have
-// the feature above 0. It reads the dataset for the labels
-// and `ragtriage judge -features` output on it for the features; the feature
-// names come from the profile.
+// labels (calibrate.AUROC: ties count half), with how many positive and
+// negative rows have the feature above 0. It reads the dataset for the
+// labels and `ragtriage judge -features` output on it for the features; the
+// feature names come from the profile.
 //
 //	go run ./cmd/ragtriage judge -features data/natural/natural.jsonl > /tmp/f.jsonl
 //	go run testdata/bench/conflict-variants/featauc.go -data data/natural/natural.jsonl -features /tmp/f.jsonl
@@ -20,6 +20,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/ragtriage/ragtriage/calibrate"
 )
 
 func main() {
@@ -124,20 +126,25 @@ func run(dataPath, featPath, profPath string) error {
 	}
 	fmt.Printf("%d positive, %d negative rows; %d labelled rows with fewer than two contexts left out, as the refit does\n",
 		len(pos), len(neg), single)
+	ys := make([]bool, 0, len(pos)+len(neg))
+	for range pos {
+		ys = append(ys, true)
+	}
+	for range neg {
+		ys = append(ys, false)
+	}
+	rows := append(append([][]float64(nil), pos...), neg...)
+	score := make([]float64, len(rows))
 	for i, name := range names {
-		var s float64
-		for _, p := range pos {
-			for _, q := range neg {
-				switch {
-				case p[i] > q[i]:
-					s++
-				case p[i] == q[i]:
-					s += 0.5
-				}
-			}
+		for k, x := range rows {
+			score[k] = x[i]
+		}
+		auc, err := calibrate.AUROC(score, ys, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
 		}
 		fmt.Printf("%-28s AUROC %.3f   above 0: %d of %d positive, %d of %d negative\n",
-			name, s/float64(len(pos)*len(neg)), above0(pos, i), len(pos), above0(neg, i), len(neg))
+			name, auc, above0(pos, i), len(pos), above0(neg, i), len(neg))
 	}
 	return nil
 }
